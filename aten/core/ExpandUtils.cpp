@@ -1,0 +1,44 @@
+#include <aten/core/ExpandUtils.h>
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace ember {
+
+std::vector<int64_t> infer_size(c10::IntArrayRef a, c10::IntArrayRef b) {
+  const size_t ndim = std::max(a.size(), b.size());
+  std::vector<int64_t> out(ndim);
+  for (size_t i = 0; i < ndim; ++i) {
+    const size_t offset = ndim - 1 - i;
+    const int64_t sa = offset < a.size() ? a[a.size() - 1 - offset] : 1;
+    const int64_t sb = offset < b.size() ? b[b.size() - 1 - offset] : 1;
+    EMBER_CHECK(sa == sb || sa == 1 || sb == 1,
+                "The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension {}", sa,
+                sb, i);
+    out[i] = sa == 1 ? sb : sa;
+  }
+  return out;
+}
+
+bool is_non_overlapping_and_dense(c10::IntArrayRef sizes, c10::IntArrayRef strides) {
+  const size_t n = sizes.size();
+  if (n == 1) return sizes[0] < 2 || strides[0] == 1;
+  std::vector<size_t> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  // Innermost first; size-1 dims can go anywhere, so push them outward.
+  std::sort(perm.begin(), perm.end(), [&](size_t x, size_t y) {
+    if (sizes[x] < 2) return false;
+    if (sizes[y] < 2) return true;
+    return strides[x] < strides[y];
+  });
+  int64_t expected = 1;
+  for (size_t d : perm) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+}  // namespace ember

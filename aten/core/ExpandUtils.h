@@ -1,0 +1,18 @@
+#pragma once
+// Broadcasting rules shared by copy_, TensorIterator and shape inference.
+
+#include <c10/util/ArrayRef.h>
+
+#include <vector>
+
+namespace ember {
+
+// The broadcast shape of a and b, or a RuntimeError naming the first
+// mismatching dimension in PyTorch's words.
+std::vector<int64_t> infer_size(c10::IntArrayRef a, c10::IntArrayRef b);
+
+// True when no two elements share memory and they fill a contiguous block in
+// some dim order: such a layout can be preserved by empty_like/clone.
+bool is_non_overlapping_and_dense(c10::IntArrayRef sizes, c10::IntArrayRef strides);
+
+}  // namespace ember

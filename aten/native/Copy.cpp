@@ -1,0 +1,123 @@
+// copy_ and everything built on it: clone, contiguous, to, fill_, item.
+
+#include <aten/Functions.h>
+#include <aten/core/ExpandUtils.h>
+#include <aten/native/cpu/CopyKernels.h>
+
+namespace ember {
+
+namespace {
+
+// Byte range [first, last) of `t`'s elements inside its storage.
+std::pair<size_t, size_t> memory_extent(const Tensor& t) {
+  const size_t begin = static_cast<size_t>(t.storage_offset()) * t.element_size();
+  return {begin, t.unsafeGetTensorImpl()->required_storage_nbytes()};
+}
+
+bool may_overlap(const Tensor& a, const Tensor& b) {
+  if (!a.is_alias_of(b) || a.numel() == 0 || b.numel() == 0) return false;
+  const auto [a_begin, a_end] = memory_extent(a);
+  const auto [b_begin, b_end] = memory_extent(b);
+  return a_begin < b_end && b_begin < a_end;
+}
+
+bool same_geometry(const Tensor& a, const Tensor& b) {
+  return a.is_alias_of(b) && a.storage_offset() == b.storage_offset() && a.sizes() == b.sizes() &&
+         a.strides() == b.strides() && a.dtype() == b.dtype() && a.is_conj() == b.is_conj() &&
+         a.is_neg() == b.is_neg();
+}
+
+void check_no_internal_overlap(const Tensor& self) {
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    EMBER_CHECK(self.stride(d) != 0 || self.size(d) <= 1,
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation.");
+  }
+}
+
+}  // namespace
+
+Tensor& copy_(Tensor& self, const Tensor& src) {
+  EMBER_CHECK(self.defined() && src.defined(), "copy_(): expected defined tensors");
+  const std::vector<int64_t> shape = infer_size(self.sizes(), src.sizes());
+  EMBER_CHECK(c10::IntArrayRef(shape) == self.sizes(), "output with shape {} doesn't match the broadcast shape {}",
+              c10::str_sizes(self.sizes()), c10::str_sizes(shape));
+  if (self.is_meta()) return self;
+  EMBER_CHECK(!src.is_meta(), "Cannot copy out of meta tensor; no data!");
+  EMBER_CHECK(self.is_cpu() && src.is_cpu(), "copy_(): copying from {} to {} is not supported yet",
+              src.device().str(), self.device().str());
+  check_no_internal_overlap(self);
+  if (same_geometry(self, src)) return self;
+
+  // A partially overlapping source is read in full before any write.
+  const Tensor source = may_overlap(self, src) ? clone(src) : src;
+  native::cpu::copy_kernel(self, expand(source, self.sizes()));
+  // Stored value = conj/neg of the logical value for each set bit; the net
+  // transform from source storage to self storage is the XOR of the two.
+  native::cpu::conj_neg_kernel(self, self.is_conj() != source.is_conj(), self.is_neg() != source.is_neg());
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+Tensor clone(const Tensor& self) {
+  Tensor out = empty_like(self);
+  return copy_(out, self);
+}
+
+Tensor contiguous(const Tensor& self) {
+  if (self.is_contiguous()) return self;
+  Tensor out = empty(self.sizes(), self.options());
+  return copy_(out, self);
+}
+
+Tensor resolve_conj(const Tensor& self) {
+  if (!self.is_conj()) return self;
+  Tensor out = empty_like(self);  // fresh tensors carry no conj bit
+  return copy_(out, self);
+}
+
+Tensor resolve_neg(const Tensor& self) {
+  if (!self.is_neg()) return self;
+  Tensor out = empty_like(self);
+  return copy_(out, self);
+}
+
+Tensor to(const Tensor& self, std::optional<Device> device, std::optional<ScalarType> dtype, bool copy) {
+  const Device target_device = device.value_or(self.device());
+  const ScalarType target_dtype = dtype.value_or(self.dtype());
+  if (!copy && target_device == self.device() && target_dtype == self.dtype()) return self;
+  Tensor out = empty_like(self, TensorOptions().dtype(target_dtype).device(target_device));
+  return copy_(out, self);
+}
+
+Tensor& fill_(Tensor& self, const Scalar& value) {
+  if (self.is_meta()) return self;
+  check_no_internal_overlap(self);
+  // Store conj/neg of the value for tensors carrying those bits.
+  Scalar stored = self.is_conj() ? Scalar(std::conj(value.toComplexDouble())) : value;
+  if (self.is_neg()) stored = -stored;
+  native::cpu::fill_kernel(self, stored);
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+Tensor& zero_(Tensor& self) { return fill_(self, 0); }
+
+Scalar item(const Tensor& self) {
+  EMBER_CHECK(self.numel() == 1, "a Tensor with {} elements cannot be converted to Scalar", self.numel());
+  EMBER_CHECK(!self.is_meta(), "Tensor.item() cannot be called on meta tensors");
+  Scalar value = native::cpu::item_kernel(self);
+  if (self.is_conj()) value = Scalar(std::conj(value.toComplexDouble()));
+  if (self.is_neg()) value = -value;
+  return value;
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  if (a.sizes() != b.sizes()) return false;
+  const ScalarType common = c10::promoteTypes(a.dtype(), b.dtype());
+  const Tensor x = resolve_neg(resolve_conj(to(a, {}, common)));
+  const Tensor y = resolve_neg(resolve_conj(to(b, {}, common)));
+  return native::cpu::equal_kernel(x, y);
+}
+
+}  // namespace ember

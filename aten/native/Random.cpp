@@ -1,0 +1,156 @@
+// Random fills. Each fill holds the generator's lock once and writes a
+// contiguous buffer, so results for a given seed do not depend on strides.
+
+#include <aten/Functions.h>
+#include <c10/util/TypeCast.h>
+
+#include <cmath>
+
+namespace ember {
+
+namespace {
+
+CPUGeneratorImpl& pick(const std::optional<Generator>& generator) {
+  return generator ? generator->impl() : default_cpu_generator().impl();
+}
+
+// Runs fill(contiguous_data) on `self`, going through a temporary when
+// `self` is not contiguous.
+template <typename Fill>
+Tensor& fill_contiguous(Tensor& self, Fill&& fill) {
+  if (self.is_meta() || self.numel() == 0) return self;
+  Tensor target = self.is_contiguous() && !self.is_conj() && !self.is_neg() ? self : empty_like(self);
+  fill(target);
+  if (!target.is_same(self)) copy_(self, target);
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+// Uniform in [0, 1) with as many random bits as the type's mantissa holds.
+double uniform01(std::mt19937_64& engine) { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
+float uniform01f(std::mt19937_64& engine) { return static_cast<float>(engine() >> 40) * 0x1.0p-24f; }
+
+template <typename T>
+void fill_uniform(T* data, int64_t n, double from, double to, std::mt19937_64& engine) {
+  if constexpr (c10::is_complex_v<T>) {
+    using V = typename T::value_type;
+    V* values = reinterpret_cast<V*>(data);
+    for (int64_t i = 0; i < 2 * n; ++i) values[i] = static_cast<V>(from + (to - from) * uniform01(engine));
+  } else if constexpr (std::is_same_v<T, double>) {
+    for (int64_t i = 0; i < n; ++i) data[i] = from + (to - from) * uniform01(engine);
+  } else {
+    const float f = static_cast<float>(from), span = static_cast<float>(to - from);
+    for (int64_t i = 0; i < n; ++i) data[i] = c10::convert<T>(f + span * uniform01f(engine));
+  }
+}
+
+// Box-Muller, written out so a seed gives the same numbers on every platform
+// (std::normal_distribution's algorithm is implementation-defined).
+void fill_standard_normal(double* out, int64_t n, std::mt19937_64& engine) {
+  for (int64_t i = 0; i < n; i += 2) {
+    const double u1 = 1.0 - uniform01(engine);  // (0, 1]: log stays finite
+    const double u2 = uniform01(engine);
+    const double radius = std::sqrt(-2.0 * std::log(u1));
+    const double theta = 2.0 * M_PI * u2;
+    out[i] = radius * std::cos(theta);
+    if (i + 1 < n) out[i + 1] = radius * std::sin(theta);
+  }
+}
+
+}  // namespace
+
+Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> generator) {
+  EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from={} > to={}", from, to);
+  EMBER_CHECK(self.is_floating_point() || self.is_complex(),
+              "uniform_ is only implemented for floating point and complex tensors, got {}",
+              c10::python_name(self.dtype()));
+  CPUGeneratorImpl& gen = pick(generator);
+  return fill_contiguous(self, [&](const Tensor& t) {
+    std::lock_guard<std::mutex> lock(gen.mutex);
+    c10::visit_scalar_type(t.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T> || c10::is_complex_v<T>) {
+        fill_uniform(static_cast<T*>(t.data_ptr()), t.numel(), from, to, gen.engine);
+      }
+    });
+  });
+}
+
+Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std {}", std);
+  EMBER_CHECK(self.is_floating_point() || self.is_complex(),
+              "normal_ is only implemented for floating point and complex tensors, got {}",
+              c10::python_name(self.dtype()));
+  CPUGeneratorImpl& gen = pick(generator);
+  return fill_contiguous(self, [&](const Tensor& t) {
+    // Complex normal: real and imaginary parts each with variance std^2 / 2.
+    const int64_t count = t.is_complex() ? 2 * t.numel() : t.numel();
+    const double scale = t.is_complex() ? std / std::sqrt(2.0) : std;
+    std::vector<double> values(static_cast<size_t>(count));
+    {
+      std::lock_guard<std::mutex> lock(gen.mutex);
+      fill_standard_normal(values.data(), count, gen.engine);
+    }
+    c10::visit_scalar_type(t.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* data = static_cast<T*>(t.data_ptr());
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        if constexpr (c10::is_complex_v<T>) {
+          using V = typename T::value_type;
+          data[i] = T(static_cast<V>(values[2 * i] * scale), static_cast<V>(values[2 * i + 1] * scale));
+        } else {
+          data[i] = c10::convert<T>(mean + values[i] * scale);
+        }
+      }
+    });
+  });
+}
+
+Tensor& random_(Tensor& self, int64_t from, int64_t to, std::optional<Generator> generator) {
+  EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from={} >= to={}", from, to);
+  EMBER_CHECK(!self.is_complex(), "random_ is not implemented for complex tensors");
+  CPUGeneratorImpl& gen = pick(generator);
+  const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
+  return fill_contiguous(self, [&](const Tensor& t) {
+    std::lock_guard<std::mutex> lock(gen.mutex);
+    c10::visit_scalar_type(t.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* data = static_cast<T*>(t.data_ptr());
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        data[i] = c10::convert<T>(static_cast<int64_t>(static_cast<uint64_t>(from) + gen.engine() % range));
+      }
+    });
+  });
+}
+
+Tensor rand(IntArrayRef sizes, std::optional<Generator> generator, TensorOptions options) {
+  Tensor t = empty(sizes, options.requires_grad(false));
+  uniform_(t, 0, 1, generator);
+  if (options.requires_grad()) t.set_requires_grad(true);
+  return t;
+}
+
+Tensor randn(IntArrayRef sizes, std::optional<Generator> generator, TensorOptions options) {
+  Tensor t = empty(sizes, options.requires_grad(false));
+  normal_(t, 0, 1, generator);
+  if (options.requires_grad()) t.set_requires_grad(true);
+  return t;
+}
+
+Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, std::optional<Generator> generator,
+               TensorOptions options) {
+  Tensor t = empty(sizes, options.dtype(options.dtype_or(ScalarType::Long)).requires_grad(false));
+  random_(t, low, high, generator);
+  if (options.requires_grad()) t.set_requires_grad(true);
+  return t;
+}
+
+Tensor rand_like(const Tensor& self, TensorOptions options) {
+  return rand(self.sizes(), {}, options.dtype(options.dtype_or(self.dtype())).device(options.device_opt().value_or(self.device())));
+}
+
+Tensor randn_like(const Tensor& self, TensorOptions options) {
+  return randn(self.sizes(), {}, options.dtype(options.dtype_or(self.dtype())).device(options.device_opt().value_or(self.device())));
+}
+
+}  // namespace ember

@@ -1,0 +1,300 @@
+// View operations: each result aliases `self`'s storage with new geometry.
+
+#include <aten/Functions.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace ember {
+
+using c10::maybe_wrap_dim;
+using c10::str_sizes;
+
+namespace {
+
+Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  auto impl = c10::make_intrusive<c10::TensorImpl>(self.storage(), self.dtype(), sizes, strides, storage_offset,
+                                                   self.unsafeGetTensorImpl()->version_counter());
+  impl->set_conj(self.is_conj());
+  impl->set_neg(self.is_neg());
+  return Tensor(std::move(impl));
+}
+
+// Replaces a single -1 in `shape` so that it holds `numel` elements.
+std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel) {
+  std::vector<int64_t> result(shape.begin(), shape.end());
+  int64_t known = 1;
+  std::optional<size_t> infer_dim;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      EMBER_CHECK(!infer_dim, "only one dimension can be inferred");
+      infer_dim = i;
+    } else {
+      EMBER_CHECK(shape[i] >= 0, "invalid shape dimension {}", shape[i]);
+      known *= shape[i];
+    }
+  }
+  const bool ok = infer_dim ? (known > 0 && numel % known == 0) : numel == known;
+  EMBER_CHECK(ok, "shape '{}' is invalid for input of size {}", str_sizes(shape), numel);
+  if (infer_dim) result[*infer_dim] = numel / known;
+  return result;
+}
+
+// Strides that let `new_shape` view memory laid out as (old_shape, old_strides),
+// or nullopt when some new dim would span two non-mergeable old dims.
+std::optional<std::vector<int64_t>> compute_view_strides(IntArrayRef old_shape, IntArrayRef old_strides,
+                                                         IntArrayRef new_shape) {
+  std::vector<int64_t> new_strides(new_shape.size(), 1);
+  if (old_shape.empty()) return new_strides;  // 0-d: every new dim has size 1
+  const int64_t numel = c10::checked_numel(old_shape);
+  if (numel == 0) {
+    if (old_shape == new_shape) return old_strides.vec();
+    return c10::contiguous_strides(new_shape);
+  }
+  int64_t view_d = static_cast<int64_t>(new_shape.size()) - 1;
+  // Walk old dims from the innermost, grouping runs that are contiguous with
+  // each other ("chunks"); each chunk must be covered exactly by new dims.
+  int64_t chunk_base_stride = old_strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t tensor_d = static_cast<int64_t>(old_shape.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= old_shape[tensor_d];
+    const bool chunk_ends = tensor_d == 0 || (old_shape[tensor_d - 1] != 1 &&
+                                              old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride);
+    if (!chunk_ends) continue;
+    while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
+      new_strides[view_d] = view_numel * chunk_base_stride;
+      view_numel *= new_shape[view_d];
+      --view_d;
+    }
+    if (view_numel != tensor_numel) return std::nullopt;
+    if (tensor_d > 0) {
+      chunk_base_stride = old_strides[tensor_d - 1];
+      tensor_numel = 1;
+      view_numel = 1;
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return new_strides;
+}
+
+}  // namespace
+
+Tensor view(const Tensor& self, IntArrayRef sizes) {
+  const std::vector<int64_t> shape = infer_size(sizes, self.numel());
+  const auto strides = compute_view_strides(self.sizes(), self.strides(), shape);
+  EMBER_CHECK(strides.has_value(),
+              "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+              "across two contiguous subspaces). Use .reshape(...) instead.");
+  return make_view(self, shape, *strides, self.storage_offset());
+}
+
+Tensor reshape(const Tensor& self, IntArrayRef sizes) {
+  const std::vector<int64_t> shape = infer_size(sizes, self.numel());
+  if (const auto strides = compute_view_strides(self.sizes(), self.strides(), shape)) {
+    return make_view(self, shape, *strides, self.storage_offset());
+  }
+  return view(clone(self), shape);
+}
+
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  const int64_t n = self.dim();
+  dim0 = maybe_wrap_dim(dim0, n);
+  dim1 = maybe_wrap_dim(dim1, n);
+  if (n == 0) return alias(self);
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  std::swap(sizes[dim0], sizes[dim1]);
+  std::swap(strides[dim0], strides[dim1]);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor t(const Tensor& self) {
+  EMBER_CHECK(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is {}D", self.dim());
+  return self.dim() < 2 ? alias(self) : transpose(self, 0, 1);
+}
+
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  const int64_t n = self.dim();
+  EMBER_CHECK(static_cast<int64_t>(dims.size()) == n,
+              "permute(): number of dimensions in the tensor input does not match the length of the desired "
+              "ordering of dimensions i.e. input.dim() = {} is not equal to len(dims) = {}",
+              n, dims.size());
+  std::vector<int64_t> sizes(n), strides(n);
+  std::vector<bool> seen(n, false);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t d = maybe_wrap_dim(dims[i], n);
+    EMBER_CHECK(!seen[d], "permute(): duplicate dims are not allowed.");
+    seen[d] = true;
+    sizes[i] = self.size(d);
+    strides[i] = self.stride(d);
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor expand(const Tensor& self, IntArrayRef sizes) {
+  const int64_t ndim = static_cast<int64_t>(sizes.size());
+  const int64_t tensor_dim = self.dim();
+  EMBER_CHECK(ndim >= tensor_dim,
+              "expand(size={}): the number of sizes provided ({}) must be greater or equal to the number of "
+              "dimensions in the tensor ({})",
+              str_sizes(sizes), ndim, tensor_dim);
+  std::vector<int64_t> new_sizes(ndim), new_strides(ndim);
+  for (int64_t i = ndim - 1; i >= 0; --i) {
+    const int64_t offset = ndim - 1 - i;
+    const int64_t d = tensor_dim - 1 - offset;
+    const int64_t size = d >= 0 ? self.size(d) : 1;
+    const int64_t stride = d >= 0 ? self.stride(d) : (i + 1 < ndim ? new_sizes[i + 1] * new_strides[i + 1] : 1);
+    int64_t target = sizes[i];
+    if (target == -1) {
+      EMBER_CHECK(d >= 0, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {}",
+                  i);
+      target = size;
+    }
+    EMBER_CHECK(target >= 0, "Trying to create tensor with negative dimension {}: {}", target, str_sizes(sizes));
+    if (size == target) {
+      new_sizes[i] = size;
+      new_strides[i] = stride;
+    } else {
+      EMBER_CHECK(size == 1,
+                  "The expanded size of the tensor ({}) must match the existing size ({}) at non-singleton dimension "
+                  "{}.  Target sizes: {}.  Tensor sizes: {}",
+                  target, size, i, str_sizes(sizes), str_sizes(self.sizes()));
+      new_sizes[i] = target;
+      new_strides[i] = 0;
+    }
+  }
+  return make_view(self, new_sizes, new_strides, self.storage_offset());
+}
+
+Tensor squeeze(const Tensor& self) {
+  std::vector<int64_t> sizes, strides;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (self.size(d) == 1) continue;
+    sizes.push_back(self.size(d));
+    strides.push_back(self.stride(d));
+  }
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor squeeze(const Tensor& self, int64_t dim) {
+  dim = maybe_wrap_dim(dim, self.dim());
+  if (self.dim() == 0 || self.size(dim) != 1) return alias(self);
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  sizes.erase(sizes.begin() + dim);
+  strides.erase(strides.begin() + dim);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor unsqueeze(const Tensor& self, int64_t dim) {
+  dim = maybe_wrap_dim(dim, self.dim() + 1);
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  const int64_t stride = dim >= self.dim() ? 1 : sizes[dim] * strides[dim];
+  sizes.insert(sizes.begin() + dim, 1);
+  strides.insert(strides.begin() + dim, stride);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  start_dim = maybe_wrap_dim(start_dim, self.dim());
+  end_dim = maybe_wrap_dim(end_dim, self.dim());
+  EMBER_CHECK(start_dim <= end_dim, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (self.dim() == 0) return reshape(self, {1});
+  if (start_dim == end_dim) return alias(self);
+  std::vector<int64_t> shape;
+  for (int64_t d = 0; d < start_dim; ++d) shape.push_back(self.size(d));
+  int64_t merged = 1;
+  for (int64_t d = start_dim; d <= end_dim; ++d) merged *= self.size(d);
+  shape.push_back(merged);
+  for (int64_t d = end_dim + 1; d < self.dim(); ++d) shape.push_back(self.size(d));
+  return reshape(self, shape);
+}
+
+Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset) {
+  const int64_t offset = storage_offset.value_or(self.storage_offset());
+  EMBER_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
+  EMBER_CHECK(offset >= 0, "Tensor: invalid storage offset {}", offset);
+  for (int64_t s : strides) EMBER_CHECK(s >= 0, "as_strided: Negative strides are not supported at the moment, got strides: {}", str_sizes(strides));
+  Tensor result = make_view(self, sizes, strides, offset);
+  const size_t needed = result.unsafeGetTensorImpl()->required_storage_nbytes();
+  EMBER_CHECK(self.is_meta() || needed <= self.storage().nbytes(),
+              "setStorage: sizes {}, strides {}, storage offset {}, and itemsize {} requiring a storage size of {} "
+              "are out of bounds for storage of size {}",
+              str_sizes(sizes), str_sizes(strides), offset, self.element_size(), needed, self.storage().nbytes());
+  return result;
+}
+
+Tensor select(const Tensor& self, int64_t dim, int64_t index) {
+  EMBER_CHECK_INDEX(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
+  dim = maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.size(dim);
+  EMBER_CHECK_INDEX(index >= -size && index < size,
+                    "select(): index {} out of range for tensor of size {} at dimension {}", index,
+                    str_sizes(self.sizes()), dim);
+  if (index < 0) index += size;
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  const int64_t offset = self.storage_offset() + index * strides[dim];
+  sizes.erase(sizes.begin() + dim);
+  strides.erase(strides.begin() + dim);
+  return make_view(self, sizes, strides, offset);
+}
+
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start_opt, std::optional<int64_t> end_opt,
+             int64_t step) {
+  EMBER_CHECK_INDEX(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+  EMBER_CHECK_VALUE(step > 0, "slice step must be positive");
+  dim = maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.size(dim);
+  // Python slice semantics: negative bounds count from the end, then clamp.
+  auto clamp_bound = [size](int64_t v) {
+    if (v < 0) v += size;
+    return std::clamp<int64_t>(v, 0, size);
+  };
+  const int64_t start = clamp_bound(start_opt.value_or(0));
+  const int64_t end = std::max(start, clamp_bound(end_opt.value_or(size)));
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  const int64_t offset = self.storage_offset() + start * strides[dim];
+  sizes[dim] = (end - start + step - 1) / step;
+  strides[dim] *= step;
+  return make_view(self, sizes, strides, offset);
+}
+
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  EMBER_CHECK_INDEX(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+  EMBER_CHECK(length >= 0, "narrow(): length must be non-negative.");
+  dim = maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.size(dim);
+  EMBER_CHECK_INDEX(start >= -size && start <= size,
+                    "start out of range (expected to be in range of [{}, {}], but got {})", -size, size, start);
+  if (start < 0) start += size;
+  EMBER_CHECK(start <= size - length, "start ({}) + length ({}) exceeds dimension size ({}).", start, length, size);
+  return slice(self, dim, start, start + length, 1);
+}
+
+Tensor unfold(const Tensor& self, int64_t dim, int64_t size, int64_t step) {
+  dim = maybe_wrap_dim(dim, self.dim());
+  const int64_t dim_size = self.dim() == 0 ? 1 : self.size(dim);
+  EMBER_CHECK(size <= dim_size, "maximum size for tensor at dimension {} is {} but size is {}", dim, dim_size, size);
+  EMBER_CHECK(step > 0, "step is {} but must be > 0", step);
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  if (self.dim() == 0) {
+    return make_view(self, {size}, {1}, self.storage_offset());
+  }
+  sizes[dim] = (dim_size - size) / step + 1;
+  const int64_t dim_stride = strides[dim];
+  strides[dim] *= step;
+  sizes.push_back(size);
+  strides.push_back(dim_stride);
+  return make_view(self, sizes, strides, self.storage_offset());
+}
+
+Tensor alias(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
+
+Tensor detach(const Tensor& self) { return alias(self); }
+
+Tensor conj(const Tensor& self) {
+  if (!self.is_complex()) return self;
+  Tensor result = alias(self);
+  result.unsafeGetTensorImpl()->set_conj(!self.is_conj());
+  return result;
+}
+
+}  // namespace ember

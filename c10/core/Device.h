@@ -1,0 +1,42 @@
+#pragma once
+// Where a tensor's memory lives: a device type plus an optional index.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace c10 {
+
+enum class DeviceType : int8_t { CPU, CUDA, Meta, PrivateUse1 };
+constexpr int kNumDeviceTypes = 4;
+
+std::string_view toString(DeviceType t);
+
+struct Device {
+  DeviceType type = DeviceType::CPU;
+  int8_t index = -1;  // -1: "the current device of this type"
+
+  constexpr Device() = default;
+  constexpr Device(DeviceType t, int8_t i = -1) : type(t), index(i) {}
+  // Parses "cpu", "cuda", "cuda:1", "meta"; throws on anything else.
+  explicit Device(std::string_view spec);
+
+  bool is_cpu() const { return type == DeviceType::CPU; }
+  bool is_cuda() const { return type == DeviceType::CUDA; }
+  bool is_meta() const { return type == DeviceType::Meta; }
+  bool has_index() const { return index >= 0; }
+  std::string str() const;
+
+  friend bool operator==(Device a, Device b) { return a.type == b.type && a.index == b.index; }
+  friend bool operator!=(Device a, Device b) { return !(a == b); }
+};
+
+}  // namespace c10
+
+template <>
+struct std::hash<c10::Device> {
+  size_t operator()(c10::Device d) const noexcept {
+    return std::hash<int>()(static_cast<int>(d.type) * 256 + d.index + 1);
+  }
+};

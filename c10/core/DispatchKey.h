@@ -1,0 +1,71 @@
+#pragma once
+// Dispatch keys, lowest priority first: the dispatcher runs the kernel of the
+// highest key present, so functionality keys (Autograd, Autocast, Python) sit
+// above the backend keys they eventually redispatch to.
+
+#include <c10/core/Device.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <string_view>
+
+namespace c10 {
+
+enum class DispatchKey : uint8_t {
+  Undefined,
+  // Backends.
+  CPU,
+  CUDA,
+  Meta,
+  PrivateUse1,
+  // Functionality.
+  BackendSelect,
+  ADInplaceOrView,
+  Autograd,
+  Autocast,
+  Python,
+  NumKeys,
+};
+
+constexpr int kNumDispatchKeys = static_cast<int>(DispatchKey::NumKeys);
+
+std::string_view toString(DispatchKey k);
+DispatchKey backendKey(DeviceType t);
+
+class DispatchKeySet {
+ public:
+  constexpr DispatchKeySet() = default;
+  constexpr explicit DispatchKeySet(DispatchKey k) : bits_(bit(k)) {}
+  constexpr DispatchKeySet(std::initializer_list<DispatchKey> keys) {
+    for (DispatchKey k : keys) bits_ |= bit(k);
+  }
+
+  constexpr bool has(DispatchKey k) const { return (bits_ & bit(k)) != 0; }
+  constexpr bool empty() const { return bits_ == 0; }
+  constexpr uint64_t raw() const { return bits_; }
+
+  constexpr DispatchKeySet add(DispatchKey k) const { return from_raw(bits_ | bit(k)); }
+  constexpr DispatchKeySet remove(DispatchKey k) const { return from_raw(bits_ & ~bit(k)); }
+  constexpr DispatchKeySet operator|(DispatchKeySet o) const { return from_raw(bits_ | o.bits_); }
+  constexpr DispatchKeySet operator&(DispatchKeySet o) const { return from_raw(bits_ & o.bits_); }
+  constexpr DispatchKeySet operator-(DispatchKeySet o) const { return from_raw(bits_ & ~o.bits_); }
+  constexpr bool operator==(DispatchKeySet o) const { return bits_ == o.bits_; }
+  constexpr bool operator!=(DispatchKeySet o) const { return bits_ != o.bits_; }
+
+  DispatchKey highestPriorityKey() const {
+    return bits_ == 0 ? DispatchKey::Undefined : static_cast<DispatchKey>(63 - __builtin_clzll(bits_));
+  }
+
+ private:
+  static constexpr uint64_t bit(DispatchKey k) {
+    return k == DispatchKey::Undefined ? 0 : uint64_t{1} << static_cast<uint8_t>(k);
+  }
+  static constexpr DispatchKeySet from_raw(uint64_t bits) {
+    DispatchKeySet s;
+    s.bits_ = bits;
+    return s;
+  }
+  uint64_t bits_ = 0;
+};
+
+}  // namespace c10

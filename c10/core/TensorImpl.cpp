@@ -1,0 +1,115 @@
+#include <c10/core/TensorImpl.h>
+
+namespace c10 {
+
+std::vector<int64_t> contiguous_strides(IntArrayRef sizes) {
+  std::vector<int64_t> strides(sizes.size());
+  int64_t running = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = running;
+    running *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
+int64_t checked_numel(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) {
+    EMBER_CHECK_VALUE(s >= 0, "Trying to create tensor with negative dimension {}: {}", s, str_sizes(sizes));
+    EMBER_CHECK(!__builtin_mul_overflow(n, s, &n), "numel: integer multiplication overflow for sizes {}",
+                str_sizes(sizes));
+  }
+  return n;
+}
+
+int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar) {
+  if (ndim <= 0) {
+    EMBER_CHECK_INDEX(wrap_scalar, "Dimension specified as {} but tensor has no dimensions", dim);
+    ndim = 1;  // a 0-d tensor accepts dim 0 and -1
+  }
+  const int64_t min = -ndim, max = ndim - 1;
+  EMBER_CHECK_INDEX(dim >= min && dim <= max,
+                    "Dimension out of range (expected to be in range of [{}, {}], but got {})", min, max, dim);
+  return dim < 0 ? dim + ndim : dim;
+}
+
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
+    : TensorImpl(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0, make_intrusive<VersionCounter>()) {}
+
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset, intrusive_ptr<VersionCounter> version_counter)
+    : storage_(std::move(storage)),
+      sizes_(sizes.vec()),
+      strides_(strides.vec()),
+      storage_offset_(storage_offset),
+      dtype_(dtype),
+      key_set_(backendKey(storage_.device().type)),
+      version_counter_(std::move(version_counter)) {
+  EMBER_INTERNAL_ASSERT(sizes.size() == strides.size());
+  refresh_numel_and_contiguity();
+}
+
+int64_t TensorImpl::size(int64_t d) const { return sizes_[maybe_wrap_dim(d, dim(), false)]; }
+int64_t TensorImpl::stride(int64_t d) const { return strides_[maybe_wrap_dim(d, dim(), false)]; }
+
+void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  EMBER_INTERNAL_ASSERT(sizes.size() == strides.size());
+  sizes_.assign(sizes.begin(), sizes.end());
+  strides_.assign(strides.begin(), strides.end());
+  storage_offset_ = storage_offset;
+  refresh_numel_and_contiguity();
+}
+
+void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
+  set_sizes_and_strides(sizes, contiguous_strides(sizes), storage_offset_);
+}
+
+size_t TensorImpl::required_storage_nbytes() const {
+  if (numel_ == 0) return 0;
+  int64_t last = storage_offset_;
+  for (size_t i = 0; i < sizes_.size(); ++i) last += (sizes_[i] - 1) * strides_[i];
+  return static_cast<size_t>(last + 1) * itemsize();
+}
+
+void TensorImpl::set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta) {
+  autograd_meta_ = std::move(meta);
+  key_set_ = autograd_meta_ ? key_set_.add(DispatchKey::Autograd) : key_set_.remove(DispatchKey::Autograd);
+}
+
+namespace {
+std::atomic<AutogradMetaFactory> autograd_meta_factory{nullptr};
+}
+
+void SetAutogradMetaFactory(AutogradMetaFactory factory) { autograd_meta_factory.store(factory); }
+
+void TensorImpl::set_requires_grad(bool value) {
+  if (!autograd_meta_) {
+    if (!value) return;
+    EMBER_CHECK(isFloatingType(dtype_) || isComplexType(dtype_),
+                "only Tensors of floating point and complex dtype can require gradients");
+    const AutogradMetaFactory factory = autograd_meta_factory.load();
+    EMBER_CHECK(factory != nullptr, "requires_grad needs the ember autograd library, which is not loaded");
+    set_autograd_meta(factory());
+  } else {
+    EMBER_CHECK(!value || isFloatingType(dtype_) || isComplexType(dtype_),
+                "only Tensors of floating point and complex dtype can require gradients");
+  }
+  autograd_meta_->set_requires_grad(value, this);
+}
+
+void TensorImpl::refresh_numel_and_contiguity() {
+  numel_ = checked_numel(sizes_);
+  is_contiguous_ = true;
+  if (numel_ == 0) return;
+  int64_t expected = 1;
+  for (size_t i = sizes_.size(); i-- > 0;) {
+    if (sizes_[i] == 1) continue;  // a size-1 dim's stride never matters
+    if (strides_[i] != expected) {
+      is_contiguous_ = false;
+      return;
+    }
+    expected *= sizes_[i];
+  }
+}
+
+}  // namespace c10

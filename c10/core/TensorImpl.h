@@ -1,0 +1,112 @@
+#pragma once
+// The data behind a Tensor: a Storage plus the strided geometry over it
+// (sizes, strides, storage offset), the dtype, and the state that views share
+// (storage, version counter) or own alone (autograd metadata, conj/neg bits).
+
+#include <c10/core/DispatchKey.h>
+#include <c10/core/ScalarType.h>
+#include <c10/core/StorageImpl.h>
+#include <c10/util/ArrayRef.h>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+namespace c10 {
+
+class TensorImpl;
+
+// Counts in-place modifications. Views share one counter with their base so
+// autograd can tell that a tensor it saved was changed through any alias.
+struct VersionCounter final : intrusive_ptr_target {
+  std::atomic<uint32_t> version{0};
+};
+
+// What autograd keeps per tensor. Defined in autograd/, stored here so that
+// c10 does not depend on the autograd library.
+struct AutogradMetaInterface {
+  virtual ~AutogradMetaInterface() = default;
+  virtual bool requires_grad() const = 0;
+  virtual void set_requires_grad(bool value, TensorImpl* self) = 0;
+};
+
+class TensorImpl final : public intrusive_ptr_target {
+ public:
+  // A contiguous tensor of `sizes` over `storage` starting at element 0.
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes);
+  // An alias: shares `storage` and `version_counter` with another tensor.
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
+             intrusive_ptr<VersionCounter> version_counter);
+
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t size(int64_t d) const;
+  int64_t stride(int64_t d) const;
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  bool is_contiguous() const { return is_contiguous_; }
+
+  ScalarType dtype() const { return dtype_; }
+  size_t itemsize() const { return elementSize(dtype_); }
+  Device device() const { return storage_.device(); }
+  DispatchKeySet key_set() const { return key_set_; }
+
+  const Storage& storage() const { return storage_; }
+  bool has_storage_data() const { return storage_.defined() && storage_.data() != nullptr; }
+  // Address of element 0 (not of the storage start).
+  void* data() const {
+    return static_cast<char*>(storage_.data()) + static_cast<size_t>(storage_offset_) * itemsize();
+  }
+
+  void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  void set_sizes_contiguous(IntArrayRef sizes);
+  // Smallest storage size (in bytes) that these sizes/strides/offset touch.
+  size_t required_storage_nbytes() const;
+
+  uint32_t version() const { return version_counter_->version.load(std::memory_order_relaxed); }
+  void bump_version() { version_counter_->version.fetch_add(1, std::memory_order_relaxed); }
+  const intrusive_ptr<VersionCounter>& version_counter() const { return version_counter_; }
+  void set_version_counter(intrusive_ptr<VersionCounter> vc) { version_counter_ = std::move(vc); }
+
+  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta);
+  bool requires_grad() const { return autograd_meta_ && autograd_meta_->requires_grad(); }
+  // Creates autograd metadata on first use through the factory that the
+  // autograd library installs.
+  void set_requires_grad(bool value);
+
+  // Lazily-applied conjugation and negation (see DESIGN.md).
+  bool is_conj() const { return conj_; }
+  void set_conj(bool v) { conj_ = v; }
+  bool is_neg() const { return neg_; }
+  void set_neg(bool v) { neg_ = v; }
+
+ private:
+  void refresh_numel_and_contiguity();
+
+  Storage storage_;
+  std::vector<int64_t> sizes_;
+  std::vector<int64_t> strides_;
+  int64_t storage_offset_ = 0;
+  int64_t numel_ = 1;
+  ScalarType dtype_;
+  DispatchKeySet key_set_;
+  intrusive_ptr<VersionCounter> version_counter_;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  bool is_contiguous_ = true;
+  bool conj_ = false;
+  bool neg_ = false;
+};
+
+using AutogradMetaFactory = std::unique_ptr<AutogradMetaInterface> (*)();
+void SetAutogradMetaFactory(AutogradMetaFactory factory);
+
+// Strides of a row-major (C-contiguous) tensor of `sizes`.
+std::vector<int64_t> contiguous_strides(IntArrayRef sizes);
+// Product of sizes, checked for overflow.
+int64_t checked_numel(IntArrayRef sizes);
+// Maps a possibly-negative dim into [0, ndim), PyTorch's maybe_wrap_dim.
+int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar = true);
+
+}  // namespace c10

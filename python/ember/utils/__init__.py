@@ -1,0 +1,2 @@
+from . import dlpack  # noqa: F401
+from ._paths import cmake_prefix_path  # noqa: F401

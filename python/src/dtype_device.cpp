@@ -1,0 +1,185 @@
+// ember.dtype, ember.device and the argument conversions for dtypes and scalars.
+
+#include "pybind_tensor.h"
+
+#include <pybind11/complex.h>
+
+#include <array>
+
+namespace ember::python {
+
+namespace {
+
+// One object per dtype, so `t.dtype is ember.float32` holds.
+struct PyDtype {
+  c10::ScalarType type;
+};
+
+std::array<PyDtype, c10::kNumScalarTypes> dtype_table = [] {
+  std::array<PyDtype, c10::kNumScalarTypes> t{};
+  for (int i = 0; i < c10::kNumScalarTypes; ++i) t[i].type = static_cast<c10::ScalarType>(i);
+  return t;
+}();
+
+std::array<py::object, c10::kNumScalarTypes>& dtype_objects() {
+  static auto* objects = new std::array<py::object, c10::kNumScalarTypes>();  // leaked: outlives the interpreter
+  return *objects;
+}
+
+}  // namespace
+
+py::object dtype_object(c10::ScalarType t) {
+  EMBER_CHECK(t != c10::ScalarType::Undefined, "undefined dtype");
+  return dtype_objects()[static_cast<int>(t)];
+}
+
+int64_t index_from_object(py::handle obj, const char* what) {
+  if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr())) {
+    throw py::type_error(fmt::format("{} must be int, not {}", what, Py_TYPE(obj.ptr())->tp_name));
+  }
+  const long long v = PyLong_AsLongLong(py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr())).ptr());
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return v;
+}
+
+std::vector<int64_t> shape_from_args(const py::args& args, const char* what) {
+  py::sequence seq = args;
+  if (args.size() == 1 && !PyIndex_Check(args[0].ptr())) {
+    if (!py::isinstance<py::sequence>(args[0])) {
+      throw py::type_error(fmt::format("{}(): argument 'size' must be tuple of ints, but found element of type {}",
+                                       what, Py_TYPE(args[0].ptr())->tp_name));
+    }
+    seq = py::reinterpret_borrow<py::sequence>(args[0]);
+  }
+  std::vector<int64_t> shape;
+  shape.reserve(seq.size());
+  for (py::handle item : seq) {
+    if (PyBool_Check(item.ptr()) || !PyIndex_Check(item.ptr())) {
+      throw py::type_error(fmt::format("{}(): argument 'size' must be tuple of ints, but found element of type {}",
+                                       what, Py_TYPE(item.ptr())->tp_name));
+    }
+    shape.push_back(index_from_object(item, "size"));
+  }
+  return shape;
+}
+
+void init_dtype_device(py::module_& m) {
+  py::class_<PyDtype>(m, "dtype")
+      .def_property_readonly("is_floating_point", [](const PyDtype& d) { return c10::isFloatingType(d.type); })
+      .def_property_readonly("is_complex", [](const PyDtype& d) { return c10::isComplexType(d.type); })
+      .def_property_readonly("is_signed", [](const PyDtype& d) { return c10::isSignedType(d.type); })
+      .def_property_readonly("itemsize", [](const PyDtype& d) { return c10::elementSize(d.type); })
+      .def("to_real", [](const PyDtype& d) { return c10::toRealValueType(d.type); })
+      .def("to_complex", [](const PyDtype& d) { return c10::toComplexType(d.type); })
+      .def("__repr__", [](const PyDtype& d) { return fmt::format("ember.{}", c10::python_name(d.type)); })
+      // Pickles by name, resolving to the same singleton on load.
+      .def("__reduce__", [](const PyDtype& d) { return std::string(c10::python_name(d.type)); });
+  for (int i = 0; i < c10::kNumScalarTypes; ++i) {
+    py::object obj = py::cast(&dtype_table[i], py::return_value_policy::reference);
+    dtype_objects()[i] = obj;
+    m.attr(std::string(c10::kScalarTypeInfo[i].name).c_str()) = obj;
+  }
+
+  py::class_<c10::Device>(m, "device")
+      .def(py::init([](const std::string& spec) { return c10::Device(spec); }), py::arg("type"))
+      .def(py::init([](const std::string& type, int64_t index) {
+             EMBER_CHECK(type.find(':') == std::string::npos,
+                         "type (string) must not include an index because index was passed explicitly: {}", type);
+             EMBER_CHECK(index >= 0, "Device index must not be negative");
+             return c10::Device(type + ":" + std::to_string(index));
+           }),
+           py::arg("type"), py::arg("index"))
+      .def(py::init([](const c10::Device& d) { return d; }))
+      .def_property_readonly("type", [](const c10::Device& d) { return std::string(c10::toString(d.type)); })
+      .def_property_readonly("index",
+                             [](const c10::Device& d) -> py::object {
+                               return d.has_index() ? py::int_(d.index) : py::object(py::none());
+                             })
+      .def("__str__", &c10::Device::str)
+      .def("__repr__",
+           [](const c10::Device& d) {
+             return d.has_index() ? fmt::format("device(type='{}', index={})", c10::toString(d.type), d.index)
+                                  : fmt::format("device(type='{}')", c10::toString(d.type));
+           })
+      .def("__eq__", [](const c10::Device& a, const c10::Device& b) { return a == b; })
+      .def("__hash__", [](const c10::Device& d) { return std::hash<c10::Device>()(d); })
+      .def("__reduce__", [](const c10::Device& d) {
+        return py::make_tuple(py::module_::import("ember").attr("device"), py::make_tuple(d.str()));
+      });
+  py::implicitly_convertible<py::str, c10::Device>();
+}
+
+}  // namespace ember::python
+
+namespace pybind11::detail {
+
+bool type_caster<c10::ScalarType>::load(handle src, bool) {
+  using ember::python::PyDtype;
+  if (src.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) {
+    value = c10::ScalarType::Double;
+  } else if (src.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) {
+    value = c10::ScalarType::Long;
+  } else if (src.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) {
+    value = c10::ScalarType::Bool;
+  } else if (src.ptr() == reinterpret_cast<PyObject*>(&PyComplex_Type)) {
+    value = c10::ScalarType::ComplexDouble;
+  } else {
+    make_caster<PyDtype> caster;
+    if (!caster.load(src, false)) return false;
+    value = cast_op<PyDtype&>(caster).type;
+  }
+  return true;
+}
+
+handle type_caster<c10::ScalarType>::cast(c10::ScalarType t, return_value_policy, handle) {
+  return ember::python::dtype_object(t).release();
+}
+
+bool type_caster<c10::Scalar>::load(handle src, bool convert) {
+  PyObject* o = src.ptr();
+  if (PyBool_Check(o)) {
+    value = c10::Scalar(o == Py_True);
+  } else if (PyLong_Check(o)) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow != 0) throw py::value_error("Overflow when unpacking long");
+    value = c10::Scalar(static_cast<int64_t>(v));
+  } else if (PyFloat_Check(o)) {
+    value = c10::Scalar(PyFloat_AS_DOUBLE(o));
+  } else if (PyComplex_Check(o)) {
+    value = c10::Scalar(c10::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
+  } else if (convert && PyIndex_Check(o)) {  // NumPy integer scalars
+    value = c10::Scalar(ember::python::index_from_object(src, "value"));
+  } else if (convert && hasattr(src, "dtype") && hasattr(src, "item")) {
+    // NumPy scalars and one-element arrays or tensors: take the Python value.
+    object item;
+    try {
+      item = src.attr("item")();
+    } catch (const error_already_set&) {
+      return false;
+    } catch (const c10::Error&) {
+      return false;
+    }
+    PyObject* i = item.ptr();
+    if (!(PyBool_Check(i) || PyLong_Check(i) || PyFloat_Check(i) || PyComplex_Check(i))) return false;
+    return load(item, false);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+handle type_caster<c10::Scalar>::cast(const c10::Scalar& s, return_value_policy, handle) {
+  switch (s.tag()) {
+    case c10::Scalar::Tag::Bool: return py::bool_(s.toBool()).release();
+    case c10::Scalar::Tag::Int: return PyLong_FromLongLong(s.toLong());
+    case c10::Scalar::Tag::Double: return PyFloat_FromDouble(s.toDouble());
+    case c10::Scalar::Tag::Complex: {
+      const auto z = s.toComplexDouble();
+      return PyComplex_FromDoubles(z.real(), z.imag());
+    }
+  }
+  return none().release();
+}
+
+}  // namespace pybind11::detail

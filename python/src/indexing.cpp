@@ -1,0 +1,102 @@
+// Tensor.__getitem__ / __setitem__ for basic indexing: integers, slices,
+// None, Ellipsis and booleans, which all produce views. Tensors, lists and
+// masks as indices (advanced indexing) arrive with the operator library.
+
+#include "pybind_tensor.h"
+
+namespace ember::python {
+
+namespace {
+
+bool is_int_index(py::handle h) {
+  if (PyBool_Check(h.ptr())) return false;
+  if (PyIndex_Check(h.ptr()) && !py::isinstance<c10::TensorImpl>(h)) return true;
+  if (py::isinstance<c10::TensorImpl>(h)) {
+    const Tensor t = h.cast<Tensor>();
+    return t.dim() == 0 && c10::isIntegralType(t.dtype(), false);
+  }
+  return false;
+}
+
+int64_t int_index(py::handle h) {
+  if (py::isinstance<c10::TensorImpl>(h)) return h.cast<Tensor>().item().toLong();
+  return index_from_object(h, "index");
+}
+
+[[noreturn]] void unsupported_index(py::handle h) {
+  const std::string type = Py_TYPE(h.ptr())->tp_name;
+  if (py::isinstance<c10::TensorImpl>(h) || py::isinstance<py::list>(h) || py::hasattr(h, "__array__")) {
+    throw c10::NotImplementedError(
+        "indexing with tensors, lists or arrays (advanced indexing) is not supported yet; use integers, slices, "
+        "None and ... ");
+  }
+  throw py::index_error(fmt::format(
+      "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})",
+      type));
+}
+
+Tensor apply_index(const Tensor& self, py::handle index) {
+  py::tuple items = py::isinstance<py::tuple>(index) ? py::reinterpret_borrow<py::tuple>(index)
+                                                     : py::make_tuple(py::reinterpret_borrow<py::object>(index));
+  // Indices that consume a dimension of `self`.
+  int64_t consuming = 0;
+  bool seen_ellipsis = false;
+  for (py::handle item : items) {
+    if (item.ptr() == Py_Ellipsis) {
+      if (seen_ellipsis) throw py::index_error("an index can only have a single ellipsis ('...')");
+      seen_ellipsis = true;
+    } else if (is_int_index(item) || PySlice_Check(item.ptr())) {
+      ++consuming;
+    } else if (!item.is_none() && !PyBool_Check(item.ptr())) {
+      unsupported_index(item);
+    }
+  }
+  EMBER_CHECK_INDEX(consuming <= self.dim(), "too many indices for tensor of dimension {}", self.dim());
+
+  Tensor result = self;
+  int64_t dim = 0;  // the dim of `result` the next item applies to
+  for (py::handle item : items) {
+    if (item.ptr() == Py_Ellipsis) {
+      dim += self.dim() - consuming;
+    } else if (item.is_none()) {
+      result = result.unsqueeze(dim++);
+    } else if (PyBool_Check(item.ptr())) {
+      // x[True] adds a dim of size 1; x[False] one of size 0.
+      result = result.unsqueeze(dim);
+      if (item.ptr() == Py_False) result = result.slice(dim, 0, 0);
+      ++dim;
+    } else if (is_int_index(item)) {
+      const int64_t i = int_index(item);
+      const int64_t size = result.size(dim);
+      EMBER_CHECK_INDEX(i >= -size && i < size, "index {} is out of bounds for dimension {} with size {}", i, dim,
+                        size);
+      result = result.select(dim, i);
+    } else {
+      Py_ssize_t start = 0, stop = 0, step = 0;
+      if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
+      EMBER_CHECK_VALUE(step > 0, "step must be greater than zero");
+      // PySlice_Unpack clamps missing bounds to PY_SSIZE_T_MIN/MAX; slice() clamps again to the size.
+      result = result.slice(dim, start, stop, step);
+      ++dim;
+    }
+  }
+  return result.is_same(self) ? self.alias() : result;
+}
+
+}  // namespace
+
+void init_indexing(py::class_<c10::TensorImpl, c10::intrusive_ptr<c10::TensorImpl>>& cls) {
+  cls.def("__getitem__", [](const Tensor& self, py::handle index) { return apply_index(self, index); });
+  cls.def("__setitem__", [](const Tensor& self, py::handle index, py::handle value) {
+    Tensor target = apply_index(self, index);
+    if (py::isinstance<c10::TensorImpl>(value)) {
+      target.copy_(value.cast<Tensor>());
+    } else if (PySequence_Check(value.ptr()) || py::hasattr(value, "__array__")) {
+      target.copy_(py::module_::import("ember").attr("tensor")(value).cast<Tensor>());
+    } else {
+      target.fill_(value.cast<Scalar>());
+    }
+  });
+}
+
+}  // namespace ember::python

@@ -1,0 +1,9 @@
+#include "pybind_tensor.h"
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "Ember's C++ core";
+  ember::python::init_errors(m);
+  ember::python::init_dtype_device(m);
+  ember::python::init_tensor(m);
+  ember::python::init_functions(m);
+}

@@ -1,0 +1,74 @@
+#pragma once
+// How Ember values cross into Python.
+//
+// The Python Tensor class wraps c10::TensorImpl held by intrusive_ptr. Since
+// the reference count lives inside the TensorImpl, pybind11 can map a C++
+// impl back to the Python object already wrapping it: returning a tensor
+// that Python already knows yields the same Python object, with its
+// attributes and subclass intact.
+
+#include <aten/Functions.h>
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+PYBIND11_DECLARE_HOLDER_TYPE(T, c10::intrusive_ptr<T>, true)
+
+namespace pybind11::detail {
+
+template <>
+struct type_caster<ember::Tensor> {
+  PYBIND11_TYPE_CASTER(ember::Tensor, const_name("Tensor"));
+  using holder_caster = copyable_holder_caster<c10::TensorImpl, c10::intrusive_ptr<c10::TensorImpl>>;
+
+  bool load(handle src, bool convert) {
+    holder_caster caster;
+    if (!caster.load(src, convert)) return false;
+    value = ember::Tensor(static_cast<c10::intrusive_ptr<c10::TensorImpl>&>(caster));
+    return true;
+  }
+
+  static handle cast(const ember::Tensor& t, return_value_policy, handle parent) {
+    if (!t.defined()) return none().release();
+    return make_caster<c10::intrusive_ptr<c10::TensorImpl>>::cast(t.impl_ptr(), return_value_policy::take_ownership,
+                                                                  parent);
+  }
+};
+
+// dtype arguments accept ember dtypes and the Python types bool/int/float/complex.
+template <>
+struct type_caster<c10::ScalarType> {
+  PYBIND11_TYPE_CASTER(c10::ScalarType, const_name("dtype"));
+  bool load(handle src, bool convert);
+  static handle cast(c10::ScalarType t, return_value_policy, handle);
+};
+
+// Scalars accept Python bool, int, float, complex and NumPy scalars.
+template <>
+struct type_caster<c10::Scalar> {
+  PYBIND11_TYPE_CASTER(c10::Scalar, const_name("Number"));
+  bool load(handle src, bool convert);
+  static handle cast(const c10::Scalar& s, return_value_policy, handle);
+};
+
+}  // namespace pybind11::detail
+
+namespace ember::python {
+
+// Registration of each part of the module (one per source file).
+void init_errors(py::module_& m);
+void init_dtype_device(py::module_& m);
+void init_tensor(py::module_& m);
+void init_tensor_data(py::module_& m, py::class_<c10::TensorImpl, c10::intrusive_ptr<c10::TensorImpl>>& cls);
+void init_indexing(py::class_<c10::TensorImpl, c10::intrusive_ptr<c10::TensorImpl>>& cls);
+void init_functions(py::module_& m);
+
+// The Python dtype object for `t` (a singleton per dtype).
+py::object dtype_object(c10::ScalarType t);
+// Shapes from Python: `f(2, 3)`, `f((2, 3))` and `f([2, 3])` all mean [2, 3].
+std::vector<int64_t> shape_from_args(const py::args& args, const char* what);
+int64_t index_from_object(py::handle obj, const char* what);
+
+}  // namespace ember::python
