@@ -93,7 +93,8 @@ Tensor reshape(const Tensor& self, IntArrayRef sizes) {
   if (const auto strides = compute_view_strides(self.sizes(), self.strides(), shape)) {
     return make_view(self, shape, *strides, self.storage_offset());
   }
-  return view(clone(self), shape);
+  // Not viewable, so `self` is not contiguous: contiguous() copies.
+  return view(contiguous(self), shape);
 }
 
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {

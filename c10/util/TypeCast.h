@@ -1,7 +1,7 @@
 #pragma once
 // Element conversion between any two dtypes, with the semantics of
 // Tensor.to(dtype): complex -> real keeps the real part, anything -> bool
-// tests for non-zero, half/bfloat16 go through float.
+// tests for non-zero (both parts of a complex), half/bfloat16 go through float.
 
 #include <c10/core/ScalarType.h>
 
@@ -24,7 +24,9 @@ inline To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
   } else if constexpr (is_complex_v<From>) {
-    if constexpr (is_complex_v<To>) {
+    if constexpr (std::is_same_v<To, bool>) {
+      return v.real() != 0 || v.imag() != 0;  // non-zero, not "real part non-zero"
+    } else if constexpr (is_complex_v<To>) {
       using R = typename To::value_type;
       return To(static_cast<R>(v.real()), static_cast<R>(v.imag()));
     } else {
