@@ -1,9 +1,11 @@
 #pragma once
-// The one header a C++ program includes to use Ember.
+// The one header a C++ program includes to use Ember: the tensor API and the
+// autograd library behind requires_grad.
 
 #include <aten/Functions.h>
 #include <aten/core/ExpandUtils.h>
 #include <aten/core/Generator.h>
 #include <aten/core/Tensor.h>
+#include <autograd/AutogradMeta.h>
 #include <c10/core/Scalar.h>
 #include <c10/core/ScalarType.h>

@@ -10,9 +10,4 @@ void install_autograd_meta_factory() {
   });
 }
 
-namespace {
-// Loading the library is enough to make requires_grad work.
-const bool registered = (install_autograd_meta_factory(), true);
-}  // namespace
-
 }  // namespace ember::autograd

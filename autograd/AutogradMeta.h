@@ -17,4 +17,9 @@ struct AutogradMeta final : c10::AutogradMetaInterface {
 // Installs the factory c10 uses to create AutogradMeta; idempotent.
 void install_autograd_meta_factory();
 
+// Every program that includes this header registers the factory at start-up.
+// Being a reference from the program into the library, it also keeps linkers
+// that drop unreferenced shared libraries (--as-needed) from dropping it.
+inline const bool autograd_meta_factory_installed = (install_autograd_meta_factory(), true);
+
 }  // namespace ember::autograd
