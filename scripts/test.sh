@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The full test suite: C++ tests, Python tests, and both install paths
+# (cmake --install + find_package, and pip install of the wheel).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+bash scripts/install_deps.sh
+# PyTorch is only an oracle for the tests (Ember never imports it); they skip
+# the comparisons where it cannot be installed.
+python3 -c "import torch" 2>/dev/null || python3 -m pip install -q --disable-pip-version-check torch==2.13.0 \
+  || echo "torch is not available: tests comparing against PyTorch will be skipped"
+
+bash scripts/build.sh
+
+echo "== C++ tests"
+ctest --test-dir build --output-on-failure
+
+echo "== Python tests"
+PYTHONPATH="$root/python" python3 -m pytest -q test/python
+
+echo "== Installed C++ package (cmake --install, find_package(ember))"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install build --prefix "$work/prefix" >/dev/null
+cmake -S examples/cpp -B "$work/example" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/example" >/dev/null
+"$work/example/ember_example"
+
+echo "== Wheel (pip install .)"
+python3 -m pip install -q --disable-pip-version-check --no-build-isolation .
+(cd "$work" && python3 "$root/examples/smoke_installed.py")
