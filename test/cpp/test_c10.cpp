@@ -1,0 +1,192 @@
+// c10 building blocks: reference counting, reduced floats, dtypes, devices,
+// dispatch key sets, scalars.
+
+#include <c10/core/Device.h>
+#include <c10/core/DispatchKey.h>
+#include <c10/core/Scalar.h>
+#include <c10/core/ScalarType.h>
+#include <c10/util/TypeCast.h>
+#include <c10/util/intrusive_ptr.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "expect/expect_inline.h"
+
+using ember::testing::expect_inline;
+
+namespace c10 {
+namespace {
+
+struct Counted : intrusive_ptr_target {
+  explicit Counted(int* alive) : alive(alive) { ++*alive; }
+  ~Counted() override { --*alive; }
+  void release_resources() override { released = true; }
+  int* alive;
+  bool released = false;
+};
+
+TEST(IntrusivePtr, StrongCountsShareOneObject) {
+  int alive = 0;
+  {
+    auto a = make_intrusive<Counted>(&alive);
+    EXPECT_EQ(a.use_count(), 1u);
+    EXPECT_EQ(a.weak_use_count(), 1u);  // the strong side holds one weak count
+    auto b = a;
+    EXPECT_EQ(a.use_count(), 2u);
+    // A raw pointer becomes an owner again, because the count is intrusive.
+    intrusive_ptr<Counted> c(b.get());
+    EXPECT_EQ(a.use_count(), 3u);
+    EXPECT_EQ(alive, 1);
+  }
+  EXPECT_EQ(alive, 0);
+}
+
+TEST(IntrusivePtr, WeakOutlivesStrongAndLockFails) {
+  int alive = 0;
+  weak_intrusive_ptr<Counted> weak;
+  Counted* raw = nullptr;
+  {
+    auto strong = make_intrusive<Counted>(&alive);
+    raw = strong.get();
+    weak = weak_intrusive_ptr<Counted>(strong);
+    EXPECT_EQ(strong.weak_use_count(), 2u);
+    auto locked = weak.lock();
+    EXPECT_EQ(locked.get(), raw);
+    EXPECT_EQ(strong.use_count(), 2u);
+  }
+  // Resources released with the last strong ref; memory kept for the weak one.
+  EXPECT_TRUE(raw->released);
+  EXPECT_EQ(alive, 1);
+  EXPECT_TRUE(weak.expired());
+  EXPECT_FALSE(weak.lock());
+  weak.reset();
+  EXPECT_EQ(alive, 0);
+}
+
+TEST(IntrusivePtr, ReleaseAndReclaim) {
+  int alive = 0;
+  auto p = make_intrusive<Counted>(&alive);
+  Counted* raw = p.release();
+  EXPECT_FALSE(p);
+  auto back = intrusive_ptr<Counted>::reclaim(raw);
+  EXPECT_EQ(back.use_count(), 1u);
+  back.reset();
+  EXPECT_EQ(alive, 0);
+}
+
+TEST(Half, EveryBitPatternRoundTripsThroughFloat) {
+  for (uint32_t bits = 0; bits <= 0xffff; ++bits) {
+    const Half h(static_cast<uint16_t>(bits), Half::from_bits());
+    const float f = h;
+    const Half back(f);
+    if (std::isnan(f)) {
+      EXPECT_TRUE(std::isnan(static_cast<float>(back)));
+    } else {
+      EXPECT_EQ(back.x, bits) << "bits " << bits;
+    }
+  }
+}
+
+TEST(Half, RoundsToNearestEven) {
+  EXPECT_EQ(Half(1.0f).x, 0x3c00);
+  EXPECT_EQ(Half(65504.0f).x, 0x7bff);                  // largest finite
+  EXPECT_EQ(Half(65520.0f).x, 0x7c00);                  // halfway to 2^16 rounds up to inf
+  EXPECT_EQ(Half(65519.0f).x, 0x7bff);
+  EXPECT_EQ(Half(std::ldexp(1.0f, -24)).x, 0x0001);     // smallest subnormal
+  EXPECT_EQ(Half(std::ldexp(1.0f, -25)).x, 0x0000);     // exactly half of it: ties to even (0)
+  EXPECT_EQ(Half(std::ldexp(1.5f, -24)).x, 0x0002);     // 1.5 ulp: ties to even (2)
+  EXPECT_EQ(Half(1.0f + std::ldexp(1.0f, -11)).x, 0x3c00);  // tie between 1 and next: even
+  EXPECT_EQ(Half(-0.0f).x, 0x8000);
+  EXPECT_EQ(Half(-std::numeric_limits<float>::infinity()).x, 0xfc00);
+}
+
+TEST(BFloat16, RoundsToNearestEvenAndKeepsNaN) {
+  EXPECT_EQ(BFloat16(1.0f).x, 0x3f80);
+  EXPECT_EQ(static_cast<float>(BFloat16(3.140625f)), 3.140625f);
+  // 1 + 2^-8 is exactly between 1 and 1 + 2^-7: ties to even keeps 1.
+  EXPECT_EQ(BFloat16(1.0f + std::ldexp(1.0f, -8)).x, 0x3f80);
+  EXPECT_EQ(BFloat16(1.0f + 3 * std::ldexp(1.0f, -8)).x, 0x3f82);
+  EXPECT_TRUE(std::isnan(static_cast<float>(BFloat16(std::nanf("")))));
+}
+
+TEST(ScalarType, PromotionMatchesPyTorch) {
+  using S = ScalarType;
+  EXPECT_EQ(promoteTypes(S::Byte, S::Char), S::Short);
+  EXPECT_EQ(promoteTypes(S::Byte, S::Long), S::Long);
+  EXPECT_EQ(promoteTypes(S::Bool, S::Byte), S::Byte);
+  EXPECT_EQ(promoteTypes(S::Int, S::Half), S::Half);
+  EXPECT_EQ(promoteTypes(S::Half, S::BFloat16), S::Float);
+  EXPECT_EQ(promoteTypes(S::Float, S::Double), S::Double);
+  EXPECT_EQ(promoteTypes(S::ComplexFloat, S::Double), S::ComplexDouble);
+  EXPECT_EQ(promoteTypes(S::ComplexFloat, S::Long), S::ComplexFloat);
+  EXPECT_EQ(promoteTypes(S::Half, S::ComplexFloat), S::ComplexFloat);
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    for (int j = 0; j < kNumScalarTypes; ++j) {
+      const auto a = static_cast<S>(i), b = static_cast<S>(j);
+      EXPECT_EQ(promoteTypes(a, b), promoteTypes(b, a)) << toString(a) << " " << toString(b);
+    }
+  }
+}
+
+TEST(ScalarType, TableAndTypeListAgree) {
+  EXPECT_EQ(cpp_to_scalar_type<float>, ScalarType::Float);
+  EXPECT_EQ(cpp_to_scalar_type<complex<double>>, ScalarType::ComplexDouble);
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    const auto t = static_cast<ScalarType>(i);
+    const size_t size = visit_scalar_type(t, [](auto tag) { return sizeof(typename decltype(tag)::type); });
+    EXPECT_EQ(size, elementSize(t)) << toString(t);
+  }
+}
+
+TEST(TypeCast, FollowsTensorToSemantics) {
+  EXPECT_EQ((convert<float>(complex<double>(2.5, -1))), 2.5f);
+  EXPECT_EQ((convert<bool>(complex<float>(0, 1))), true);
+  EXPECT_EQ((convert<bool>(Half(0.0f))), false);
+  EXPECT_EQ((convert<int32_t>(BFloat16(-3.0f))), -3);
+  EXPECT_EQ((convert<uint8_t>(true)), 1);
+  EXPECT_EQ((convert<complex<float>>(int64_t{7})), complex<float>(7, 0));
+}
+
+TEST(Device, ParsesAndPrints) {
+  EXPECT_EQ(Device("cpu").type, DeviceType::CPU);
+  EXPECT_EQ(Device("cuda:1"), Device(DeviceType::CUDA, 1));
+  EXPECT_EQ(Device("cuda:1").str(), "cuda:1");
+  EXPECT_EQ(Device("meta").str(), "meta");
+  try {
+    Device("tpu");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    expect_inline(e.what(), R"(Expected one of cpu, cuda, meta, privateuseone device type at start of device string: tpu)");
+  }
+  EXPECT_THROW(Device("cuda:x"), Error);
+  EXPECT_THROW(Device("cuda:-1"), Error);
+}
+
+TEST(DispatchKeySet, HighestPriorityWins) {
+  DispatchKeySet ks{DispatchKey::CPU, DispatchKey::Autograd};
+  EXPECT_EQ(ks.highestPriorityKey(), DispatchKey::Autograd);
+  EXPECT_EQ(ks.remove(DispatchKey::Autograd).highestPriorityKey(), DispatchKey::CPU);
+  EXPECT_EQ(DispatchKeySet().highestPriorityKey(), DispatchKey::Undefined);
+  EXPECT_TRUE((ks | DispatchKeySet(DispatchKey::Python)).has(DispatchKey::Python));
+  EXPECT_EQ(backendKey(DeviceType::Meta), DispatchKey::Meta);
+  EXPECT_EQ(toString(DispatchKey::ADInplaceOrView), "ADInplaceOrView");
+}
+
+TEST(Scalar, KeepsKindAndConverts) {
+  EXPECT_EQ(Scalar(3).type(), ScalarType::Long);
+  EXPECT_EQ(Scalar(3.5).type(), ScalarType::Double);
+  EXPECT_EQ(Scalar(true).type(), ScalarType::Bool);
+  EXPECT_EQ(Scalar(complex<double>(1, 2)).type(), ScalarType::ComplexDouble);
+  EXPECT_EQ(Scalar(int64_t{1} << 60).toLong(), int64_t{1} << 60);  // no precision lost through double
+  EXPECT_EQ(Scalar(2.75).to<int32_t>(), 2);
+  EXPECT_EQ(Scalar(2.75).to<Half>().x, Half(2.75f).x);
+  EXPECT_EQ((-Scalar(complex<double>(1, -2))).toComplexDouble(), complex<double>(-1, 2));
+  EXPECT_EQ(Scalar(complex<double>(1, -2)).str(), "(1-2j)");
+  EXPECT_TRUE(Scalar(2).equal(Scalar(2.0)));
+}
+
+}  // namespace
+}  // namespace c10
