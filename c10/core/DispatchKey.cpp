@@ -1,13 +1,30 @@
 #include <c10/core/DispatchKey.h>
+#include <c10/util/Exception.h>
+
+#include <iterator>
 
 namespace c10 {
 
+namespace {
+constexpr std::string_view kKeyNames[] = {
+    "Undefined", "CPU",    "CUDA",    "Meta",
+    "PrivateUse1", "BackendSelect", "ADInplaceOrView", "Autograd",
+    "Autocast",  "Python", "NumKeys", "CompositeExplicitAutograd",
+    "CompositeImplicitAutograd"};
+constexpr int kNumKeyNames = static_cast<int>(std::size(kKeyNames));
+static_assert(kNumKeyNames == static_cast<int>(DispatchKey::CompositeImplicitAutograd) + 1);
+}  // namespace
+
 std::string_view toString(DispatchKey k) {
-  constexpr std::string_view names[kNumDispatchKeys] = {
-      "Undefined", "CPU", "CUDA", "Meta", "PrivateUse1", "BackendSelect", "ADInplaceOrView", "Autograd", "Autocast",
-      "Python"};
   const int i = static_cast<int>(k);
-  return i < kNumDispatchKeys ? names[i] : "Unknown";
+  return i < kNumKeyNames ? kKeyNames[i] : "Unknown";
+}
+
+DispatchKey parseDispatchKey(std::string_view name) {
+  for (int i = 0; i < kNumKeyNames; ++i) {
+    if (kKeyNames[i] == name && i != static_cast<int>(DispatchKey::NumKeys)) return static_cast<DispatchKey>(i);
+  }
+  EMBER_CHECK(false, "unknown dispatch key '{}'", name);
 }
 
 DispatchKey backendKey(DeviceType t) {

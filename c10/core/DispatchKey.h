@@ -25,9 +25,18 @@ enum class DispatchKey : uint8_t {
   Autocast,
   Python,
   NumKeys,
+  // Alias keys: used only when registering a kernel, never present in a
+  // tensor's key set. The dispatcher fills the runtime keys they stand for.
+  CompositeExplicitAutograd,  // one kernel for every backend
+  CompositeImplicitAutograd,  // decomposes into other ops; also serves Autograd
 };
 
 constexpr int kNumDispatchKeys = static_cast<int>(DispatchKey::NumKeys);
+
+constexpr bool isAliasKey(DispatchKey k) { return k > DispatchKey::NumKeys; }
+constexpr bool isBackendKey(DispatchKey k) { return k >= DispatchKey::CPU && k <= DispatchKey::PrivateUse1; }
+// Parses a key name ("CPU", "CompositeImplicitAutograd", ...).
+DispatchKey parseDispatchKey(std::string_view name);
 
 std::string_view toString(DispatchKey k);
 DispatchKey backendKey(DeviceType t);
@@ -58,7 +67,7 @@ class DispatchKeySet {
 
  private:
   static constexpr uint64_t bit(DispatchKey k) {
-    return k == DispatchKey::Undefined ? 0 : uint64_t{1} << static_cast<uint8_t>(k);
+    return k == DispatchKey::Undefined || k >= DispatchKey::NumKeys ? 0 : uint64_t{1} << static_cast<uint8_t>(k);
   }
   static constexpr DispatchKeySet from_raw(uint64_t bits) {
     DispatchKeySet s;

@@ -1,0 +1,172 @@
+#include <aten/core/dispatch/Dispatcher.h>
+
+#include <algorithm>
+
+namespace ember {
+
+using c10::DispatchKey;
+using c10::DispatchKeySet;
+
+namespace {
+constexpr int key_index(DispatchKey k) { return static_cast<int>(k); }
+}  // namespace
+
+bool OperatorEntry::hasKernelFor(DispatchKey k) const {
+  auto it = registered_.find(key_index(k));
+  return it != registered_.end() && !it->second.empty();
+}
+
+std::vector<DispatchKey> OperatorEntry::registeredKeys() const {
+  std::vector<DispatchKey> keys;
+  for (const auto& [k, kernels] : registered_)
+    if (!kernels.empty()) keys.push_back(static_cast<DispatchKey>(k));
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
+// The table entry for each runtime key, in order of preference: a kernel
+// registered for the key itself; for backends, a CompositeExplicitAutograd
+// then CompositeImplicitAutograd kernel; for Autograd, a
+// CompositeImplicitAutograd kernel (its pieces record their own history);
+// then the key's global fallback (often a fallthrough); else nothing.
+void OperatorEntry::recompute(const std::array<KernelFunction, c10::kNumDispatchKeys>& fallbacks) {
+  auto newest = [&](DispatchKey k) -> const KernelFunction* {
+    auto it = registered_.find(key_index(k));
+    return it == registered_.end() || it->second.empty() ? nullptr : &it->second.back();
+  };
+  const KernelFunction* explicit_kernel = newest(DispatchKey::CompositeExplicitAutograd);
+  const KernelFunction* implicit_kernel = newest(DispatchKey::CompositeImplicitAutograd);
+  runnable_keys_ = DispatchKeySet();
+  for (int i = 1; i < c10::kNumDispatchKeys; ++i) {
+    const auto k = static_cast<DispatchKey>(i);
+    const KernelFunction* chosen = newest(k);
+    if (!chosen && c10::isBackendKey(k)) chosen = explicit_kernel ? explicit_kernel : implicit_kernel;
+    if (!chosen && k == DispatchKey::Autograd && !explicit_kernel) chosen = implicit_kernel;
+    table_[i] = chosen ? *chosen : fallbacks[i];
+    if (!table_[i].isFallthrough()) runnable_keys_ = runnable_keys_.add(k);
+  }
+}
+
+void OperatorEntry::report_missing_kernel(DispatchKeySet ks) const {
+  const DispatchKey k = (ks & runnable_keys_).highestPriorityKey();
+  std::vector<std::string> available;
+  for (DispatchKey r : registeredKeys()) available.emplace_back(c10::toString(r));
+  const std::string name = schema_.qualified_name();
+  if (k == DispatchKey::Undefined) {
+    EMBER_CHECK(false, "There were no tensor arguments to '{}' and no device to pick a backend from.", name);
+  }
+  EMBER_CHECK_NOT_IMPLEMENTED(false,
+                              "Could not run '{}' with arguments from the '{}' backend. '{}' is only available for "
+                              "these backends: [{}].",
+                              name, c10::toString(k), name, fmt::join(available, ", "));
+}
+
+void OperatorHandle::callBoxed(Stack& stack) const {
+  boxing::KeySetCollector keys;
+  const size_t n = std::min(stack.size(), schema().arguments.size());
+  for (size_t i = stack.size() - n; i < stack.size(); ++i) keys.add(stack[i]);
+  const auto local = c10::tls_local_dispatch_key_set();
+  redispatchBoxed((keys.result() | local.included) - local.excluded, stack);
+}
+
+void OperatorHandle::redispatchBoxed(DispatchKeySet ks, Stack& stack) const {
+  entry_->lookup(ks).callBoxed(*this, ks, stack);
+}
+
+Dispatcher::Dispatcher() {
+  // Functionality keys are transparent until something registers for them.
+  for (int i = static_cast<int>(DispatchKey::BackendSelect); i < c10::kNumDispatchKeys; ++i) {
+    fallbacks_[i] = KernelFunction::makeFallthrough();
+  }
+}
+
+Dispatcher& Dispatcher::singleton() {
+  static Dispatcher* d = new Dispatcher();  // leaked: static destructors may still dispatch
+  return *d;
+}
+
+std::optional<OperatorHandle> Dispatcher::findSchema(std::string_view name, std::string_view overload) {
+  std::string key(name);
+  if (!overload.empty()) key += "." + std::string(overload);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = operators_.find(key);
+  if (it == operators_.end() || it->second->def_count_ == 0) return std::nullopt;
+  return OperatorHandle(it->second.get());
+}
+
+OperatorHandle Dispatcher::findSchemaOrThrow(std::string_view name, std::string_view overload) {
+  auto h = findSchema(name, overload);
+  EMBER_CHECK(h.has_value(), "Could not find schema for {}{}{}", name, overload.empty() ? "" : ".", overload);
+  return *h;
+}
+
+std::vector<OperatorHandle> Dispatcher::allOperators() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<OperatorHandle> ops;
+  for (auto& [name, entry] : operators_)
+    if (entry->def_count_ > 0) ops.emplace_back(entry.get());
+  return ops;
+}
+
+OperatorEntry& Dispatcher::entry_for(const std::string& qualified_name) {
+  auto& slot = operators_[qualified_name];
+  if (!slot) {
+    FunctionSchema placeholder;
+    placeholder.name = qualified_name;
+    slot = std::make_unique<OperatorEntry>(std::move(placeholder));
+    slot->recompute(fallbacks_);
+  }
+  return *slot;
+}
+
+std::function<void()> Dispatcher::registerDef(FunctionSchema schema) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::string name = schema.qualified_name();
+  OperatorEntry& entry = entry_for(name);
+  EMBER_CHECK(entry.def_count_ == 0, "Tried to register an operator ({}) with the same name and overload name "
+              "multiple times.", schema.str());
+  // Impls may have arrived first (static initialization order); keep them.
+  entry.schema_ = std::move(schema);
+  entry.def_count_ = 1;
+  return [this, name] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    operators_[name]->def_count_ = 0;
+  };
+}
+
+std::function<void()> Dispatcher::registerImpl(const std::string& qualified_name, DispatchKey key,
+                                               KernelFunction kernel) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  OperatorEntry& entry = entry_for(qualified_name);
+  auto& kernels = entry.registered_[key_index(key)];
+  kernels.push_back(std::move(kernel));
+  auto position = std::prev(kernels.end());
+  entry.recompute(fallbacks_);
+  return [this, qualified_name, key, position] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    OperatorEntry& e = *operators_[qualified_name];
+    e.registered_[key_index(key)].erase(position);
+    e.recompute(fallbacks_);
+  };
+}
+
+std::function<void()> Dispatcher::registerFallback(DispatchKey key, KernelFunction kernel) {
+  EMBER_CHECK(!c10::isAliasKey(key) && key != DispatchKey::Undefined, "cannot register a fallback for key {}",
+              c10::toString(key));
+  std::lock_guard<std::mutex> lock(mutex_);
+  const int i = key_index(key);
+  KernelFunction previous = fallbacks_[i];
+  fallbacks_[i] = std::move(kernel);
+  recompute_all();
+  return [this, i, previous] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    fallbacks_[i] = previous;
+    recompute_all();
+  };
+}
+
+void Dispatcher::recompute_all() {
+  for (auto& [name, entry] : operators_) entry->recompute(fallbacks_);
+}
+
+}  // namespace ember

@@ -1,0 +1,120 @@
+#pragma once
+// A kernel as the dispatcher stores it: an unboxed C++ function pointer (the
+// fast path), a boxed function over a Stack (for generic callers and
+// fallbacks), or the fallthrough marker meaning "skip this key".
+
+#include <aten/core/dispatch/Boxing.h>
+
+#include <functional>
+#include <memory>
+#include <typeindex>
+
+namespace ember {
+
+class OperatorHandle;
+
+class KernelFunction {
+ public:
+  using BoxedFn = std::function<void(const OperatorHandle&, c10::DispatchKeySet, Stack&)>;
+
+  KernelFunction() = default;
+
+  static KernelFunction makeFallthrough() {
+    KernelFunction k;
+    k.fallthrough_ = true;
+    return k;
+  }
+
+  static KernelFunction makeFromBoxed(BoxedFn fn) {
+    KernelFunction k;
+    k.boxed_ = std::make_shared<BoxedFn>(std::move(fn));
+    return k;
+  }
+
+  // From a plain function pointer. A first parameter of type DispatchKeySet
+  // receives the keys of the call (for kernels that redispatch).
+  template <typename Return, typename... Args>
+  static KernelFunction makeFromUnboxedFunction(Return (*fn)(Args...)) {
+    KernelFunction k;
+    k.unboxed_ = reinterpret_cast<void (*)()>(fn);
+    if constexpr (sizeof...(Args) > 0 && first_is_keyset<Args...>()) {
+      k.signature_ = std::type_index(typeid(typename drop_first<Return, Args...>::type));
+      k.takes_keyset_ = true;
+    } else {
+      k.signature_ = std::type_index(typeid(Return(Args...)));
+    }
+    k.boxed_ = std::make_shared<BoxedFn>(
+        [fn](const OperatorHandle&, c10::DispatchKeySet ks, Stack& stack) { call_unboxed_from_stack(fn, ks, stack); });
+    return k;
+  }
+
+  bool isValid() const { return fallthrough_ || boxed_ != nullptr; }
+  bool isFallthrough() const { return fallthrough_; }
+  bool hasUnboxed() const { return unboxed_ != nullptr; }
+
+  void callBoxed(const OperatorHandle& op, c10::DispatchKeySet ks, Stack& stack) const { (*boxed_)(op, ks, stack); }
+
+  template <typename Return, typename... Args>
+  Return call(const OperatorHandle& op, c10::DispatchKeySet ks, Args... args) const {
+    if (unboxed_ && signature_ == std::type_index(typeid(Return(Args...)))) {
+      if (takes_keyset_) {
+        return reinterpret_cast<Return (*)(c10::DispatchKeySet, Args...)>(unboxed_)(ks, std::forward<Args>(args)...);
+      }
+      return reinterpret_cast<Return (*)(Args...)>(unboxed_)(std::forward<Args>(args)...);
+    }
+    EMBER_CHECK(!unboxed_,
+                "kernel signature mismatch: the registered kernel's C++ signature does not match the call's ({})",
+                typeid(Return(Args...)).name());
+    // Boxed-only kernel: box the arguments, run it, unbox the result.
+    Stack stack;
+    stack.reserve(sizeof...(Args));
+    (stack.emplace_back(args), ...);
+    callBoxed(op, ks, stack);
+    return boxing::pop_result<Return>(stack, 0);
+  }
+
+ private:
+  template <typename First, typename... Rest>
+  static constexpr bool first_is_keyset() {
+    return std::is_same_v<boxing::plain_t<First>, c10::DispatchKeySet>;
+  }
+  template <typename Return, typename First, typename... Rest>
+  struct drop_first {
+    using type = Return(Rest...);
+  };
+
+  template <typename Return, typename... Args, typename F, size_t... I>
+  static void run_from_stack(const F& f, Stack& stack, std::index_sequence<I...>) {
+    constexpr size_t n = sizeof...(Args);
+    EMBER_CHECK(stack.size() >= n, "boxed call: expected {} arguments on the stack, got {}", n, stack.size());
+    const size_t first = stack.size() - n;
+    if constexpr (std::is_void_v<Return>) {
+      f(boxing::unbox<Args>(stack[first + I])...);
+      stack.resize(first);
+    } else {
+      Return r = f(boxing::unbox<Args>(stack[first + I])...);
+      stack.resize(first);
+      boxing::push_result(stack, std::move(r));
+    }
+  }
+
+  // Pops a kernel's arguments off the end of the stack, pushes its results.
+  template <typename Return, typename... Args>
+  static void call_unboxed_from_stack(Return (*fn)(Args...), c10::DispatchKeySet, Stack& stack) {
+    run_from_stack<Return, Args...>(fn, stack, std::index_sequence_for<Args...>());
+  }
+  template <typename Return, typename... Args>
+  static void call_unboxed_from_stack(Return (*fn)(c10::DispatchKeySet, Args...), c10::DispatchKeySet ks,
+                                      Stack& stack) {
+    auto bound = [fn, ks](Args... args) -> Return { return fn(ks, std::forward<Args>(args)...); };
+    run_from_stack<Return, Args...>(bound, stack, std::index_sequence_for<Args...>());
+  }
+
+  void (*unboxed_)() = nullptr;
+  std::type_index signature_ = std::type_index(typeid(void));
+  bool takes_keyset_ = false;
+  bool fallthrough_ = false;
+  std::shared_ptr<BoxedFn> boxed_;
+};
+
+}  // namespace ember

@@ -1,0 +1,52 @@
+#include <aten/core/dispatch/Library.h>
+
+namespace ember {
+
+Library::Library(Kind kind, std::string ns, std::optional<c10::DispatchKey> key)
+    : kind_(kind), ns_(std::move(ns)), key_(key) {
+  EMBER_CHECK(kind != Kind::IMPL || key.has_value(), "Library {}: an IMPL library needs a dispatch key", ns_);
+}
+
+Library::~Library() {
+  for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) (*it)();
+}
+
+Library& Library::def(std::string_view schema) {
+  EMBER_CHECK(kind_ != Kind::IMPL, "Library {}: def() is not allowed in an IMPL library", ns_);
+  FunctionSchema parsed = parse_schema(schema, ns_);
+  EMBER_CHECK(parsed.name.rfind(ns_ + "::", 0) == 0, "Library {}: cannot define {} in another namespace", ns_,
+              parsed.name);
+  undo_.push_back(Dispatcher::singleton().registerDef(std::move(parsed)));
+  return *this;
+}
+
+Library& Library::impl(std::string_view name, c10::DispatchKey key, KernelFunction kernel) {
+  undo_.push_back(Dispatcher::singleton().registerImpl(qualify(name), key, std::move(kernel)));
+  return *this;
+}
+
+Library& Library::fallback(KernelFunction kernel) {
+  EMBER_CHECK(key_.has_value(), "Library {}: fallback() needs a library with a dispatch key", ns_);
+  undo_.push_back(Dispatcher::singleton().registerFallback(*key_, std::move(kernel)));
+  return *this;
+}
+
+c10::DispatchKey Library::library_key() const {
+  // DEF libraries register their kernels as CompositeImplicitAutograd by default.
+  return key_.value_or(c10::DispatchKey::CompositeImplicitAutograd);
+}
+
+std::string Library::qualify(std::string_view name) const {
+  return name.find("::") == std::string_view::npos ? ns_ + "::" + std::string(name) : std::string(name);
+}
+
+namespace detail {
+StaticLibraryInit::StaticLibraryInit(Library::Kind kind, const char* ns, std::optional<c10::DispatchKey> key,
+                                     void (*init)(Library&)) {
+  static std::vector<std::unique_ptr<Library>>* libraries = new std::vector<std::unique_ptr<Library>>();
+  libraries->push_back(std::make_unique<Library>(kind, ns, key));
+  init(*libraries->back());
+}
+}  // namespace detail
+
+}  // namespace ember
