@@ -3,8 +3,9 @@
 #include <aten/Functions.h>
 #include <aten/core/ExpandUtils.h>
 #include <aten/native/cpu/CopyKernels.h>
+#include <aten/generated/NativeFunctions.h>
 
-namespace ember {
+namespace ember::native {
 
 namespace {
 
@@ -37,7 +38,7 @@ void check_no_internal_overlap(const Tensor& self) {
 
 }  // namespace
 
-Tensor& copy_(Tensor& self, const Tensor& src) {
+Tensor copy_(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   EMBER_CHECK(self.defined() && src.defined(), "copy_(): expected defined tensors");
   const std::vector<int64_t> shape = infer_size(self.sizes(), src.sizes());
   EMBER_CHECK(c10::IntArrayRef(shape) == self.sizes(), "output with shape {} doesn't match the broadcast shape {}",
@@ -50,63 +51,60 @@ Tensor& copy_(Tensor& self, const Tensor& src) {
   if (same_geometry(self, src)) return self;
 
   // A partially overlapping source is read in full before any write.
-  const Tensor source = may_overlap(self, src) ? clone(src) : src;
-  native::cpu::copy_kernel(self, expand(source, self.sizes()));
+  const Tensor source = may_overlap(self, src) ? ember::clone(src) : src;
+  cpu::copy_kernel(self, ember::expand(source, self.sizes()));
   // Stored value = conj/neg of the logical value for each set bit; the net
   // transform from source storage to self storage is the XOR of the two.
-  native::cpu::conj_neg_kernel(self, self.is_conj() != source.is_conj(), self.is_neg() != source.is_neg());
+  cpu::conj_neg_kernel(self, self.is_conj() != source.is_conj(), self.is_neg() != source.is_neg());
   self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
-Tensor clone(const Tensor& self) {
-  Tensor out = empty_like(self);
-  return copy_(out, self);
-}
+Tensor clone(const Tensor& self) { return ember::empty_like(self).copy_(self); }
 
 Tensor contiguous(const Tensor& self) {
   if (self.is_contiguous()) return self;
-  Tensor out = empty(self.sizes(), self.options());
-  return copy_(out, self);
+  return ember::empty(self.sizes(), self.options()).copy_(self);
 }
 
-Tensor resolve_conj(const Tensor& self) {
-  if (!self.is_conj()) return self;
-  Tensor out = empty_like(self);  // fresh tensors carry no conj bit
-  return copy_(out, self);
-}
+// Fresh tensors carry no conj/neg bits, so copying into one resolves them.
+Tensor resolve_conj(const Tensor& self) { return self.is_conj() ? ember::empty_like(self).copy_(self) : self; }
 
-Tensor resolve_neg(const Tensor& self) {
-  if (!self.is_neg()) return self;
-  Tensor out = empty_like(self);
-  return copy_(out, self);
-}
+Tensor resolve_neg(const Tensor& self) { return self.is_neg() ? ember::empty_like(self).copy_(self) : self; }
 
-Tensor to(const Tensor& self, std::optional<Device> device, std::optional<ScalarType> dtype, bool copy) {
-  const Device target_device = device.value_or(self.device());
+Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool /*non_blocking*/, bool copy) {
   const ScalarType target_dtype = dtype.value_or(self.dtype());
-  if (!copy && target_device == self.device() && target_dtype == self.dtype()) return self;
-  Tensor out = empty_like(self, TensorOptions().dtype(target_dtype).device(target_device));
-  return copy_(out, self);
+  if (!copy && device == self.device() && target_dtype == self.dtype()) return self;
+  return ember::empty_like(self, TensorOptions().dtype(target_dtype).device(device)).copy_(self);
 }
 
-Tensor& fill_(Tensor& self, const Scalar& value) {
+Tensor to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {
+  return ember::to(self, self.device(), dtype, non_blocking, copy);
+}
+
+Tensor to(const Tensor& self, const Tensor& other, bool non_blocking, bool copy) {
+  return ember::to(self, other.device(), other.dtype(), non_blocking, copy);
+}
+
+Tensor type_as(const Tensor& self, const Tensor& other) { return self.to(other.dtype()); }
+
+Tensor fill_(const Tensor& self, const Scalar& value) {
   if (self.is_meta()) return self;
   check_no_internal_overlap(self);
   // Store conj/neg of the value for tensors carrying those bits.
   Scalar stored = self.is_conj() ? Scalar(std::conj(value.toComplexDouble())) : value;
   if (self.is_neg()) stored = -stored;
-  native::cpu::fill_kernel(self, stored);
+  cpu::fill_kernel(self, stored);
   self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
-Tensor& zero_(Tensor& self) { return fill_(self, 0); }
+Tensor zero_(const Tensor& self) { return self.fill_(0); }
 
 Scalar item(const Tensor& self) {
   EMBER_CHECK(self.numel() == 1, "a Tensor with {} elements cannot be converted to Scalar", self.numel());
   EMBER_CHECK(!self.is_meta(), "Tensor.item() cannot be called on meta tensors");
-  Scalar value = native::cpu::item_kernel(self);
+  Scalar value = cpu::item_kernel(self);
   if (self.is_conj()) value = Scalar(std::conj(value.toComplexDouble()));
   if (self.is_neg()) value = -value;
   return value;
@@ -115,9 +113,9 @@ Scalar item(const Tensor& self) {
 bool equal(const Tensor& a, const Tensor& b) {
   if (a.sizes() != b.sizes()) return false;
   const ScalarType common = c10::promoteTypes(a.dtype(), b.dtype());
-  const Tensor x = resolve_neg(resolve_conj(to(a, {}, common)));
-  const Tensor y = resolve_neg(resolve_conj(to(b, {}, common)));
-  return native::cpu::equal_kernel(x, y);
+  const Tensor x = a.to(common).resolve_conj().resolve_neg();
+  const Tensor y = b.to(common).resolve_conj().resolve_neg();
+  return cpu::equal_kernel(x, y);
 }
 
-}  // namespace ember
+}  // namespace ember::native

@@ -2,11 +2,15 @@
 // contiguous buffer, so results for a given seed do not depend on strides.
 
 #include <aten/Functions.h>
+#include <aten/generated/NativeFunctions.h>
+#include <aten/native/Resize.h>
 #include <c10/util/TypeCast.h>
 
 #include <cmath>
+#include <limits>
+#include <limits>
 
-namespace ember {
+namespace ember::native {
 
 namespace {
 
@@ -17,30 +21,47 @@ CPUGeneratorImpl& pick(const std::optional<Generator>& generator) {
 // Runs fill(contiguous_data) on `self`, going through a temporary when
 // `self` is not contiguous.
 template <typename Fill>
-Tensor& fill_contiguous(Tensor& self, Fill&& fill) {
+Tensor fill_contiguous(const Tensor& self, Fill&& fill) {
   if (self.is_meta() || self.numel() == 0) return self;
-  Tensor target = self.is_contiguous() && !self.is_conj() && !self.is_neg() ? self : empty_like(self);
+  // empty(), not empty_like(): the latter keeps a transposed layout, and
+  // the numbers must land in logical order whatever the strides.
+  const bool direct = self.is_contiguous() && !self.is_conj() && !self.is_neg();
+  Tensor target = direct ? self : ember::empty(self.sizes(), self.dtype(), self.device());
   fill(target);
-  if (!target.is_same(self)) copy_(self, target);
-  self.unsafeGetTensorImpl()->bump_version();
+  if (target.is_same(self)) {
+    self.unsafeGetTensorImpl()->bump_version();
+  } else {
+    self.copy_(target);  // bumps the version itself
+  }
   return self;
 }
 
-// Uniform in [0, 1) with as many random bits as the type's mantissa holds.
-double uniform01(std::mt19937_64& engine) { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
-float uniform01f(std::mt19937_64& engine) { return static_cast<float>(engine() >> 40) * 0x1.0p-24f; }
+template <typename T>
+constexpr int significand_bits() {
+  if constexpr (std::is_same_v<T, c10::Half>) return 11;
+  if constexpr (std::is_same_v<T, c10::BFloat16>) return 8;
+  return std::numeric_limits<T>::digits;
+}
+
+// Uniform in [0, 1) with as many random bits as T's significand holds: T
+// represents every such value exactly, so converting never rounds up to 1.
+template <typename T>
+double uniform01(std::mt19937_64& engine) {
+  constexpr int bits = significand_bits<T>();
+  return static_cast<double>(engine() >> (64 - bits)) * std::ldexp(1.0, -bits);
+}
 
 template <typename T>
 void fill_uniform(T* data, int64_t n, double from, double to, std::mt19937_64& engine) {
   if constexpr (c10::is_complex_v<T>) {
     using V = typename T::value_type;
     V* values = reinterpret_cast<V*>(data);
-    for (int64_t i = 0; i < 2 * n; ++i) values[i] = static_cast<V>(from + (to - from) * uniform01(engine));
+    for (int64_t i = 0; i < 2 * n; ++i) values[i] = static_cast<V>(from + (to - from) * uniform01<V>(engine));
   } else if constexpr (std::is_same_v<T, double>) {
-    for (int64_t i = 0; i < n; ++i) data[i] = from + (to - from) * uniform01(engine);
+    for (int64_t i = 0; i < n; ++i) data[i] = from + (to - from) * uniform01<double>(engine);
   } else {
     const float f = static_cast<float>(from), span = static_cast<float>(to - from);
-    for (int64_t i = 0; i < n; ++i) data[i] = c10::convert<T>(f + span * uniform01f(engine));
+    for (int64_t i = 0; i < n; ++i) data[i] = c10::convert<T>(f + span * static_cast<float>(uniform01<T>(engine)));
   }
 }
 
@@ -48,8 +69,8 @@ void fill_uniform(T* data, int64_t n, double from, double to, std::mt19937_64& e
 // (std::normal_distribution's algorithm is implementation-defined).
 void fill_standard_normal(double* out, int64_t n, std::mt19937_64& engine) {
   for (int64_t i = 0; i < n; i += 2) {
-    const double u1 = 1.0 - uniform01(engine);  // (0, 1]: log stays finite
-    const double u2 = uniform01(engine);
+    const double u1 = 1.0 - uniform01<double>(engine);  // (0, 1]: log stays finite
+    const double u2 = uniform01<double>(engine);
     const double radius = std::sqrt(-2.0 * std::log(u1));
     const double theta = 2.0 * M_PI * u2;
     out[i] = radius * std::cos(theta);
@@ -59,7 +80,7 @@ void fill_standard_normal(double* out, int64_t n, std::mt19937_64& engine) {
 
 }  // namespace
 
-Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> generator) {
+Tensor uniform_(const Tensor& self, double from, double to, const std::optional<Generator>& generator) {
   EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from={} > to={}", from, to);
   EMBER_CHECK(self.is_floating_point() || self.is_complex(),
               "uniform_ is only implemented for floating point and complex tensors, got {}",
@@ -76,7 +97,7 @@ Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> 
   });
 }
 
-Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> generator) {
+Tensor normal_(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std {}", std);
   EMBER_CHECK(self.is_floating_point() || self.is_complex(),
               "normal_ is only implemented for floating point and complex tensors, got {}",
@@ -106,7 +127,15 @@ Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> 
   });
 }
 
-Tensor& random_(Tensor& self, int64_t from, int64_t to, std::optional<Generator> generator) {
+Tensor random_(const Tensor& self, int64_t to, const std::optional<Generator>& generator) {
+  return self.random_(0, to, generator);
+}
+
+Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to_opt,
+               const std::optional<Generator>& generator) {
+  // Without an upper bound: up to the largest value the dtype holds exactly.
+  const int64_t to = to_opt.value_or(self.is_floating_point() ? (int64_t{1} << std::numeric_limits<float>::digits)
+                                                              : std::numeric_limits<int64_t>::max());
   EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from={} >= to={}", from, to);
   EMBER_CHECK(!self.is_complex(), "random_ is not implemented for complex tensors");
   CPUGeneratorImpl& gen = pick(generator);
@@ -123,34 +152,49 @@ Tensor& random_(Tensor& self, int64_t from, int64_t to, std::optional<Generator>
   });
 }
 
-Tensor rand(IntArrayRef sizes, std::optional<Generator> generator, TensorOptions options) {
-  Tensor t = empty(sizes, options.requires_grad(false));
-  uniform_(t, 0, 1, generator);
-  if (options.requires_grad()) t.set_requires_grad(true);
-  return t;
+Tensor rand(IntArrayRef size, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
+            std::optional<Device> device) {
+  return ember::empty(size, dtype, device).uniform_(0, 1, generator);
 }
 
-Tensor randn(IntArrayRef sizes, std::optional<Generator> generator, TensorOptions options) {
-  Tensor t = empty(sizes, options.requires_grad(false));
-  normal_(t, 0, 1, generator);
-  if (options.requires_grad()) t.set_requires_grad(true);
-  return t;
+Tensor rand_out(IntArrayRef size, const std::optional<Generator>& generator, const Tensor& out) {
+  return out.resize_(size).uniform_(0, 1, generator);
 }
 
-Tensor randint(int64_t low, int64_t high, IntArrayRef sizes, std::optional<Generator> generator,
-               TensorOptions options) {
-  Tensor t = empty(sizes, options.dtype(options.dtype_or(ScalarType::Long)).requires_grad(false));
-  random_(t, low, high, generator);
-  if (options.requires_grad()) t.set_requires_grad(true);
-  return t;
+Tensor randn(IntArrayRef size, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
+             std::optional<Device> device) {
+  return ember::empty(size, dtype, device).normal_(0, 1, generator);
 }
 
-Tensor rand_like(const Tensor& self, TensorOptions options) {
-  return rand(self.sizes(), {}, options.dtype(options.dtype_or(self.dtype())).device(options.device_opt().value_or(self.device())));
+Tensor randn_out(IntArrayRef size, const std::optional<Generator>& generator, const Tensor& out) {
+  return out.resize_(size).normal_(0, 1, generator);
 }
 
-Tensor randn_like(const Tensor& self, TensorOptions options) {
-  return randn(self.sizes(), {}, options.dtype(options.dtype_or(self.dtype())).device(options.device_opt().value_or(self.device())));
+Tensor randint(int64_t high, IntArrayRef size, const std::optional<Generator>& generator,
+               std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return ember::randint(0, high, size, generator, dtype, device);
 }
 
-}  // namespace ember
+Tensor randint(int64_t low, int64_t high, IntArrayRef size, const std::optional<Generator>& generator,
+               std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return ember::empty(size, dtype.value_or(ScalarType::Long), device).random_(low, high, generator);
+}
+
+Tensor randint_out(int64_t high, IntArrayRef size, const std::optional<Generator>& generator, const Tensor& out) {
+  return out.resize_(size).random_(0, high, generator);
+}
+
+Tensor randint_out(int64_t low, int64_t high, IntArrayRef size, const std::optional<Generator>& generator,
+                   const Tensor& out) {
+  return out.resize_(size).random_(low, high, generator);
+}
+
+Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return ember::empty_like(self, dtype, device).uniform_(0, 1);
+}
+
+Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return ember::empty_like(self, dtype, device).normal_(0, 1);
+}
+
+}  // namespace ember::native

@@ -1,8 +1,9 @@
 #include <aten/Functions.h>
+#include <aten/generated/NativeFunctions.h>
 
-namespace ember {
+namespace ember::native {
 
-Tensor& resize_(Tensor& self, IntArrayRef sizes) {
+Tensor resize_(const Tensor& self, IntArrayRef sizes) {
   c10::checked_numel(sizes);
   auto* impl = self.unsafeGetTensorImpl();
   impl->set_sizes_contiguous(sizes);
@@ -10,4 +11,9 @@ Tensor& resize_(Tensor& self, IntArrayRef sizes) {
   return self;
 }
 
-}  // namespace ember
+Tensor resize_out(const Tensor& out, const Tensor& result) {
+  if (out.sizes() != result.sizes()) out.resize_(result.sizes());
+  return out.copy_(result);
+}
+
+}  // namespace ember::native

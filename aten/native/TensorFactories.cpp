@@ -1,26 +1,26 @@
-// Tensor creation: allocation plus the deterministic fills.
+// Tensor creation: allocation plus the deterministic fills. The kernels are
+// device-generic: the device picks the allocator (Meta allocates nothing).
 
 #include <aten/Functions.h>
 #include <aten/core/ExpandUtils.h>
+#include <aten/generated/NativeFunctions.h>
+#include <aten/native/Resize.h>
 #include <c10/util/TypeCast.h>
 
 #include <cmath>
 #include <cstring>
 
-namespace ember {
+namespace ember::native {
 
 namespace {
+
+using OptDtype = std::optional<ScalarType>;
+using OptDevice = std::optional<Device>;
 
 void check_device_supported(Device device) {
   EMBER_CHECK(device.is_cpu() || device.is_meta(),
               "Device {} is not available: Ember was built without {} support", device.str(),
               c10::toString(device.type));
-}
-
-// Finishes a factory: requires_grad comes from the options.
-Tensor finish(Tensor t, const TensorOptions& options) {
-  if (options.requires_grad()) t.set_requires_grad(true);
-  return t;
 }
 
 ScalarType dtype_for_value(const Scalar& v) {
@@ -30,7 +30,7 @@ ScalarType dtype_for_value(const Scalar& v) {
   return c10::get_default_dtype();
 }
 
-// Writes f(i) into a fresh contiguous tensor's i-th element for each i.
+// Writes f(i, tag) into a fresh contiguous tensor's i-th element.
 template <typename F>
 void fill_with_index(const Tensor& t, F&& f) {
   if (t.is_meta()) return;
@@ -42,73 +42,86 @@ void fill_with_index(const Tensor& t, F&& f) {
   });
 }
 
+OptDevice device_or(OptDevice device, const Tensor& like) { return device ? device : like.device(); }
+OptDtype dtype_or(OptDtype dtype, const Tensor& like) { return dtype ? dtype : like.dtype(); }
+
 }  // namespace
 
-Tensor empty(IntArrayRef sizes, TensorOptions options) {
-  const Device device = options.device_or_cpu();
+Tensor empty(IntArrayRef size, OptDtype dtype, OptDevice device_opt) {
+  const Device device = device_opt.value_or(Device(DeviceType::CPU));
   check_device_supported(device);
-  const ScalarType dtype = options.dtype_or_default();
-  const int64_t numel = c10::checked_numel(sizes);
+  const ScalarType type = dtype.value_or(c10::get_default_dtype());
+  const int64_t numel = c10::checked_numel(size);
   size_t nbytes = 0;
-  EMBER_CHECK(!__builtin_mul_overflow(static_cast<size_t>(numel), c10::elementSize(dtype), &nbytes),
-              "empty: size {} in bytes overflows", c10::str_sizes(sizes));
+  EMBER_CHECK(!__builtin_mul_overflow(static_cast<size_t>(numel), c10::elementSize(type), &nbytes),
+              "empty: size {} in bytes overflows", c10::str_sizes(size));
   c10::Storage storage(nbytes, c10::GetAllocator(device.type));
-  return finish(Tensor(c10::make_intrusive<c10::TensorImpl>(std::move(storage), dtype, sizes)), options);
+  return Tensor(c10::make_intrusive<c10::TensorImpl>(std::move(storage), type, size));
 }
 
-Tensor empty_strided(IntArrayRef sizes, IntArrayRef strides, TensorOptions options) {
-  EMBER_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
-  Tensor t = empty({0}, options.requires_grad(false));
+Tensor empty_out(IntArrayRef size, const Tensor& out) { return out.resize_(size); }
+
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptDevice device) {
+  EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
+  Tensor t = ember::empty({0}, dtype, device);
   auto* impl = t.unsafeGetTensorImpl();
-  impl->set_sizes_and_strides(sizes, strides, 0);
+  impl->set_sizes_and_strides(size, stride, 0);
   impl->storage().unsafeGetStorageImpl()->grow(impl->required_storage_nbytes());
-  return finish(t, options);
+  return t;
 }
 
-Tensor zeros(IntArrayRef sizes, TensorOptions options) {
-  Tensor t = empty(sizes, options.requires_grad(false));
+Tensor zeros(IntArrayRef size, OptDtype dtype, OptDevice device) {
+  Tensor t = ember::empty(size, dtype, device);
   if (!t.is_meta() && t.nbytes() > 0) std::memset(t.data_ptr(), 0, t.nbytes());
-  return finish(t, options);
+  return t;
 }
 
-Tensor ones(IntArrayRef sizes, TensorOptions options) { return full(sizes, 1, options.dtype(options.dtype_or_default())); }
+Tensor zeros_out(IntArrayRef size, const Tensor& out) { return out.resize_(size).zero_(); }
 
-Tensor full(IntArrayRef sizes, const Scalar& fill_value, TensorOptions options) {
-  Tensor t = empty(sizes, options.dtype(options.dtype_or(dtype_for_value(fill_value))).requires_grad(false));
-  fill_(t, fill_value);
-  return finish(t, options);
+Tensor ones(IntArrayRef size, OptDtype dtype, OptDevice device) {
+  return ember::full(size, 1, dtype.value_or(c10::get_default_dtype()), device);
 }
 
-Tensor scalar_tensor(const Scalar& value, TensorOptions options) {
-  return full({}, value, options.dtype(options.dtype_or(dtype_for_value(value))));
+Tensor ones_out(IntArrayRef size, const Tensor& out) { return out.resize_(size).fill_(1); }
+
+Tensor full(IntArrayRef size, const Scalar& fill_value, OptDtype dtype, OptDevice device) {
+  return ember::empty(size, dtype.value_or(dtype_for_value(fill_value)), device).fill_(fill_value);
 }
 
-Tensor empty_like(const Tensor& self, TensorOptions options) {
+Tensor full_out(IntArrayRef size, const Scalar& fill_value, const Tensor& out) {
+  return out.resize_(size).fill_(fill_value);
+}
+
+Tensor scalar_tensor(const Scalar& s, OptDtype dtype, OptDevice device) {
+  return ember::full({}, s, dtype.value_or(dtype_for_value(s)), device);
+}
+
+Tensor empty_like(const Tensor& self, OptDtype dtype, OptDevice device) {
   // Like torch.preserve_format: keep a dense layout (e.g. a transposed
   // matrix stays column-major), otherwise go contiguous.
-  const TensorOptions resolved = options.dtype(options.dtype_or(self.dtype()))
-                                     .device(options.device_opt().value_or(self.device()));
   if (is_non_overlapping_and_dense(self.sizes(), self.strides())) {
-    return empty_strided(self.sizes(), self.strides(), resolved);
+    return ember::empty_strided(self.sizes(), self.strides(), dtype_or(dtype, self), device_or(device, self));
   }
-  return empty(self.sizes(), resolved);
+  return ember::empty(self.sizes(), dtype_or(dtype, self), device_or(device, self));
 }
 
-Tensor zeros_like(const Tensor& self, TensorOptions options) { return full_like(self, 0, options); }
-
-Tensor ones_like(const Tensor& self, TensorOptions options) { return full_like(self, 1, options); }
-
-Tensor full_like(const Tensor& self, const Scalar& fill_value, TensorOptions options) {
-  Tensor t = empty_like(self, options.requires_grad(false));
-  fill_(t, fill_value);
-  return finish(t, options);
+Tensor zeros_like(const Tensor& self, OptDtype dtype, OptDevice device) {
+  return ember::empty_like(self, dtype, device).zero_();
 }
 
-Tensor arange(const Scalar& end, TensorOptions options) { return arange(0, end, 1, options); }
+Tensor ones_like(const Tensor& self, OptDtype dtype, OptDevice device) {
+  return ember::empty_like(self, dtype, device).fill_(1);
+}
 
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
+Tensor full_like(const Tensor& self, const Scalar& fill_value, OptDtype dtype, OptDevice device) {
+  return ember::empty_like(self, dtype, device).fill_(fill_value);
+}
+
+Tensor arange(const Scalar& end, OptDtype dtype, OptDevice device) { return ember::arange(0, end, 1, dtype, device); }
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDtype dtype_opt, OptDevice device) {
   const bool integral = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
-  const ScalarType dtype = options.dtype_or(integral ? ScalarType::Long : c10::get_default_dtype());
+  const ScalarType dtype = dtype_opt.value_or(integral ? ScalarType::Long : c10::get_default_dtype());
   EMBER_CHECK(!c10::isComplexType(dtype), "arange(): complex dtype {} is not supported", c10::python_name(dtype));
   const double xstart = start.toDouble(), xend = end.toDouble(), xstep = step.toDouble();
   EMBER_CHECK(xstep != 0, "step must be nonzero");
@@ -122,19 +135,24 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   } else {
     size = static_cast<int64_t>(std::ceil((xend - xstart) / xstep));
   }
-  Tensor t = empty({size}, options.dtype(dtype).requires_grad(false));
+  Tensor t = ember::empty({size}, dtype, device);
   fill_with_index(t, [&](int64_t i, auto tag) {
     using T = typename decltype(tag)::type;
     if (integral) return c10::convert<T>(start.toLong() + i * step.toLong());
     return c10::convert<T>(xstart + static_cast<double>(i) * xstep);
   });
-  return finish(t, options);
+  return t;
 }
 
-Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options) {
+Tensor arange_out(const Scalar& end, const Tensor& out) { return ember::arange_outf(0, end, 1, out); }
+
+Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step, const Tensor& out) {
+  return resize_out(out, ember::arange(start, end, step, out.dtype(), out.device()));
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, OptDtype dtype, OptDevice device) {
   EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
-  const ScalarType dtype = options.dtype_or_default();
-  Tensor t = empty({steps}, options.dtype(dtype).requires_grad(false));
+  Tensor t = ember::empty({steps}, dtype, device);
   const c10::complex<double> a = start.toComplexDouble(), b = end.toComplexDouble();
   const c10::complex<double> step = steps > 1 ? (b - a) / static_cast<double>(steps - 1) : 0.0;
   // Fill the first half from `start` and the second from `end`, so both
@@ -145,14 +163,19 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOpt
         i < steps / 2 ? a + step * static_cast<double>(i) : b - step * static_cast<double>(steps - 1 - i);
     return c10::convert<T>(v);
   });
-  return finish(t, options);
+  return t;
 }
 
-Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions options) {
-  const int64_t m = m_opt.value_or(n);
+Tensor linspace_out(const Scalar& start, const Scalar& end, int64_t steps, const Tensor& out) {
+  return resize_out(out, ember::linspace(start, end, steps, out.dtype(), out.device()));
+}
+
+Tensor eye(int64_t n, OptDtype dtype, OptDevice device) { return ember::eye(n, n, dtype, device); }
+
+Tensor eye(int64_t n, int64_t m, OptDtype dtype, OptDevice device) {
   EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got {}", n);
   EMBER_CHECK(m >= 0, "m must be greater or equal to 0, got {}", m);
-  Tensor t = zeros({n, m}, options.requires_grad(false));
+  Tensor t = ember::zeros({n, m}, dtype, device);
   if (!t.is_meta()) {
     c10::visit_scalar_type(t.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -160,7 +183,13 @@ Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions options) {
       for (int64_t i = 0; i < std::min(n, m); ++i) data[i * m + i] = c10::convert<T>(1);
     });
   }
-  return finish(t, options);
+  return t;
 }
 
-}  // namespace ember
+Tensor eye_out(int64_t n, const Tensor& out) { return ember::eye_outf(n, n, out); }
+
+Tensor eye_out(int64_t n, int64_t m, const Tensor& out) {
+  return resize_out(out, ember::eye(n, m, out.dtype(), out.device()));
+}
+
+}  // namespace ember::native

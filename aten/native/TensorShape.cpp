@@ -1,11 +1,12 @@
 // View operations: each result aliases `self`'s storage with new geometry.
 
 #include <aten/Functions.h>
+#include <aten/generated/NativeFunctions.h>
 
 #include <algorithm>
 #include <numeric>
 
-namespace ember {
+namespace ember::native {
 
 using c10::maybe_wrap_dim;
 using c10::str_sizes;
@@ -94,14 +95,14 @@ Tensor reshape(const Tensor& self, IntArrayRef sizes) {
     return make_view(self, shape, *strides, self.storage_offset());
   }
   // Not viewable, so `self` is not contiguous: contiguous() copies.
-  return view(contiguous(self), shape);
+  return ember::view(ember::contiguous(self), shape);
 }
 
 Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
   const int64_t n = self.dim();
   dim0 = maybe_wrap_dim(dim0, n);
   dim1 = maybe_wrap_dim(dim1, n);
-  if (n == 0) return alias(self);
+  if (n == 0) return make_view(self, self.sizes(), self.strides(), self.storage_offset());
   std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
   std::swap(sizes[dim0], sizes[dim1]);
   std::swap(strides[dim0], strides[dim1]);
@@ -110,8 +111,16 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
 
 Tensor t(const Tensor& self) {
   EMBER_CHECK(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is {}D", self.dim());
-  return self.dim() < 2 ? alias(self) : transpose(self, 0, 1);
+  return self.dim() < 2 ? ember::alias(self) : ember::transpose(self, 0, 1);
 }
+
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) { return ember::transpose(self, axis0, axis1); }
+
+Tensor view_as(const Tensor& self, const Tensor& other) { return ember::view(self, other.sizes()); }
+
+Tensor reshape_as(const Tensor& self, const Tensor& other) { return ember::reshape(self, other.sizes()); }
+
+Tensor expand_as(const Tensor& self, const Tensor& other) { return ember::expand(self, other.sizes()); }
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {
   const int64_t n = self.dim();
@@ -131,7 +140,7 @@ Tensor permute(const Tensor& self, IntArrayRef dims) {
   return make_view(self, sizes, strides, self.storage_offset());
 }
 
-Tensor expand(const Tensor& self, IntArrayRef sizes) {
+Tensor expand(const Tensor& self, IntArrayRef sizes, bool /*implicit*/) {
   const int64_t ndim = static_cast<int64_t>(sizes.size());
   const int64_t tensor_dim = self.dim();
   EMBER_CHECK(ndim >= tensor_dim,
@@ -178,7 +187,7 @@ Tensor squeeze(const Tensor& self) {
 
 Tensor squeeze(const Tensor& self, int64_t dim) {
   dim = maybe_wrap_dim(dim, self.dim());
-  if (self.dim() == 0 || self.size(dim) != 1) return alias(self);
+  if (self.dim() == 0 || self.size(dim) != 1) return make_view(self, self.sizes(), self.strides(), self.storage_offset());
   std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
   sizes.erase(sizes.begin() + dim);
   strides.erase(strides.begin() + dim);
@@ -198,15 +207,15 @@ Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   start_dim = maybe_wrap_dim(start_dim, self.dim());
   end_dim = maybe_wrap_dim(end_dim, self.dim());
   EMBER_CHECK(start_dim <= end_dim, "flatten() has invalid args: start_dim cannot come after end_dim");
-  if (self.dim() == 0) return reshape(self, {1});
-  if (start_dim == end_dim) return alias(self);
+  if (self.dim() == 0) return ember::reshape(self, {1});
+  if (start_dim == end_dim) return self;
   std::vector<int64_t> shape;
   for (int64_t d = 0; d < start_dim; ++d) shape.push_back(self.size(d));
   int64_t merged = 1;
   for (int64_t d = start_dim; d <= end_dim; ++d) merged *= self.size(d);
   shape.push_back(merged);
   for (int64_t d = end_dim + 1; d < self.dim(); ++d) shape.push_back(self.size(d));
-  return reshape(self, shape);
+  return ember::reshape(self, shape);
 }
 
 Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset) {
@@ -267,11 +276,11 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
                     "start out of range (expected to be in range of [{}, {}], but got {})", -size, size, start);
   if (start < 0) start += size;
   EMBER_CHECK(start <= size - length, "start ({}) + length ({}) exceeds dimension size ({}).", start, length, size);
-  return slice(self, dim, start, start + length, 1);
+  return ember::slice(self, dim, start, start + length, 1);
 }
 
-Tensor unfold(const Tensor& self, int64_t dim, int64_t size, int64_t step) {
-  dim = maybe_wrap_dim(dim, self.dim());
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step) {
+  const int64_t dim = maybe_wrap_dim(dimension, self.dim());
   const int64_t dim_size = self.dim() == 0 ? 1 : self.size(dim);
   EMBER_CHECK(size <= dim_size, "maximum size for tensor at dimension {} is {} but size is {}", dim, dim_size, size);
   EMBER_CHECK(step > 0, "step is {} but must be > 0", step);
@@ -289,13 +298,13 @@ Tensor unfold(const Tensor& self, int64_t dim, int64_t size, int64_t step) {
 
 Tensor alias(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
 
-Tensor detach(const Tensor& self) { return alias(self); }
+Tensor detach(const Tensor& self) { return make_view(self, self.sizes(), self.strides(), self.storage_offset()); }
 
 Tensor conj(const Tensor& self) {
   if (!self.is_complex()) return self;
-  Tensor result = alias(self);
+  Tensor result = make_view(self, self.sizes(), self.strides(), self.storage_offset());
   result.unsafeGetTensorImpl()->set_conj(!self.is_conj());
   return result;
 }
 
-}  // namespace ember
+}  // namespace ember::native

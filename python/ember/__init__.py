@@ -8,38 +8,18 @@ from . import _C
 from ._C import (  # noqa: F401
     Generator,
     Tensor,
-    arange,
-    as_strided,
     default_generator,
     device,
     dtype,
-    empty,
-    empty_like,
-    empty_strided,
-    equal,
-    eye,
     from_dlpack,
     from_numpy,
-    full,
-    full_like,
     get_default_dtype,
     initial_seed,
-    linspace,
     manual_seed,
-    ones,
-    ones_like,
     promote_types,
-    rand,
-    rand_like,
-    randint,
-    randn,
-    randn_like,
-    scalar_tensor,
     seed,
     set_default_dtype,
     tensor,
-    zeros,
-    zeros_like,
 )
 from ._C import (  # noqa: F401  dtypes
     bool,
@@ -58,7 +38,8 @@ from ._C import (  # noqa: F401  dtypes
 from ._size import Size
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from . import _tensor  # noqa: F401  (adds the Python-level Tensor methods)
-from . import utils  # noqa: F401
+from . import library, utils  # noqa: F401
+from ._ops import ops  # noqa: F401
 
 # PyTorch's dtype aliases.
 half = float16
@@ -71,6 +52,11 @@ cfloat = complex64
 cdouble = complex128
 
 _C._set_size_class(Size)
+
+# The operators generated from native_functions.yaml (ember.zeros, ember.transpose, ...).
+for _name in _C._generated_functions:
+    globals()[_name] = getattr(_C, _name)
+del _name
 
 __version__ = "0.1.0"
 

@@ -135,6 +135,23 @@ handle type_caster<c10::ScalarType>::cast(c10::ScalarType t, return_value_policy
   return ember::python::dtype_object(t).release();
 }
 
+bool type_caster<ember::python::IntList>::load(handle src, bool) {
+  PyObject* o = src.ptr();
+  if (PyIndex_Check(o) && !PyBool_Check(o)) {
+    value.values = {ember::python::index_from_object(src, "int list element")};
+    return true;
+  }
+  if (!PySequence_Check(o) || PyUnicode_Check(o) || PyBytes_Check(o)) return false;
+  py::sequence seq = reinterpret_borrow<py::sequence>(src);
+  value.values.clear();
+  value.values.reserve(seq.size());
+  for (py::handle item : seq) {
+    if (PyBool_Check(item.ptr()) || !PyIndex_Check(item.ptr())) return false;
+    value.values.push_back(ember::python::index_from_object(item, "int list element"));
+  }
+  return true;
+}
+
 bool type_caster<c10::Scalar>::load(handle src, bool convert) {
   PyObject* o = src.ptr();
   if (PyBool_Check(o)) {

@@ -80,12 +80,12 @@ Tensor apply_index(const Tensor& self, py::handle index) {
       ++dim;
     }
   }
-  return result.is_same(self) ? self.alias() : result;
+  return result.is_same(self) ? ember::alias(self) : result;
 }
 
 }  // namespace
 
-void init_indexing(py::class_<c10::TensorImpl, c10::intrusive_ptr<c10::TensorImpl>>& cls) {
+void init_indexing(TensorClass& cls) {
   cls.def("__getitem__", [](const Tensor& self, py::handle index) { return apply_index(self, index); });
   cls.def("__setitem__", [](const Tensor& self, py::handle index, py::handle value) {
     Tensor target = apply_index(self, index);

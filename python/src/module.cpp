@@ -6,4 +6,6 @@ PYBIND11_MODULE(_C, m) {
   ember::python::init_dtype_device(m);
   ember::python::init_tensor(m);
   ember::python::init_functions(m);
+  ember::python::init_generated_functions(m);
+  ember::python::init_dispatch(m);
 }

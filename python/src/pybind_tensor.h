@@ -16,7 +16,30 @@ namespace py = pybind11;
 
 PYBIND11_DECLARE_HOLDER_TYPE(T, c10::intrusive_ptr<T>, true)
 
+namespace ember::python {
+// An int list argument: accepts a sequence of ints (list, tuple, ember.Size)
+// or a single int, as PyTorch's int[] parameters do.
+struct IntList {
+  std::vector<int64_t> values;
+  operator c10::IntArrayRef() const { return values; }
+};
+
+inline std::optional<c10::IntArrayRef> as_ref(const std::optional<IntList>& list) {
+  if (!list) return std::nullopt;
+  return c10::IntArrayRef(list->values);
+}
+}  // namespace ember::python
+
 namespace pybind11::detail {
+
+template <>
+struct type_caster<ember::python::IntList> {
+  PYBIND11_TYPE_CASTER(ember::python::IntList, const_name("list[int]"));
+  bool load(handle src, bool convert);
+  static handle cast(const ember::python::IntList& l, return_value_policy, handle) {
+    return py::cast(l.values).release();
+  }
+};
 
 template <>
 struct type_caster<ember::Tensor> {
@@ -57,13 +80,19 @@ struct type_caster<c10::Scalar> {
 
 namespace ember::python {
 
+using TensorClass = py::class_<c10::TensorImpl, c10::intrusive_ptr<c10::TensorImpl>>;
+
 // Registration of each part of the module (one per source file).
 void init_errors(py::module_& m);
 void init_dtype_device(py::module_& m);
 void init_tensor(py::module_& m);
-void init_tensor_data(py::module_& m, py::class_<c10::TensorImpl, c10::intrusive_ptr<c10::TensorImpl>>& cls);
-void init_indexing(py::class_<c10::TensorImpl, c10::intrusive_ptr<c10::TensorImpl>>& cls);
+void init_tensor_data(py::module_& m, TensorClass& cls);
+void init_indexing(TensorClass& cls);
 void init_functions(py::module_& m);
+void init_dispatch(py::module_& m);
+// Generated from native_functions.yaml (python_bindings.cpp).
+void init_generated_functions(py::module_& m);
+void init_generated_methods(TensorClass& cls);
 
 // The Python dtype object for `t` (a singleton per dtype).
 py::object dtype_object(c10::ScalarType t);

@@ -12,8 +12,6 @@ namespace ember::python {
 
 namespace {
 
-using TensorClass = py::class_<c10::TensorImpl, c10::intrusive_ptr<c10::TensorImpl>>;
-
 py::object& size_class() {
   static auto* cls = new py::object();  // leaked: outlives the interpreter
   return *cls;
@@ -33,40 +31,6 @@ py::tuple to_tuple(c10::IntArrayRef values) {
 
 autograd::AutogradMeta* autograd_meta(const Tensor& t) {
   return static_cast<autograd::AutogradMeta*>(t.unsafeGetTensorImpl()->autograd_meta());
-}
-
-// Tensor.to(dtype) / to(device, dtype) / to(other): positional arguments are
-// recognised by type, as in PyTorch.
-Tensor to_from_args(const Tensor& self, const py::args& args, const py::kwargs& kwargs) {
-  std::optional<Device> device;
-  std::optional<ScalarType> dtype;
-  bool copy = false;
-  for (py::handle a : args) {
-    if (py::isinstance<c10::TensorImpl>(a)) {
-      const Tensor other = a.cast<Tensor>();
-      device = other.device();
-      dtype = other.dtype();
-    } else if (py::isinstance<py::str>(a) || py::isinstance<c10::Device>(a)) {
-      device = a.cast<c10::Device>();
-    } else if (PyIndex_Check(a.ptr()) && !PyBool_Check(a.ptr())) {
-      device = c10::Device(c10::DeviceType::CUDA, static_cast<int8_t>(index_from_object(a, "device")));
-    } else {
-      dtype = a.cast<ScalarType>();
-    }
-  }
-  for (auto [key, value] : kwargs) {
-    const std::string k = key.cast<std::string>();
-    if (k == "dtype") {
-      if (!value.is_none()) dtype = value.cast<ScalarType>();
-    } else if (k == "device") {
-      if (!value.is_none()) device = value.cast<c10::Device>();
-    } else if (k == "copy") {
-      copy = value.cast<bool>();
-    } else if (k != "non_blocking" && k != "memory_format") {
-      throw py::type_error(fmt::format("to() got an unexpected keyword argument '{}'", k));
-    }
-  }
-  return ember::to(self, device, dtype, copy);
 }
 
 Tensor converted(const Tensor& self, ScalarType t) { return self.to(t); }
@@ -128,9 +92,7 @@ void init_tensor(py::module_& m) {
       .def("is_complex", method<&Tensor::is_complex>())
       .def("is_conj", method<&Tensor::is_conj>())
       .def("is_neg", method<&Tensor::is_neg>())
-      .def("to", &to_from_args)
-      .def("cpu", [](const Tensor& self) { return self.to(Device(DeviceType::CPU)); })
-      .def("type_as", [](const Tensor& self, const Tensor& other) { return self.to(other.dtype()); });
+      .def("cpu", [](const Tensor& self) { return self.to(Device(DeviceType::CPU)); });
   constexpr std::pair<const char*, ScalarType> conversions[] = {
       {"bool", ScalarType::Bool},    {"byte", ScalarType::Byte},         {"char", ScalarType::Char},
       {"short", ScalarType::Short},  {"int", ScalarType::Int},           {"long", ScalarType::Long},
@@ -140,86 +102,18 @@ void init_tensor(py::module_& m) {
     cls.def(name, [type = type](const Tensor& self) { return converted(self, type); });
   }
 
-  // Views.
-  cls.def("view", [](const Tensor& self, const py::args& shape) { return self.view(shape_from_args(shape, "view")); })
-      .def("view_as", [](const Tensor& self, const Tensor& other) { return self.view_as(other); })
-      .def("reshape",
-           [](const Tensor& self, const py::args& shape) { return self.reshape(shape_from_args(shape, "reshape")); })
-      .def("reshape_as", [](const Tensor& self, const Tensor& other) { return self.reshape(other.sizes()); })
-      .def("transpose", [](const Tensor& self, int64_t d0, int64_t d1) { return self.transpose(d0, d1); },
-           py::arg("dim0"), py::arg("dim1"))
-      .def("swapaxes", [](const Tensor& self, int64_t d0, int64_t d1) { return self.transpose(d0, d1); })
-      .def("t", [](const Tensor& self) { return self.t(); })
-      .def_property_readonly("T",
+  // Views that are not operators: properties.
+  cls.def_property_readonly("T",
                              [](const Tensor& self) {
                                std::vector<int64_t> dims(self.dim());
                                for (int64_t i = 0; i < self.dim(); ++i) dims[i] = self.dim() - 1 - i;
                                return self.permute(dims);
                              })
-      .def_property_readonly("mT",
-                             [](const Tensor& self) {
-                               EMBER_CHECK(self.dim() >= 2,
-                                           "tensor.mT is only supported on matrices or batches of matrices. Got "
-                                           "{}-D tensor.",
-                                           self.dim());
-                               return self.transpose(-2, -1);
-                             })
-      .def("permute", [](const Tensor& self, const py::args& dims) { return self.permute(shape_from_args(dims, "permute")); })
-      .def("expand", [](const Tensor& self, const py::args& sizes) { return self.expand(shape_from_args(sizes, "expand")); })
-      .def("expand_as", [](const Tensor& self, const Tensor& other) { return self.expand_as(other); })
-      .def(
-          "squeeze",
-          [](const Tensor& self, std::optional<int64_t> dim) { return dim ? self.squeeze(*dim) : self.squeeze(); },
-          py::arg("dim") = py::none())
-      .def("unsqueeze", [](const Tensor& self, int64_t dim) { return self.unsqueeze(dim); }, py::arg("dim"))
-      .def("flatten", [](const Tensor& self, int64_t s, int64_t e) { return self.flatten(s, e); },
-           py::arg("start_dim") = 0, py::arg("end_dim") = -1)
-      .def(
-          "as_strided",
-          [](const Tensor& self, std::vector<int64_t> size, std::vector<int64_t> stride,
-             std::optional<int64_t> offset) { return self.as_strided(size, stride, offset); },
-          py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
-      .def("select", [](const Tensor& self, int64_t dim, int64_t index) { return self.select(dim, index); },
-           py::arg("dim"), py::arg("index"))
-      .def("narrow", [](const Tensor& self, int64_t dim, int64_t start, int64_t length) {
-             return self.narrow(dim, start, length);
-           }, py::arg("dim"), py::arg("start"), py::arg("length"))
-      .def("unfold", [](const Tensor& self, int64_t dim, int64_t size, int64_t step) {
-             return self.unfold(dim, size, step);
-           }, py::arg("dimension"), py::arg("size"), py::arg("step"))
-      .def("detach", [](const Tensor& self) { return self.detach(); })
-      .def("conj", [](const Tensor& self) { return self.conj(); })
-      .def("resolve_conj", [](const Tensor& self) { return self.resolve_conj(); })
-      .def("resolve_neg", [](const Tensor& self) { return self.resolve_neg(); });
-
-  // Copies and in-place fills.
-  cls.def("contiguous", [](const Tensor& self) { return self.contiguous(); })
-      .def("clone", [](const Tensor& self) { return self.clone(); })
-      .def(
-          "copy_",
-          [](Tensor& self, const Tensor& src, bool) -> Tensor { return self.copy_(src); },
-          py::arg("src"), py::arg("non_blocking") = false)
-      .def("fill_", [](Tensor& self, const Scalar& value) -> Tensor { return self.fill_(value); }, py::arg("value"))
-      .def("zero_", [](Tensor& self) -> Tensor { return self.zero_(); })
-      .def(
-          "uniform_",
-          [](Tensor& self, double from, double to, std::optional<Generator> g) -> Tensor {
-            return uniform_(self, from, to, g);
-          },
-          py::arg("from") = 0.0, py::arg("to") = 1.0, py::kw_only(), py::arg("generator") = py::none())
-      .def(
-          "normal_",
-          [](Tensor& self, double mean, double std, std::optional<Generator> g) -> Tensor {
-            return normal_(self, mean, std, g);
-          },
-          py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(), py::arg("generator") = py::none())
-      .def(
-          "random_",
-          [](Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> g) -> Tensor {
-            // random_(to) draws from [0, to), random_(from, to) from [from, to).
-            return to ? random_(self, from, *to, g) : random_(self, 0, from, g);
-          },
-          py::arg("from"), py::arg("to") = py::none(), py::kw_only(), py::arg("generator") = py::none());
+      .def_property_readonly("mT", [](const Tensor& self) {
+        EMBER_CHECK(self.dim() >= 2,
+                    "tensor.mT is only supported on matrices or batches of matrices. Got {}-D tensor.", self.dim());
+        return self.transpose(-2, -1);
+      });
 
   // Autograd state. The graph itself arrives with the autograd engine.
   cls.def_property(
@@ -252,8 +146,7 @@ void init_tensor(py::module_& m) {
           });
 
   // Python number protocol for one-element tensors.
-  cls.def("item", [](const Tensor& self) { return self.item(); })
-      .def("__len__",
+  cls.def("__len__",
            [](const Tensor& self) {
              if (self.dim() == 0) throw py::type_error("len() of a 0-d tensor");
              return self.size(0);
@@ -272,6 +165,7 @@ void init_tensor(py::module_& m) {
         return self.item().toLong();
       });
 
+  init_generated_methods(cls);
   init_tensor_data(m, cls);
   init_indexing(cls);
 }

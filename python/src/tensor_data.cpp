@@ -316,7 +316,7 @@ Tensor from_dlpack(py::object obj) {
 
 }  // namespace
 
-void init_tensor_data(py::module_& m, py::class_<c10::TensorImpl, c10::intrusive_ptr<c10::TensorImpl>>& cls) {
+void init_tensor_data(py::module_& m, TensorClass& cls) {
   m.def(
       "tensor",
       [](py::handle data, std::optional<ScalarType> dtype, std::optional<c10::Device> device, bool requires_grad) {
@@ -328,7 +328,7 @@ void init_tensor_data(py::module_& m, py::class_<c10::TensorImpl, c10::intrusive
         } else {
           t = tensor_from_sequence(data, dtype);
         }
-        t = ember::to(t, device, dtype, false);
+        t = t.to(device.value_or(t.device()), dtype);
         if (requires_grad) t.set_requires_grad(true);
         return t;
       },

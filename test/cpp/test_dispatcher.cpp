@@ -97,8 +97,7 @@ TEST(Dispatcher, FallbacksFallthroughsAndLocalKeySets) {
     // A boxed fallback on a functionality key sees every op, then passes on.
     Library lib(Library::Kind::IMPL, "_", DispatchKey::Python);
     lib.fallback(KernelFunction::makeFromBoxed([&seen](const OperatorHandle& op, c10::DispatchKeySet ks, Stack& s) {
-      ++seen;
-      EXPECT_EQ(op.schema().name, "dispatch_test::scale");
+      if (op.schema().name == "dispatch_test::scale") ++seen;  // full(), clone() etc. pass by too
       op.redispatchBoxed(ks.remove(DispatchKey::Python), s);
     }));
     EXPECT_EQ(first(scale.call(full({1}, 1.0), 3.0)), 3.0f);

@@ -1,0 +1,93 @@
+#pragma once
+// ember::Tensor: a reference-counted handle to a TensorImpl. Copying a Tensor
+// copies the handle, never the data; an undefined Tensor holds no impl.
+//
+// This is the template tools/codegen fills with the operator methods; the
+// result is build/generated/aten/generated/TensorBody.h.
+
+#include <aten/core/Generator.h>
+#include <aten/core/TensorOptions.h>
+#include <c10/core/Scalar.h>
+#include <c10/core/TensorImpl.h>
+
+#include <optional>
+#include <vector>
+
+namespace ember {
+
+using c10::Device;
+using c10::DeviceType;
+using c10::IntArrayRef;
+using c10::Scalar;
+using c10::ScalarType;
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(c10::intrusive_ptr<c10::TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_.defined(); }
+  c10::TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  const c10::intrusive_ptr<c10::TensorImpl>& impl_ptr() const { return impl_; }
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  uint32_t use_count() const { return impl_.use_count(); }
+
+  // Geometry.
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef strides() const { return impl_->strides(); }
+  int64_t size(int64_t d) const { return impl_->size(d); }
+  int64_t stride(int64_t d) const { return impl_->stride(d); }
+  int64_t dim() const { return impl_->dim(); }
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const { return impl_->numel(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+
+  // Type and place.
+  ScalarType scalar_type() const { return impl_->dtype(); }
+  ScalarType dtype() const { return impl_->dtype(); }
+  size_t element_size() const { return impl_->itemsize(); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  Device device() const { return impl_->device(); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_meta() const { return device().is_meta(); }
+  bool is_floating_point() const { return c10::isFloatingType(dtype()); }
+  bool is_complex() const { return c10::isComplexType(dtype()); }
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+
+  const c10::Storage& storage() const { return impl_->storage(); }
+  bool is_alias_of(const Tensor& other) const { return storage().is_alias_of(other.storage()); }
+  uint32_t _version() const { return impl_->version(); }
+  bool is_conj() const { return impl_->is_conj(); }
+  bool is_neg() const { return impl_->is_neg(); }
+
+  // Raw data. data_ptr<T>() checks that T matches the dtype.
+  void* data_ptr() const { return impl_->data(); }
+  template <typename T>
+  T* data_ptr() const {
+    EMBER_CHECK_TYPE(c10::cpp_to_scalar_type<T> == dtype(), "expected scalar type {} but found {}",
+                     c10::toString(c10::cpp_to_scalar_type<T>), c10::toString(dtype()));
+    return static_cast<T*>(impl_->data());
+  }
+
+  // Autograd state (the engine arrives with the autograd library).
+  bool requires_grad() const { return impl_->requires_grad(); }
+  Tensor& set_requires_grad(bool requires_grad);
+
+  // item<T>(): the value of a one-element tensor as T.
+  template <typename T>
+  T item() const {
+    return item().to<T>();
+  }
+
+  Tensor operator[](int64_t index) const { return select(0, index); }
+
+  // Operators from native_functions.yaml with `variants: method`.
+${tensor_method_declarations}
+
+ private:
+  c10::intrusive_ptr<c10::TensorImpl> impl_;
+};
+
+}  // namespace ember

@@ -1,0 +1,71 @@
+"""ember.ops: every registered operator, called through the dispatcher.
+
+    ember.ops.aten.add.Tensor(x, y, alpha=2)   # one overload
+    ember.ops.aten.transpose(x, 0, 1)          # the default ("" or only) overload
+    ember.ops.myops.scale(x, 2.0)              # an operator a Library defined
+
+Arguments are parsed against the operator's schema, so keyword arguments
+and defaults work as they do for the generated bindings.
+"""
+
+from . import _C
+
+
+class OpOverload:
+    def __init__(self, qualified_name):
+        self._name = qualified_name
+
+    @property
+    def schema(self):
+        return _C._schema(self._name)
+
+    def __call__(self, *args, **kwargs):
+        return _C._call_op(self._name, *args, **kwargs)
+
+    def __repr__(self):
+        return f"<OpOverload {self._name}>"
+
+
+class OpPacket(OpOverload):
+    """`ns.name`: callable as the default overload; `.overload` picks another."""
+
+    def __getattr__(self, overload):
+        if overload.startswith("__"):
+            raise AttributeError(overload)
+        qualified = f"{self._name}.{overload}"
+        _C._schema(qualified)  # raises if there is no such overload
+        return OpOverload(qualified)
+
+    def overloads(self):
+        prefix = self._name + "."
+        names = []
+        for schema in _C._schemas():
+            full = "::".join(self._name.split("::")[:1]) + "::" + schema.split("::", 1)[1].split("(")[0]
+            if full == self._name:
+                names.append("default")
+            elif full.startswith(prefix):
+                names.append(full[len(prefix):])
+        return names
+
+
+class Namespace:
+    def __init__(self, name):
+        self._ns = name
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        qualified = f"{self._ns}::{name}"
+        if not any(s.startswith(qualified + "(") or s.startswith(qualified + ".") for s in _C._schemas()):
+            raise AttributeError(f"'{self._ns}' has no operator '{name}'")
+        return OpPacket(qualified)
+
+
+class Ops:
+    def __getattr__(self, ns):
+        if ns.startswith("__"):
+            raise AttributeError(ns)
+        return Namespace(ns)
+
+
+ops = Ops()

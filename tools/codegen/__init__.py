@@ -1,0 +1,1 @@
+"""Code generation from native_functions.yaml (run at build time; outputs are never committed)."""

@@ -1,0 +1,268 @@
+"""The schema language of native_functions.yaml, as a data model.
+
+parse_schema() reads PyTorch's grammar, e.g.
+    add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+and str() of the result prints it back in canonical form.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+BASE_TYPES = (
+    "Tensor", "int", "SymInt", "float", "bool", "str", "Scalar", "ScalarType", "Device", "Generator", "Layout",
+    "MemoryFormat",
+)
+
+
+class SchemaError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Type:
+    base: str  # one of BASE_TYPES ("SymInt" is read as "int")
+    elem_optional: bool = False  # Tensor?[]
+    is_list: bool = False
+    list_size: Optional[int] = None  # int[2]
+    optional: bool = False  # Tensor?, int[]?
+
+    def __str__(self) -> str:
+        s = self.base
+        if self.is_list:
+            s += ("?" if self.elem_optional else "") + f"[{'' if self.list_size is None else self.list_size}]"
+        return s + ("?" if self.optional else "")
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.base == "Tensor" and not self.is_list
+
+    @property
+    def is_tensor_list(self) -> bool:
+        return self.base == "Tensor" and self.is_list
+
+
+@dataclass(frozen=True)
+class Alias:
+    set: str
+    is_write: bool
+
+    def __str__(self) -> str:
+        return f"({self.set}{'!' if self.is_write else ''})"
+
+
+def _type_with_alias(t: Type, alias: Optional[Alias]) -> str:
+    text = str(t)
+    return text[: len(t.base)] + (str(alias) if alias else "") + text[len(t.base):]
+
+
+@dataclass(frozen=True)
+class Argument:
+    name: str
+    type: Type
+    alias: Optional[Alias] = None
+    default: Optional[str] = None
+    kwarg_only: bool = False
+
+    def __str__(self) -> str:
+        return f"{_type_with_alias(self.type, self.alias)} {self.name}" + (
+            f"={self.default}" if self.default is not None else "")
+
+    @property
+    def is_write(self) -> bool:
+        return self.alias is not None and self.alias.is_write
+
+
+@dataclass(frozen=True)
+class Return:
+    type: Type
+    alias: Optional[Alias] = None
+    name: Optional[str] = None
+
+    def __str__(self) -> str:
+        return _type_with_alias(self.type, self.alias) + (f" {self.name}" if self.name else "")
+
+
+@dataclass(frozen=True)
+class Schema:
+    name: str  # without namespace: "add"
+    overload: str  # "Tensor" or ""
+    arguments: tuple[Argument, ...]
+    returns: tuple[Return, ...]
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.name}.{self.overload}" if self.overload else self.name
+
+    @property
+    def positional(self) -> list[Argument]:
+        return [a for a in self.arguments if not a.kwarg_only]
+
+    @property
+    def kwarg_only(self) -> list[Argument]:
+        return [a for a in self.arguments if a.kwarg_only]
+
+    @property
+    def out_arguments(self) -> list[Argument]:
+        return [a for a in self.arguments if a.kwarg_only and a.is_write]
+
+    @property
+    def is_out_variant(self) -> bool:
+        return bool(self.out_arguments)
+
+    @property
+    def is_inplace(self) -> bool:
+        return self.name.endswith("_") and bool(self.arguments) and self.arguments[0].is_write
+
+    def __str__(self) -> str:
+        parts = []
+        marker = False
+        for a in self.arguments:
+            if a.kwarg_only and not marker:
+                parts.append("*")
+                marker = True
+            parts.append(str(a))
+        if len(self.returns) == 1 and self.returns[0].name is None:
+            rets = str(self.returns[0])
+        else:
+            rets = "(" + ", ".join(str(r) for r in self.returns) + ")"
+        return f"{self.full_name}({', '.join(parts)}) -> {rets}"
+
+
+_TYPE_RE = re.compile(
+    r"^(?P<base>[A-Za-z]+)(?:\((?P<set>[a-z]+)(?P<write>!?)\))?(?P<elem_opt>\?)?"
+    r"(?:\[(?P<size>\d*)\](?P<list_opt>\?)?)?$"
+)
+
+
+def parse_type(text: str) -> tuple[Type, Optional[Alias]]:
+    m = _TYPE_RE.match(text.strip())
+    if not m or m.group("base") not in BASE_TYPES:
+        raise SchemaError(f"unknown type '{text.strip()}'")
+    base = "int" if m.group("base") == "SymInt" else m.group("base")
+    alias = Alias(m.group("set"), bool(m.group("write"))) if m.group("set") else None
+    is_list = m.group("size") is not None
+    size = int(m.group("size")) if m.group("size") else None
+    if is_list:
+        t = Type(base, elem_optional=bool(m.group("elem_opt")), is_list=True, list_size=size,
+                 optional=bool(m.group("list_opt")))
+    else:
+        t = Type(base, optional=bool(m.group("elem_opt")))
+    return t, alias
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Splits on commas outside brackets and quotes."""
+    parts, depth, quote, start = [], 0, None, 0
+    for i, c in enumerate(text):
+        if quote:
+            if c == quote:
+                quote = None
+        elif c in "\"'":
+            quote = c
+        elif c in "[(":
+            depth += 1
+        elif c in "])":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _matching_paren(text: str, open_index: int) -> int:
+    depth = 0
+    for i in range(open_index, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    raise SchemaError(f"unbalanced parentheses in '{text}'")
+
+
+def parse_schema(text: str) -> Schema:
+    text = text.strip()
+    open_index = text.find("(")
+    if open_index < 0:
+        raise SchemaError(f"expected '(' in '{text}'")
+    close_index = _matching_paren(text, open_index)
+    name = text[:open_index].strip()
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)?", name):
+        raise SchemaError(f"invalid operator name '{name}' in '{text}'")
+    base, _, overload = name.partition(".")
+    rest = text[close_index + 1:].strip()
+    if not rest.startswith("->"):
+        raise SchemaError(f"expected '->' after the arguments in '{text}'")
+
+    arguments = []
+    kwarg_only = False
+    for part in _split_top_level(text[open_index + 1:close_index]):
+        if part == "*":
+            if kwarg_only:
+                raise SchemaError(f"'*' appears twice in '{text}'")
+            kwarg_only = True
+            continue
+        decl, eq, default = part.partition("=")
+        pieces = decl.split()
+        if len(pieces) != 2:
+            raise SchemaError(f"expected 'Type name' but got '{decl.strip()}' in '{text}'")
+        t, alias = parse_type(pieces[0])
+        arguments.append(Argument(pieces[1], t, alias, default.strip() if eq else None, kwarg_only))
+
+    returns_text = rest[2:].strip()
+    returns = []
+    if returns_text.startswith("(") and _matching_paren(returns_text, 0) == len(returns_text) - 1:
+        items = _split_top_level(returns_text[1:-1])
+    else:
+        items = [returns_text]
+    for item in items:
+        pieces = item.split()
+        if len(pieces) not in (1, 2):
+            raise SchemaError(f"invalid return '{item}' in '{text}'")
+        t, alias = parse_type(pieces[0])
+        returns.append(Return(t, alias, pieces[1] if len(pieces) == 2 else None))
+    return Schema(base, overload, tuple(arguments), tuple(returns))
+
+
+@dataclass
+class NativeFunction:
+    """One entry of native_functions.yaml."""
+
+    schema: Schema
+    variants: tuple[str, ...] = ("function",)
+    # dispatch key name -> kernel function name in ember::native
+    dispatch: dict[str, str] = field(default_factory=dict)
+    python: bool = True  # bind in Python
+
+    @property
+    def cpp_name(self) -> str:
+        """The C++ API name: out variants get `_out`, as in ATen."""
+        return self.schema.name + ("_out" if self.schema.is_out_variant else "")
+
+
+def _default_kernel_name(schema: Schema) -> str:
+    return schema.name + ("_out" if schema.is_out_variant else "")
+
+
+def parse_native_functions(entries: list[dict]) -> list[NativeFunction]:
+    functions = []
+    seen = set()
+    for entry in entries:
+        schema = parse_schema(entry["func"])
+        if schema.full_name in seen:
+            raise SchemaError(f"duplicate operator {schema.full_name}")
+        seen.add(schema.full_name)
+        variants = tuple(v.strip() for v in entry.get("variants", "function").split(","))
+        dispatch = {}
+        for keys, kernel in (entry.get("dispatch") or {}).items():
+            for key in keys.split(","):
+                dispatch[key.strip()] = kernel
+        if not dispatch:
+            dispatch = {"CompositeImplicitAutograd": _default_kernel_name(schema)}
+        functions.append(NativeFunction(schema, variants, dispatch, entry.get("python", True)))
+    return functions
