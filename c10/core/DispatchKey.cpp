@@ -24,7 +24,7 @@ DispatchKey parseDispatchKey(std::string_view name) {
   for (int i = 0; i < kNumKeyNames; ++i) {
     if (kKeyNames[i] == name && i != static_cast<int>(DispatchKey::NumKeys)) return static_cast<DispatchKey>(i);
   }
-  EMBER_CHECK(false, "unknown dispatch key '{}'", name);
+  EMBER_CHECK_VALUE(false, "unknown dispatch key '{}'", name);
 }
 
 DispatchKey backendKey(DeviceType t) {

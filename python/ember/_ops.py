@@ -27,11 +27,17 @@ class OpOverload:
 
 
 class OpPacket(OpOverload):
-    """`ns.name`: callable as the default overload; `.overload` picks another."""
+    """`ns.name`: callable with the first overload that accepts the arguments; `.overload` picks one."""
+
+    def __call__(self, *args, **kwargs):
+        return _C._call_op_packet(self._name, *args, **kwargs)
 
     def __getattr__(self, overload):
         if overload.startswith("__"):
             raise AttributeError(overload)
+        if overload == "default":  # the overload without a name, as in torch.ops
+            _C._schema(self._name)
+            return OpOverload(self._name)
         qualified = f"{self._name}.{overload}"
         _C._schema(qualified)  # raises if there is no such overload
         return OpOverload(qualified)

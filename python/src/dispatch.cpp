@@ -193,6 +193,33 @@ void init_dispatch(py::module_& m) {
     op.callBoxed(stack);
     return results_to_python(op.schema(), stack);
   });
+  // All overloads of "ns::name": the first whose schema accepts the arguments runs.
+  m.def("_call_op_packet", [](const std::string& name, const py::args& args, const py::kwargs& kwargs) {
+    std::vector<OperatorHandle> candidates;
+    for (const auto& op : Dispatcher::singleton().allOperators())
+      if (op.schema().name == name) candidates.push_back(op);
+    std::sort(candidates.begin(), candidates.end(), [](const OperatorHandle& a, const OperatorHandle& b) {
+      return a.schema().overload < b.schema().overload;  // the plain overload ("") first
+    });
+    EMBER_CHECK(!candidates.empty(), "Could not find schema for {}", name);
+    std::vector<std::string> tried;
+    for (const auto& op : candidates) {
+      Stack stack;
+      try {
+        stack = parse_arguments(op.schema(), args, kwargs);
+      } catch (const py::error_already_set& e) {
+        tried.push_back(op.schema().str() + "  (" + e.what() + ")");
+        continue;
+      } catch (const std::exception& e) {
+        tried.push_back(op.schema().str() + "  (" + e.what() + ")");
+        continue;
+      }
+      op.callBoxed(stack);
+      return results_to_python(op.schema(), stack);
+    }
+    throw py::type_error(fmt::format("{}() received an invalid combination of arguments; expected one of:\n  {}",
+                                     name, fmt::join(tried, "\n  ")));
+  });
 
   py::class_<Library>(m, "_Library")
       .def(py::init([](const std::string& kind, const std::string& ns, std::optional<std::string> key) {

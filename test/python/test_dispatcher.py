@@ -1,0 +1,80 @@
+"""The dispatcher from Python: ember.ops and operators defined by a test."""
+
+import pytest
+
+import ember
+
+
+def test_ops_namespace_calls_through_the_dispatcher():
+    x = ember.arange(6.0).view(2, 3)
+    assert ember.ops.aten.transpose.int(x, 0, 1).shape == (3, 2)
+    assert ember.ops.aten.transpose(x, dim0=0, dim1=1).stride() == (1, 3)
+    z = ember.ops.aten.zeros([2], dtype=ember.int32)
+    assert z.dtype is ember.int32 and z.tolist() == [0, 0]
+    assert ember.ops.aten.arange.start(1, 7, 2).tolist() == [1, 3, 5]
+    assert ember.ops.aten.arange(1, 7, 2).tolist() == [1, 3, 5]  # overload picked by the arguments
+    assert ember.ops.aten.arange(3).tolist() == [0, 1, 2]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        ember.ops.aten.zeros([2], bogus=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bogus'"):
+        ember.ops.aten.zeros.default([2], bogus=1)
+    with pytest.raises(TypeError, match="missing required argument 'dim1'"):
+        ember.ops.aten.transpose.int(x, 0)
+    with pytest.raises(AttributeError):
+        ember.ops.aten.no_such_op
+
+
+def test_registered_kernels_are_visible():
+    assert ember._C._registered_keys("aten::copy_") == ["CPU", "Meta"]
+    assert ember._C._registered_keys("aten::view") == ["CompositeExplicitAutograd"]
+    assert ember._C._registered_keys("aten::reshape") == ["CompositeImplicitAutograd"]
+    assert ember._C._schema("aten::view") == "aten::view(Tensor(a) self, int[] size) -> Tensor(a)"
+
+
+def test_a_test_can_define_an_operator_with_python_kernels():
+    with ember.library.Library("test_lib", "DEF") as lib:
+        lib.define("shifted(Tensor self, float by=1.0) -> Tensor")
+        lib.impl("shifted", lambda self, by: ember.full(self.shape, by), "CPU")
+        x = ember.zeros(2, 2)
+        assert ember.ops.test_lib.shifted(x).tolist() == [[1.0, 1.0], [1.0, 1.0]]
+        assert ember.ops.test_lib.shifted(x, by=3.0).tolist() == [[3.0, 3.0], [3.0, 3.0]]
+        # No Meta kernel: the error names the op, the key and what exists.
+        with pytest.raises(NotImplementedError) as e:
+            ember.ops.test_lib.shifted(ember.zeros(2, device="meta"))
+        assert str(e.value) == (
+            "Could not run 'test_lib::shifted' with arguments from the 'Meta' backend. "
+            "'test_lib::shifted' is only available for these backends: [CPU].")
+        # A composite kernel serves every backend, Meta included.
+        lib.impl("shifted", lambda self, by: ember.empty_like(self).fill_(by), "CompositeImplicitAutograd")
+        assert ember.ops.test_lib.shifted(ember.zeros(3, device="meta")).shape == (3,)
+    with pytest.raises(AttributeError):
+        ember.ops.test_lib.shifted
+
+
+def test_multiple_returns_and_lists():
+    with ember.library.Library("test_lib2", "DEF") as lib:
+        lib.define("halves(Tensor self, int[] sizes) -> (Tensor, Tensor)")
+        lib.impl("halves", lambda self, sizes: (self.narrow(0, 0, sizes[0]), self.narrow(0, sizes[0], sizes[1])),
+                 "CPU")
+        a, b = ember.ops.test_lib2.halves(ember.arange(5), [2, 3])
+        assert a.tolist() == [0, 1] and b.tolist() == [2, 3, 4]
+
+
+def test_impl_libraries_override_and_restore():
+    x = ember.arange(3.0)
+    with ember.library.Library("aten", "IMPL", "CPU") as lib:
+        lib.impl("clone", lambda self: ember.full(self.shape, -1.0))
+        assert ember.clone(x).tolist() == [-1.0, -1.0, -1.0]
+    assert ember.clone(x).tolist() == [0.0, 1.0, 2.0]
+
+
+def test_kernel_errors_reach_python():
+    with ember.library.Library("test_lib3", "DEF") as lib:
+        lib.define("fails(Tensor self) -> Tensor")
+
+        def kernel(self):
+            raise ValueError("kernel says no")
+
+        lib.impl("fails", kernel, "CPU")
+        with pytest.raises(ValueError, match="kernel says no"):
+            ember.ops.test_lib3.fails(ember.zeros(1))

@@ -1,0 +1,127 @@
+"""Meta tensors: every operator infers shapes and dtypes without data.
+
+Each aten operator must have a sample below (a test fails when a new op is
+added without one). A sample builds its inputs on the given device and runs
+the op; on 'meta' the results must match the CPU results in shape, dtype
+and strides.
+"""
+
+import pytest
+
+import ember
+
+
+def t(device, *shape, dtype=None):
+    x = ember.zeros(*shape, dtype=dtype, device=device)
+    return x
+
+
+SAMPLES = {
+    "empty": lambda d: ember.empty(2, 3, device=d),
+    "empty.out": lambda d: ember.empty(2, 3, out=t(d, 0)),
+    "empty_strided": lambda d: ember.empty_strided([2, 3], [1, 2], device=d),
+    "zeros": lambda d: ember.zeros(2, 3, dtype=ember.int32, device=d),
+    "zeros.out": lambda d: ember.zeros(4, out=t(d, 1)),
+    "ones": lambda d: ember.ones(2, device=d),
+    "ones.out": lambda d: ember.ones(2, 2, out=t(d, 1)),
+    "full": lambda d: ember.full([2, 3], 7, device=d),
+    "full.out": lambda d: ember.full([3], 1.5, out=t(d, 0)),
+    "scalar_tensor": lambda d: ember.scalar_tensor(3.5, device=d),
+    "empty_like": lambda d: ember.empty_like(t(d, 3, 4).t()),
+    "zeros_like": lambda d: ember.zeros_like(t(d, 3, 4), dtype=ember.float64),
+    "ones_like": lambda d: ember.ones_like(t(d, 2, 5)),
+    "full_like": lambda d: ember.full_like(t(d, 2), 4),
+    "arange": lambda d: ember.arange(5, device=d),
+    "arange.start": lambda d: ember.arange(1.0, 4.0, 0.5, device=d),
+    "arange.out": lambda d: ember.arange(5, out=t(d, 0, dtype=ember.int64)),
+    "arange.start_out": lambda d: ember.arange(1, 9, 2, out=t(d, 0)),
+    "linspace": lambda d: ember.linspace(0, 1, 7, device=d),
+    "linspace.out": lambda d: ember.linspace(0, 1, 3, out=t(d, 0)),
+    "eye": lambda d: ember.eye(3, device=d),
+    "eye.m": lambda d: ember.eye(2, 4, device=d),
+    "eye.out": lambda d: ember.eye(3, out=t(d, 0)),
+    "eye.m_out": lambda d: ember.eye(3, 2, out=t(d, 0)),
+    "rand": lambda d: ember.rand(2, 3, device=d),
+    "rand.out": lambda d: ember.rand(4, out=t(d, 0)),
+    "randn": lambda d: ember.randn(3, device=d, dtype=ember.float64),
+    "randn.out": lambda d: ember.randn(2, 2, out=t(d, 0)),
+    "randint": lambda d: ember.randint(5, (2, 3), device=d),
+    "randint.low": lambda d: ember.randint(1, 5, (4,), device=d, dtype=ember.int16),
+    "randint.out": lambda d: ember.randint(5, (3,), out=t(d, 0, dtype=ember.int64)),
+    "randint.low_out": lambda d: ember.randint(2, 5, (3,), out=t(d, 0, dtype=ember.int64)),
+    "rand_like": lambda d: ember.rand_like(t(d, 2, 3)),
+    "randn_like": lambda d: ember.randn_like(t(d, 2, 3)),
+    "uniform_": lambda d: t(d, 2, 3).uniform_(-1, 1),
+    "normal_": lambda d: t(d, 4).normal_(),
+    "random_.from": lambda d: t(d, 3, dtype=ember.int64).random_(0, 10),
+    "random_.to": lambda d: t(d, 3, dtype=ember.int64).random_(10),
+    "view": lambda d: t(d, 2, 6).view(3, -1),
+    "view_as": lambda d: t(d, 6).view_as(t(d, 2, 3)),
+    "reshape": lambda d: t(d, 2, 6).t().reshape(4, 3),
+    "reshape_as": lambda d: t(d, 6).reshape_as(t(d, 3, 2)),
+    "transpose.int": lambda d: ember.transpose(t(d, 2, 3, 4), 0, 2),
+    "swapaxes": lambda d: ember.swapaxes(t(d, 2, 3), 0, 1),
+    "t": lambda d: ember.t(t(d, 2, 5)),
+    "permute": lambda d: ember.permute(t(d, 2, 3, 4), (2, 0, 1)),
+    "expand": lambda d: t(d, 3, 1).expand(2, 3, 4),
+    "expand_as": lambda d: t(d, 1, 4).expand_as(t(d, 3, 4)),
+    "squeeze": lambda d: ember.squeeze(t(d, 1, 3, 1)),
+    "squeeze.dim": lambda d: ember.squeeze(t(d, 1, 3, 1), 2),
+    "unsqueeze": lambda d: ember.unsqueeze(t(d, 2, 3), 1),
+    "flatten.using_ints": lambda d: ember.flatten(t(d, 2, 3, 4), 1),
+    "as_strided": lambda d: ember.as_strided(t(d, 12), (3, 3), (1, 3), 1),
+    "select.int": lambda d: ember.select(t(d, 2, 3, 4), 1, -1),
+    "slice.Tensor": lambda d: ember.slice(t(d, 10, 2), 0, 1, 8, 3),
+    "narrow": lambda d: ember.narrow(t(d, 5, 4), 1, 1, 2),
+    "unfold": lambda d: t(d, 7, 2).unfold(0, 3, 2),
+    "alias": lambda d: ember.alias(t(d, 3, 2)),
+    "detach": lambda d: ember.detach(t(d, 3)),
+    "conj": lambda d: ember.conj(t(d, 2, dtype=ember.complex64)),
+    "copy_": lambda d: t(d, 2, 3).copy_(t(d, 3, dtype=ember.int32)),
+    "clone": lambda d: ember.clone(t(d, 3, 4).t()),
+    "contiguous": lambda d: t(d, 3, 4).t().contiguous(),
+    "resolve_conj": lambda d: ember.resolve_conj(ember.conj(t(d, 2, dtype=ember.complex128))),
+    "resolve_neg": lambda d: ember.resolve_neg(t(d, 2)),
+    "to.dtype": lambda d: t(d, 2, 3).to(ember.float16),
+    "to.device": lambda d: t(d, 2).to(d, ember.int8),
+    "to.other": lambda d: t(d, 2).to(t(d, 1, dtype=ember.float64)),
+    "type_as": lambda d: t(d, 2).type_as(t(d, 1, dtype=ember.int32)),
+    "fill_.Scalar": lambda d: t(d, 2, 2).fill_(3),
+    "zero_": lambda d: t(d, 3).zero_(),
+    "resize_": lambda d: t(d, 3).resize_(2, 5),
+}
+
+# Operators whose result is data, which a meta tensor does not have.
+DATA_DEPENDENT = {"item", "equal"}
+
+
+def aten_operators():
+    names = []
+    for schema in ember._C._schemas():
+        if schema.startswith("aten::"):
+            names.append(schema[len("aten::"):].split("(")[0])
+    return names
+
+
+def test_every_operator_has_a_meta_sample():
+    missing = [name for name in aten_operators() if name not in SAMPLES and name not in DATA_DEPENDENT]
+    assert missing == [], f"add META samples for: {missing}"
+
+
+def _results(value):
+    return list(value) if isinstance(value, (tuple, list)) else [value]
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_meta_matches_cpu(name):
+    cpu = _results(SAMPLES[name]("cpu"))
+    meta = _results(SAMPLES[name]("meta"))
+    assert len(cpu) == len(meta)
+    for c, m in zip(cpu, meta):
+        assert m.device.type == "meta"
+        assert (m.shape, m.dtype, m.stride()) == (c.shape, c.dtype, c.stride()), name
+
+
+def test_data_dependent_ops_explain_themselves():
+    with pytest.raises(RuntimeError, match="meta"):
+        ember.zeros(1, device="meta").item()
