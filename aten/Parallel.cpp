@@ -1,0 +1,153 @@
+#include <aten/Parallel.h>
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace ember {
+
+namespace {
+
+thread_local bool tls_in_parallel = false;
+
+int default_num_threads() {
+  for (const char* var : {"EMBER_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    if (const char* v = std::getenv(var)) {
+      const int n = std::atoi(v);
+      if (n > 0) return n;
+    }
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::atomic<int> requested_threads{0};  // 0: not yet decided
+
+// One job at a time: workers wake for it, claim chunks through an atomic
+// counter, and the last one out signals the caller.
+class ThreadPool {
+ public:
+  static ThreadPool& instance() {
+    static ThreadPool* pool = new ThreadPool();  // leaked: workers may outlive static destruction
+    return *pool;
+  }
+
+  void run(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
+    std::lock_guard<std::mutex> job_lock(job_mutex_);  // serializes concurrent callers
+    resize(get_num_threads() - 1);
+    const int64_t n = end - begin;
+    const int64_t max_chunks = static_cast<int64_t>(workers_.size()) + 1;
+    const int64_t chunks = std::min(max_chunks, (n + grain - 1) / grain);
+    const int64_t chunk_size = (n + chunks - 1) / chunks;
+    {
+      // Workers still leaving the previous job must be gone before it is replaced.
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [&] { return busy_ == 0; });
+      job_ = Job{begin, end, chunk_size, chunks, &f};
+      next_chunk_.store(0);
+      pending_ = chunks;
+      error_ = nullptr;
+      ++generation_;
+    }
+    wake_.notify_all();
+    work_on_job();
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  struct Job {
+    int64_t begin = 0, end = 0, chunk_size = 1, chunks = 0;
+    const std::function<void(int64_t, int64_t)>* f = nullptr;
+  };
+
+  void resize(int n) {
+    while (static_cast<int>(workers_.size()) < n) {
+      const size_t id = workers_.size();
+      workers_.emplace_back([this, id] { worker_loop(id); });
+      workers_.back().detach();
+    }
+    active_workers_.store(n);
+  }
+
+  void worker_loop(size_t id) {
+    tls_in_parallel = true;
+    uint64_t seen = 0;
+    while (true) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (static_cast<int>(id) >= active_workers_.load()) continue;
+        ++busy_;  // under the lock: the next job waits for this worker to leave
+      }
+      work_on_job();
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--busy_ == 0) done_.notify_all();
+    }
+  }
+
+  void work_on_job() {
+    const bool was_parallel = tls_in_parallel;
+    tls_in_parallel = true;
+    int64_t chunk;
+    while ((chunk = next_chunk_.fetch_add(1)) < job_.chunks) {
+      const int64_t b = job_.begin + chunk * job_.chunk_size;
+      const int64_t e = std::min(job_.end, b + job_.chunk_size);
+      try {
+        if (b < e) (*job_.f)(b, e);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--pending_ == 0) done_.notify_all();
+    }
+    tls_in_parallel = was_parallel;
+  }
+
+  std::mutex job_mutex_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  std::vector<std::thread> workers_;
+  std::atomic<int> active_workers_{0};
+  Job job_;
+  std::atomic<int64_t> next_chunk_{0};
+  int64_t pending_ = 0;
+  int busy_ = 0;  // workers inside work_on_job
+  uint64_t generation_ = 0;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+int get_num_threads() {
+  int n = requested_threads.load();
+  if (n == 0) {
+    n = default_num_threads();
+    requested_threads.store(n);
+  }
+  return n;
+}
+
+void set_num_threads(int n) {
+  EMBER_CHECK_VALUE(n > 0, "set_num_threads expects a positive integer, got {}", n);
+  requested_threads.store(n);
+}
+
+bool in_parallel_region() { return tls_in_parallel; }
+
+namespace detail {
+void parallel_for_impl(int64_t begin, int64_t end, int64_t grain_size,
+                       const std::function<void(int64_t, int64_t)>& f) {
+  ThreadPool::instance().run(begin, end, std::max<int64_t>(grain_size, 1), f);
+}
+}  // namespace detail
+
+}  // namespace ember

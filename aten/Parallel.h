@@ -1,0 +1,35 @@
+#pragma once
+// Intra-op parallelism: parallel_for splits a range over a pool of worker
+// threads (plus the calling thread). Nested calls run serially, so kernels
+// can use parallel_for without caring who called them.
+
+#include <cstdint>
+#include <functional>
+
+namespace ember {
+
+// Defaults to the number of cores, or EMBER_NUM_THREADS / OMP_NUM_THREADS.
+int get_num_threads();
+// Like torch.set_num_threads: the pool resizes on the next parallel_for.
+void set_num_threads(int n);
+bool in_parallel_region();
+
+namespace detail {
+void parallel_for_impl(int64_t begin, int64_t end, int64_t grain_size,
+                       const std::function<void(int64_t, int64_t)>& f);
+}
+
+// Calls f(chunk_begin, chunk_end) over [begin, end) in chunks of at least
+// grain_size elements; serial when the range is small or already inside a
+// parallel region. The first exception thrown by a chunk is rethrown here.
+template <typename F>
+void parallel_for(int64_t begin, int64_t end, int64_t grain_size, const F& f) {
+  if (begin >= end) return;
+  if (end - begin <= grain_size || in_parallel_region() || get_num_threads() == 1) {
+    f(begin, end);
+    return;
+  }
+  detail::parallel_for_impl(begin, end, grain_size, f);
+}
+
+}  // namespace ember
