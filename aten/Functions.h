@@ -18,6 +18,7 @@ Tensor ones(IntArrayRef sizes, TensorOptions options = {});
 // Without an explicit dtype, the dtype follows the value: bool, int64, the
 // default float dtype or the default complex dtype.
 Tensor full(IntArrayRef sizes, const Scalar& fill_value, TensorOptions options = {});
+// Without an explicit dtype: the default float dtype (complex for a complex value).
 Tensor scalar_tensor(const Scalar& value, TensorOptions options = {});
 Tensor empty_like(const Tensor& self, TensorOptions options = {});
 Tensor zeros_like(const Tensor& self, TensorOptions options = {});

@@ -5,6 +5,7 @@
 #include <c10/util/TypeCast.h>
 
 #include <cmath>
+#include <limits>
 
 namespace ember {
 
@@ -19,28 +20,45 @@ CPUGeneratorImpl& pick(const std::optional<Generator>& generator) {
 template <typename Fill>
 Tensor& fill_contiguous(Tensor& self, Fill&& fill) {
   if (self.is_meta() || self.numel() == 0) return self;
-  Tensor target = self.is_contiguous() && !self.is_conj() && !self.is_neg() ? self : empty_like(self);
+  // empty(), not empty_like(): the latter keeps a transposed layout, and
+  // the numbers must land in logical order whatever the strides.
+  const bool direct = self.is_contiguous() && !self.is_conj() && !self.is_neg();
+  Tensor target = direct ? self : empty(self.sizes(), self.options());
   fill(target);
-  if (!target.is_same(self)) copy_(self, target);
-  self.unsafeGetTensorImpl()->bump_version();
+  if (target.is_same(self)) {
+    self.unsafeGetTensorImpl()->bump_version();
+  } else {
+    copy_(self, target);  // bumps the version itself
+  }
   return self;
 }
 
-// Uniform in [0, 1) with as many random bits as the type's mantissa holds.
-double uniform01(std::mt19937_64& engine) { return static_cast<double>(engine() >> 11) * 0x1.0p-53; }
-float uniform01f(std::mt19937_64& engine) { return static_cast<float>(engine() >> 40) * 0x1.0p-24f; }
+template <typename T>
+constexpr int significand_bits() {
+  if constexpr (std::is_same_v<T, c10::Half>) return 11;
+  if constexpr (std::is_same_v<T, c10::BFloat16>) return 8;
+  return std::numeric_limits<T>::digits;
+}
+
+// Uniform in [0, 1) with as many random bits as T's significand holds: T
+// represents every such value exactly, so converting never rounds up to 1.
+template <typename T>
+double uniform01(std::mt19937_64& engine) {
+  constexpr int bits = significand_bits<T>();
+  return static_cast<double>(engine() >> (64 - bits)) * std::ldexp(1.0, -bits);
+}
 
 template <typename T>
 void fill_uniform(T* data, int64_t n, double from, double to, std::mt19937_64& engine) {
   if constexpr (c10::is_complex_v<T>) {
     using V = typename T::value_type;
     V* values = reinterpret_cast<V*>(data);
-    for (int64_t i = 0; i < 2 * n; ++i) values[i] = static_cast<V>(from + (to - from) * uniform01(engine));
+    for (int64_t i = 0; i < 2 * n; ++i) values[i] = static_cast<V>(from + (to - from) * uniform01<V>(engine));
   } else if constexpr (std::is_same_v<T, double>) {
-    for (int64_t i = 0; i < n; ++i) data[i] = from + (to - from) * uniform01(engine);
+    for (int64_t i = 0; i < n; ++i) data[i] = from + (to - from) * uniform01<double>(engine);
   } else {
     const float f = static_cast<float>(from), span = static_cast<float>(to - from);
-    for (int64_t i = 0; i < n; ++i) data[i] = c10::convert<T>(f + span * uniform01f(engine));
+    for (int64_t i = 0; i < n; ++i) data[i] = c10::convert<T>(f + span * static_cast<float>(uniform01<T>(engine)));
   }
 }
 
@@ -48,8 +66,8 @@ void fill_uniform(T* data, int64_t n, double from, double to, std::mt19937_64& e
 // (std::normal_distribution's algorithm is implementation-defined).
 void fill_standard_normal(double* out, int64_t n, std::mt19937_64& engine) {
   for (int64_t i = 0; i < n; i += 2) {
-    const double u1 = 1.0 - uniform01(engine);  // (0, 1]: log stays finite
-    const double u2 = uniform01(engine);
+    const double u1 = 1.0 - uniform01<double>(engine);  // (0, 1]: log stays finite
+    const double u2 = uniform01<double>(engine);
     const double radius = std::sqrt(-2.0 * std::log(u1));
     const double theta = 2.0 * M_PI * u2;
     out[i] = radius * std::cos(theta);
@@ -61,9 +79,9 @@ void fill_standard_normal(double* out, int64_t n, std::mt19937_64& engine) {
 
 Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> generator) {
   EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from={} > to={}", from, to);
-  EMBER_CHECK(self.is_floating_point() || self.is_complex(),
-              "uniform_ is only implemented for floating point and complex tensors, got {}",
-              c10::python_name(self.dtype()));
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point() || self.is_complex(),
+                              "uniform_ is only implemented for floating point and complex tensors, got {}",
+                              c10::python_name(self.dtype()));
   CPUGeneratorImpl& gen = pick(generator);
   return fill_contiguous(self, [&](const Tensor& t) {
     std::lock_guard<std::mutex> lock(gen.mutex);
@@ -78,9 +96,9 @@ Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> 
 
 Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> generator) {
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std {}", std);
-  EMBER_CHECK(self.is_floating_point() || self.is_complex(),
-              "normal_ is only implemented for floating point and complex tensors, got {}",
-              c10::python_name(self.dtype()));
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point() || self.is_complex(),
+                              "normal_ is only implemented for floating point and complex tensors, got {}",
+                              c10::python_name(self.dtype()));
   CPUGeneratorImpl& gen = pick(generator);
   return fill_contiguous(self, [&](const Tensor& t) {
     // Complex normal: real and imaginary parts each with variance std^2 / 2.

@@ -80,18 +80,22 @@ Tensor full(IntArrayRef sizes, const Scalar& fill_value, TensorOptions options) 
 }
 
 Tensor scalar_tensor(const Scalar& value, TensorOptions options) {
-  return full({}, value, options.dtype(options.dtype_or(dtype_for_value(value))));
+  // Unlike full(), torch.scalar_tensor(3) is a float tensor: only a complex
+  // value (which torch rejects) picks a type of its own.
+  const ScalarType dtype = value.isComplex() ? c10::get_default_complex_dtype() : c10::get_default_dtype();
+  return full({}, value, options.dtype(options.dtype_or(dtype)));
 }
 
 Tensor empty_like(const Tensor& self, TensorOptions options) {
   // Like torch.preserve_format: keep a dense layout (e.g. a transposed
-  // matrix stays column-major), otherwise go contiguous.
+  // matrix stays column-major), otherwise a dense one in the same dim order.
   const TensorOptions resolved = options.dtype(options.dtype_or(self.dtype()))
                                      .device(options.device_opt().value_or(self.device()));
-  if (is_non_overlapping_and_dense(self.sizes(), self.strides())) {
+  // (An empty tensor counts as contiguous, so it keeps its strides, as in torch.)
+  if (self.is_contiguous() || is_non_overlapping_and_dense(self.sizes(), self.strides())) {
     return empty_strided(self.sizes(), self.strides(), resolved);
   }
-  return empty(self.sizes(), resolved);
+  return empty_strided(self.sizes(), infer_dense_strides(self.sizes(), self.strides()), resolved);
 }
 
 Tensor zeros_like(const Tensor& self, TensorOptions options) { return full_like(self, 0, options); }
@@ -109,7 +113,8 @@ Tensor arange(const Scalar& end, TensorOptions options) { return arange(0, end, 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
   const bool integral = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
   const ScalarType dtype = options.dtype_or(integral ? ScalarType::Long : c10::get_default_dtype());
-  EMBER_CHECK(!c10::isComplexType(dtype), "arange(): complex dtype {} is not supported", c10::python_name(dtype));
+  EMBER_CHECK_NOT_IMPLEMENTED(!c10::isComplexType(dtype), "arange(): complex dtype {} is not supported",
+                              c10::python_name(dtype));
   const double xstart = start.toDouble(), xend = end.toDouble(), xstep = step.toDouble();
   EMBER_CHECK(xstep != 0, "step must be nonzero");
   EMBER_CHECK(std::isfinite(xstart) && std::isfinite(xend), "unsupported range: {} -> {}", xstart, xend);
@@ -133,16 +138,20 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, TensorOptions options) {
   EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
-  const ScalarType dtype = options.dtype_or_default();
+  // Complex endpoints make a complex tensor, as in torch (not a real one
+  // that silently drops the imaginary parts).
+  const bool complex = start.isComplex() || end.isComplex();
+  const ScalarType dtype = options.dtype_or(complex ? c10::get_default_complex_dtype() : c10::get_default_dtype());
   Tensor t = empty({steps}, options.dtype(dtype).requires_grad(false));
   const c10::complex<double> a = start.toComplexDouble(), b = end.toComplexDouble();
   const c10::complex<double> step = steps > 1 ? (b - a) / static_cast<double>(steps - 1) : 0.0;
   // Fill the first half from `start` and the second from `end`, so both
-  // endpoints come out exact.
+  // endpoints come out exact. A single step is `start`, not `end`.
+  const int64_t halfway = steps == 1 ? 1 : steps / 2;
   fill_with_index(t, [&](int64_t i, auto tag) {
     using T = typename decltype(tag)::type;
     const c10::complex<double> v =
-        i < steps / 2 ? a + step * static_cast<double>(i) : b - step * static_cast<double>(steps - 1 - i);
+        i < halfway ? a + step * static_cast<double>(i) : b - step * static_cast<double>(steps - 1 - i);
     return c10::convert<T>(v);
   });
   return finish(t, options);

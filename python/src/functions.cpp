@@ -25,6 +25,20 @@ Tensor into(Tensor result, OptTensor out) {
   return *out;
 }
 
+// A seed: any Python integer in [-2^63, 2^64). Generator.seed() hands out
+// the whole uint64 range, and negative seeds wrap around, as in torch.
+uint64_t seed_arg(py::handle obj) {
+  const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+  if (!index) throw py::error_already_set();
+  unsigned long long seed = PyLong_AsUnsignedLongLong(index.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    seed = static_cast<unsigned long long>(PyLong_AsLongLong(index.ptr()));
+    if (PyErr_Occurred()) throw py::error_already_set();
+  }
+  return seed;
+}
+
 }  // namespace
 
 // The keyword arguments every factory accepts (a macro: pybind11 takes them
@@ -89,16 +103,17 @@ void init_functions(py::module_& m) {
   m.def("randn", [](const py::args& size, OptGenerator g, OptTensor out, OptDtype dt, OptDevice dev, bool rg) {
     return into(randn(shape_from_args(size, "randn"), g, options(dt, dev, rg)), out);
   }, py::arg("generator") = py::none(), EMBER_FACTORY_KWARGS);
-  // randint(high, size) or randint(low, high, size).
+  // randint(high, size), randint(high, size=size) or randint(low, high, size).
   m.def("randint", [](int64_t low_or_high, py::object high_or_size, py::object size_or_none, OptGenerator g,
                       OptTensor out, OptDtype dt, OptDevice dev, bool rg) {
-    const bool three = !size_or_none.is_none();
+    const bool three = !high_or_size.is_none() && !size_or_none.is_none();
     const int64_t low = three ? low_or_high : 0;
     const int64_t high = three ? index_from_object(high_or_size, "high") : low_or_high;
-    const py::object size = three ? size_or_none : high_or_size;
+    const py::object size = three || high_or_size.is_none() ? size_or_none : high_or_size;
+    EMBER_CHECK_TYPE(!size.is_none(), "randint() missing required argument 'size'");
     return into(randint(low, high, shape_from_args(py::make_tuple(size), "randint"), g, options(dt, dev, rg)), out);
-  }, py::arg("low"), py::arg("high"), py::arg("size") = py::none(), py::kw_only(), py::arg("generator") = py::none(),
-     EMBER_FACTORY_KWARGS);
+  }, py::arg("low"), py::arg("high") = py::none(), py::arg("size") = py::none(), py::kw_only(),
+     py::arg("generator") = py::none(), EMBER_FACTORY_KWARGS);
 
   m.def("as_strided", [](const Tensor& self, std::vector<int64_t> size, std::vector<int64_t> stride,
                          std::optional<int64_t> offset) { return as_strided(self, size, stride, offset); },
@@ -114,8 +129,8 @@ void init_functions(py::module_& m) {
              return Generator();
            }),
            py::arg("device") = c10::Device(c10::DeviceType::CPU))
-      .def("manual_seed", [](Generator& g, int64_t seed) -> Generator& {
-             return g.manual_seed(static_cast<uint64_t>(seed));
+      .def("manual_seed", [](Generator& g, py::handle seed) -> Generator& {
+             return g.manual_seed(seed_arg(seed));
            }, py::arg("seed"), py::return_value_policy::reference_internal)
       .def("initial_seed", &Generator::initial_seed)
       .def("seed", &Generator::seed)
@@ -134,8 +149,8 @@ void init_functions(py::module_& m) {
       }, py::arg("new_state"))
       .def_property_readonly("device", [](const Generator&) { return c10::Device(c10::DeviceType::CPU); });
   m.attr("default_generator") = py::cast(default_cpu_generator(), py::return_value_policy::reference);
-  m.def("manual_seed", [](int64_t seed) -> Generator& {
-    return default_cpu_generator().manual_seed(static_cast<uint64_t>(seed));
+  m.def("manual_seed", [](py::handle seed) -> Generator& {
+    return default_cpu_generator().manual_seed(seed_arg(seed));
   }, py::arg("seed"), py::return_value_policy::reference);
   m.def("initial_seed", [] { return default_cpu_generator().initial_seed(); });
   m.def("seed", [] { return default_cpu_generator().seed(); });
