@@ -41,4 +41,36 @@ bool is_non_overlapping_and_dense(c10::IntArrayRef sizes, c10::IntArrayRef strid
   return true;
 }
 
+std::vector<int64_t> infer_dense_strides(c10::IntArrayRef sizes, c10::IntArrayRef strides) {
+  const size_t n = sizes.size();
+  // Innermost first. A stable insertion sort as in torch: a 0 stride says
+  // nothing about the order, so such a dim stays where it is.
+  std::vector<size_t> perm(n);
+  std::iota(perm.rbegin(), perm.rend(), 0);
+  const auto should_swap = [&](size_t d0, size_t d1) {
+    if (strides[d0] == 0 || strides[d1] == 0) return 0;
+    if (strides[d0] != strides[d1]) return strides[d0] < strides[d1] ? -1 : 1;
+    return sizes[d0] > sizes[d1] ? 1 : 0;
+  };
+  for (size_t i = 1; i < n; ++i) {
+    size_t d1 = i;
+    for (size_t d0 = i; d0-- > 0;) {
+      const int comparison = should_swap(perm[d0], perm[d1]);
+      if (comparison > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (comparison < 0) {
+        break;
+      }
+    }
+  }
+  std::vector<int64_t> out(n);
+  int64_t running = 1;
+  for (size_t d : perm) {
+    out[d] = running;
+    running *= std::max<int64_t>(sizes[d], 1);
+  }
+  return out;
+}
+
 }  // namespace ember

@@ -15,4 +15,9 @@ std::vector<int64_t> infer_size(c10::IntArrayRef a, c10::IntArrayRef b);
 // some dim order: such a layout can be preserved by empty_like/clone.
 bool is_non_overlapping_and_dense(c10::IntArrayRef sizes, c10::IntArrayRef strides);
 
+// Dense strides that order the dims as `strides` does (torch's
+// infer_dense_strides), so that empty_like/clone of e.g. a sliced transposed
+// matrix stays column-major.
+std::vector<int64_t> infer_dense_strides(c10::IntArrayRef sizes, c10::IntArrayRef strides);
+
 }  // namespace ember

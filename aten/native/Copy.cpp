@@ -29,6 +29,7 @@ bool same_geometry(const Tensor& a, const Tensor& b) {
 }
 
 void check_no_internal_overlap(const Tensor& self) {
+  if (self.numel() == 0) return;  // no elements, no overlap (whatever the strides: NumPy uses 0)
   for (int64_t d = 0; d < self.dim(); ++d) {
     EMBER_CHECK(self.stride(d) != 0 || self.size(d) <= 1,
                 "unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -44,7 +45,7 @@ Tensor copy_(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   EMBER_CHECK(c10::IntArrayRef(shape) == self.sizes(), "output with shape {} doesn't match the broadcast shape {}",
               c10::str_sizes(self.sizes()), c10::str_sizes(shape));
   if (self.is_meta()) return self;
-  EMBER_CHECK(!src.is_meta(), "Cannot copy out of meta tensor; no data!");
+  EMBER_CHECK_NOT_IMPLEMENTED(!src.is_meta(), "Cannot copy out of meta tensor; no data!");
   EMBER_CHECK(self.is_cpu() && src.is_cpu(), "copy_(): copying from {} to {} is not supported yet",
               src.device().str(), self.device().str());
   check_no_internal_overlap(self);

@@ -82,9 +82,9 @@ void fill_standard_normal(double* out, int64_t n, std::mt19937_64& engine) {
 
 Tensor uniform_(const Tensor& self, double from, double to, const std::optional<Generator>& generator) {
   EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from={} > to={}", from, to);
-  EMBER_CHECK(self.is_floating_point() || self.is_complex(),
-              "uniform_ is only implemented for floating point and complex tensors, got {}",
-              c10::python_name(self.dtype()));
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point() || self.is_complex(),
+                              "uniform_ is only implemented for floating point and complex tensors, got {}",
+                              c10::python_name(self.dtype()));
   CPUGeneratorImpl& gen = pick(generator);
   return fill_contiguous(self, [&](const Tensor& t) {
     std::lock_guard<std::mutex> lock(gen.mutex);
@@ -99,9 +99,9 @@ Tensor uniform_(const Tensor& self, double from, double to, const std::optional<
 
 Tensor normal_(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std {}", std);
-  EMBER_CHECK(self.is_floating_point() || self.is_complex(),
-              "normal_ is only implemented for floating point and complex tensors, got {}",
-              c10::python_name(self.dtype()));
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point() || self.is_complex(),
+                              "normal_ is only implemented for floating point and complex tensors, got {}",
+                              c10::python_name(self.dtype()));
   CPUGeneratorImpl& gen = pick(generator);
   return fill_contiguous(self, [&](const Tensor& t) {
     // Complex normal: real and imaginary parts each with variance std^2 / 2.

@@ -93,16 +93,20 @@ Tensor full_out(IntArrayRef size, const Scalar& fill_value, const Tensor& out) {
 }
 
 Tensor scalar_tensor(const Scalar& s, OptDtype dtype, OptDevice device) {
-  return ember::full({}, s, dtype.value_or(dtype_for_value(s)), device);
+  // Unlike full(), torch.scalar_tensor(3) is a float tensor: only a complex
+  // value (which torch rejects) picks a type of its own.
+  const ScalarType fallback = s.isComplex() ? c10::get_default_complex_dtype() : c10::get_default_dtype();
+  return ember::full({}, s, dtype.value_or(fallback), device);
 }
 
 Tensor empty_like(const Tensor& self, OptDtype dtype, OptDevice device) {
   // Like torch.preserve_format: keep a dense layout (e.g. a transposed
-  // matrix stays column-major), otherwise go contiguous.
-  if (is_non_overlapping_and_dense(self.sizes(), self.strides())) {
-    return ember::empty_strided(self.sizes(), self.strides(), dtype_or(dtype, self), device_or(device, self));
-  }
-  return ember::empty(self.sizes(), dtype_or(dtype, self), device_or(device, self));
+  // matrix stays column-major), otherwise a dense one in the same dim order.
+  // (An empty tensor counts as contiguous, so it keeps its strides, as in torch.)
+  const bool keep = self.is_contiguous() || is_non_overlapping_and_dense(self.sizes(), self.strides());
+  const std::vector<int64_t> strides =
+      keep ? self.strides().vec() : infer_dense_strides(self.sizes(), self.strides());
+  return ember::empty_strided(self.sizes(), strides, dtype_or(dtype, self), device_or(device, self));
 }
 
 Tensor zeros_like(const Tensor& self, OptDtype dtype, OptDevice device) {
@@ -122,7 +126,8 @@ Tensor arange(const Scalar& end, OptDtype dtype, OptDevice device) { return embe
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDtype dtype_opt, OptDevice device) {
   const bool integral = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
   const ScalarType dtype = dtype_opt.value_or(integral ? ScalarType::Long : c10::get_default_dtype());
-  EMBER_CHECK(!c10::isComplexType(dtype), "arange(): complex dtype {} is not supported", c10::python_name(dtype));
+  EMBER_CHECK_NOT_IMPLEMENTED(!c10::isComplexType(dtype), "arange(): complex dtype {} is not supported",
+                              c10::python_name(dtype));
   const double xstart = start.toDouble(), xend = end.toDouble(), xstep = step.toDouble();
   EMBER_CHECK(xstep != 0, "step must be nonzero");
   EMBER_CHECK(std::isfinite(xstart) && std::isfinite(xend), "unsupported range: {} -> {}", xstart, xend);
@@ -152,15 +157,20 @@ Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step, co
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, OptDtype dtype, OptDevice device) {
   EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
-  Tensor t = ember::empty({steps}, dtype, device);
+  // Complex endpoints make a complex tensor, as in torch (not a real one
+  // that silently drops the imaginary parts).
+  const bool complex = start.isComplex() || end.isComplex();
+  Tensor t = ember::empty({steps}, dtype.value_or(complex ? c10::get_default_complex_dtype() : c10::get_default_dtype()),
+                          device);
   const c10::complex<double> a = start.toComplexDouble(), b = end.toComplexDouble();
   const c10::complex<double> step = steps > 1 ? (b - a) / static_cast<double>(steps - 1) : 0.0;
   // Fill the first half from `start` and the second from `end`, so both
-  // endpoints come out exact.
+  // endpoints come out exact. A single step is `start`, not `end`.
+  const int64_t halfway = steps == 1 ? 1 : steps / 2;
   fill_with_index(t, [&](int64_t i, auto tag) {
     using T = typename decltype(tag)::type;
     const c10::complex<double> v =
-        i < steps / 2 ? a + step * static_cast<double>(i) : b - step * static_cast<double>(steps - 1 - i);
+        i < halfway ? a + step * static_cast<double>(i) : b - step * static_cast<double>(steps - 1 - i);
     return c10::convert<T>(v);
   });
   return t;

@@ -208,7 +208,7 @@ Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   end_dim = maybe_wrap_dim(end_dim, self.dim());
   EMBER_CHECK(start_dim <= end_dim, "flatten() has invalid args: start_dim cannot come after end_dim");
   if (self.dim() == 0) return ember::reshape(self, {1});
-  if (start_dim == end_dim) return self;
+  if (start_dim == end_dim) return ember::alias(self);  // a new view, as in torch
   std::vector<int64_t> shape;
   for (int64_t d = 0; d < start_dim; ++d) shape.push_back(self.size(d));
   int64_t merged = 1;

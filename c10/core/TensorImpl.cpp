@@ -15,7 +15,8 @@ std::vector<int64_t> contiguous_strides(IntArrayRef sizes) {
 int64_t checked_numel(IntArrayRef sizes) {
   int64_t n = 1;
   for (int64_t s : sizes) {
-    EMBER_CHECK_VALUE(s >= 0, "Trying to create tensor with negative dimension {}: {}", s, str_sizes(sizes));
+    // A RuntimeError, as torch raises for the same message.
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension {}: {}", s, str_sizes(sizes));
     EMBER_CHECK(!__builtin_mul_overflow(n, s, &n), "numel: integer multiplication overflow for sizes {}",
                 str_sizes(sizes));
   }

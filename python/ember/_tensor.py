@@ -25,14 +25,24 @@ def _array(self, dtype=None, copy=None):
     return array.copy() if copy else array
 
 
+def _rebuild_tensor(array, dtype, requires_grad):
+    return _C.tensor(array, dtype=dtype, requires_grad=requires_grad)
+
+
+def _rebuild_meta_tensor(size, stride, dtype, requires_grad):
+    return _C.empty_strided(size, stride, dtype=dtype, device="meta", requires_grad=requires_grad)
+
+
 def _reduce(self):
-    # Pickle through NumPy until ember.save brings the native format.
-    return (_C.tensor, (self.numpy(force=True),), {"requires_grad": self.requires_grad} if self.requires_grad else None)
-
-
-def _setstate(self, state):
-    if state:
-        self.requires_grad_(state.get("requires_grad", False))
+    # Pickle through NumPy until ember.save brings the native format. Meta
+    # tensors have no data to pickle, and NumPy has no bfloat16: those travel
+    # as float32, which holds every bfloat16 exactly.
+    if self.is_meta:
+        return (_rebuild_meta_tensor, (tuple(self.shape), self.stride(), self.dtype, self.requires_grad))
+    data = self.detach()
+    if data.dtype == _C.bfloat16:
+        data = data.float()
+    return (_rebuild_tensor, (data.numpy(force=True), self.dtype, self.requires_grad))
 
 
 Tensor.__repr__ = _repr
@@ -41,5 +51,4 @@ Tensor.__iter__ = _iter
 Tensor.__array__ = _array
 Tensor.__array_priority__ = 1000
 Tensor.__reduce__ = _reduce
-Tensor.__setstate__ = _setstate
 Tensor.__format__ = lambda self, spec: self.item().__format__(spec) if self.dim() == 0 else object.__format__(self, spec)

@@ -37,7 +37,10 @@ int64_t index_from_object(py::handle obj, const char* what) {
   if (PyBool_Check(obj.ptr()) || !PyIndex_Check(obj.ptr())) {
     throw py::type_error(fmt::format("{} must be int, not {}", what, Py_TYPE(obj.ptr())->tp_name));
   }
-  const long long v = PyLong_AsLongLong(py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr())).ptr());
+  // __index__ may raise (a float tensor's does): pass its error on.
+  const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+  if (!index) throw py::error_already_set();
+  const long long v = PyLong_AsLongLong(index.ptr());
   if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
   return v;
 }
@@ -101,7 +104,12 @@ void init_dtype_device(py::module_& m) {
              return d.has_index() ? fmt::format("device(type='{}', index={})", c10::toString(d.type), d.index)
                                   : fmt::format("device(type='{}')", c10::toString(d.type));
            })
-      .def("__eq__", [](const c10::Device& a, const c10::Device& b) { return a == b; })
+      // Equal only to devices, as in torch: device('cpu') == 'cpu' is False
+      // (not True through the str conversion) and == 1 is False, not a TypeError.
+      .def("__eq__",
+           [](const c10::Device& a, py::handle b) {
+             return py::isinstance<c10::Device>(b) && a == b.cast<c10::Device>();
+           })
       .def("__hash__", [](const c10::Device& d) { return std::hash<c10::Device>()(d); })
       .def("__reduce__", [](const c10::Device& d) {
         return py::make_tuple(py::module_::import("ember").attr("device"), py::make_tuple(d.str()));
@@ -165,7 +173,7 @@ bool type_caster<c10::Scalar>::load(handle src, bool convert) {
     value = c10::Scalar(PyFloat_AS_DOUBLE(o));
   } else if (PyComplex_Check(o)) {
     value = c10::Scalar(c10::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
-  } else if (convert && PyIndex_Check(o)) {  // NumPy integer scalars
+  } else if (convert && PyIndex_Check(o) && !py::isinstance<c10::TensorImpl>(src)) {  // NumPy integer scalars
     value = c10::Scalar(ember::python::index_from_object(src, "value"));
   } else if (convert && hasattr(src, "dtype") && hasattr(src, "item")) {
     // NumPy scalars and one-element arrays or tensors: take the Python value.

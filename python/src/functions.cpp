@@ -1,11 +1,29 @@
-// Module-level functions: random number generators and global defaults.
+// Module-level functions that are not operators: random number generators
+// and global defaults. The operators (ember.zeros, ember.transpose, ...) are
+// generated from native_functions.yaml.
 
 #include "pybind_tensor.h"
 
 namespace ember::python {
 
-// Module functions that are not operators. The operators themselves
-// (ember.zeros, ember.transpose, ...) are generated from native_functions.yaml.
+namespace {
+
+// A seed: any Python integer in [-2^63, 2^64). Generator.seed() hands out
+// the whole uint64 range, and negative seeds wrap around, as in torch.
+uint64_t seed_arg(py::handle obj) {
+  const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+  if (!index) throw py::error_already_set();
+  unsigned long long seed = PyLong_AsUnsignedLongLong(index.ptr());
+  if (PyErr_Occurred()) {
+    PyErr_Clear();
+    seed = static_cast<unsigned long long>(PyLong_AsLongLong(index.ptr()));
+    if (PyErr_Occurred()) throw py::error_already_set();
+  }
+  return seed;
+}
+
+}  // namespace
+
 void init_functions(py::module_& m) {
   m.def("promote_types", &c10::promoteTypes, py::arg("type1"), py::arg("type2"));
   m.def("get_default_dtype", &c10::get_default_dtype);
@@ -17,8 +35,8 @@ void init_functions(py::module_& m) {
              return Generator();
            }),
            py::arg("device") = c10::Device(c10::DeviceType::CPU))
-      .def("manual_seed", [](Generator& g, int64_t seed) -> Generator& {
-             return g.manual_seed(static_cast<uint64_t>(seed));
+      .def("manual_seed", [](Generator& g, py::handle seed) -> Generator& {
+             return g.manual_seed(seed_arg(seed));
            }, py::arg("seed"), py::return_value_policy::reference_internal)
       .def("initial_seed", &Generator::initial_seed)
       .def("seed", &Generator::seed)
@@ -37,8 +55,8 @@ void init_functions(py::module_& m) {
       }, py::arg("new_state"))
       .def_property_readonly("device", [](const Generator&) { return c10::Device(c10::DeviceType::CPU); });
   m.attr("default_generator") = py::cast(default_cpu_generator(), py::return_value_policy::reference);
-  m.def("manual_seed", [](int64_t seed) -> Generator& {
-    return default_cpu_generator().manual_seed(static_cast<uint64_t>(seed));
+  m.def("manual_seed", [](py::handle seed) -> Generator& {
+    return default_cpu_generator().manual_seed(seed_arg(seed));
   }, py::arg("seed"), py::return_value_policy::reference);
   m.def("initial_seed", [] { return default_cpu_generator().initial_seed(); });
   m.def("seed", [] { return default_cpu_generator().seed(); });

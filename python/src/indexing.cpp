@@ -83,18 +83,30 @@ Tensor apply_index(const Tensor& self, py::handle index) {
   return result.is_same(self) ? ember::alias(self) : result;
 }
 
+// As in torch, a value may carry extra leading size-1 dims (x[0] = y[None]);
+// dropping them leaves broadcasting against the target to do the rest.
+Tensor without_leading_ones(Tensor value) {
+  while (value.dim() > 0 && value.size(0) == 1) value = value.squeeze(0);
+  return value;
+}
+
 }  // namespace
 
 void init_indexing(TensorClass& cls) {
   cls.def("__getitem__", [](const Tensor& self, py::handle index) { return apply_index(self, index); });
   cls.def("__setitem__", [](const Tensor& self, py::handle index, py::handle value) {
     Tensor target = apply_index(self, index);
+    const bool text = py::isinstance<py::str>(value) || py::isinstance<py::bytes>(value);
     if (py::isinstance<c10::TensorImpl>(value)) {
-      target.copy_(value.cast<Tensor>());
-    } else if (PySequence_Check(value.ptr()) || py::hasattr(value, "__array__")) {
-      target.copy_(py::module_::import("ember").attr("tensor")(value).cast<Tensor>());
+      target.copy_(without_leading_ones(value.cast<Tensor>()));
+    } else if (!text && (PySequence_Check(value.ptr()) || py::hasattr(value, "__array__"))) {
+      target.copy_(without_leading_ones(py::module_::import("ember").attr("tensor")(value).cast<Tensor>()));
     } else {
-      target.fill_(value.cast<Scalar>());
+      // A TypeError naming the type, as in torch (not pybind11's generic cast error).
+      py::detail::make_caster<Scalar> scalar;
+      EMBER_CHECK_TYPE(!text && scalar.load(value, true), "can't assign a {} to a tensor",
+                       Py_TYPE(value.ptr())->tp_name);
+      target.fill_(py::detail::cast_op<Scalar>(scalar));
     }
   });
 }

@@ -33,7 +33,76 @@ autograd::AutogradMeta* autograd_meta(const Tensor& t) {
   return static_cast<autograd::AutogradMeta*>(t.unsafeGetTensorImpl()->autograd_meta());
 }
 
+// A device from a str or ember.device. Parsing the string here lets its
+// error through ("Expected one of cpu, cuda, ..."), which pybind11's implicit
+// str conversion would replace with a generic cast error.
+c10::Device device_arg(py::handle h) {
+  if (py::isinstance<py::str>(h)) return c10::Device(h.cast<std::string>());
+  return h.cast<c10::Device>();
+}
+
+ScalarType dtype_arg(py::handle h) {
+  py::detail::make_caster<ScalarType> caster;
+  if (!caster.load(h, true)) {
+    throw py::type_error(
+        fmt::format("to(): expected a dtype, device or tensor argument, got {}", Py_TYPE(h.ptr())->tp_name));
+  }
+  return py::detail::cast_op<ScalarType>(caster);
+}
+
+// Tensor.to(dtype) / to(device, dtype) / to(other): positional arguments are
+// recognised by type, as in PyTorch.
+Tensor to_from_args(const Tensor& self, const py::args& args, const py::kwargs& kwargs) {
+  std::optional<Device> device;
+  std::optional<ScalarType> dtype;
+  bool copy = false;
+  for (py::handle a : args) {
+    if (py::isinstance<c10::TensorImpl>(a)) {
+      const Tensor other = a.cast<Tensor>();
+      device = other.device();
+      dtype = other.dtype();
+    } else if (py::isinstance<py::str>(a) || py::isinstance<c10::Device>(a)) {
+      device = device_arg(a);
+    } else if (PyIndex_Check(a.ptr()) && !PyBool_Check(a.ptr())) {
+      device = c10::Device(c10::DeviceType::CUDA, static_cast<int8_t>(index_from_object(a, "device")));
+    } else {
+      dtype = dtype_arg(a);
+    }
+  }
+  for (auto [key, value] : kwargs) {
+    const std::string k = key.cast<std::string>();
+    if (k == "dtype") {
+      if (!value.is_none()) dtype = dtype_arg(value);
+    } else if (k == "device") {
+      if (!value.is_none()) device = device_arg(value);
+    } else if (k == "copy") {
+      copy = value.cast<bool>();
+    } else if (k != "non_blocking" && k != "memory_format") {
+      throw py::type_error(fmt::format("to() got an unexpected keyword argument '{}'", k));
+    }
+  }
+  return ember::to(self, device.value_or(self.device()), dtype, false, copy);
+}
+
 Tensor converted(const Tensor& self, ScalarType t) { return self.to(t); }
+
+// The value behind int(t), float(t) and complex(t). Unlike item(), these
+// raise ValueError for other sizes, as in torch.
+Scalar single_value(const Tensor& self) {
+  EMBER_CHECK_VALUE(self.numel() == 1, "only one element tensors can be converted to Python scalars");
+  return self.item();
+}
+
+// int(t) and float(t) of a complex tensor: only a real value converts, as in
+// torch (silently dropping the imaginary part would hide bugs).
+py::object real_value(const Tensor& self) {
+  const Scalar value = single_value(self);
+  if (value.isBoolean()) return py::int_(value.toLong());  // __int__ must return an int, not a bool
+  if (!value.isComplex()) return py::cast(value);
+  EMBER_CHECK(value.toComplexDouble().imag() == 0,
+              "value cannot be converted to a real number: its imaginary part is not zero");
+  return py::float_(value.toDouble());
+}
 
 // Binds a const, argument-free member of ember::Tensor on the Python class,
 // whose C++ type is TensorImpl.
@@ -92,6 +161,8 @@ void init_tensor(py::module_& m) {
       .def("is_complex", method<&Tensor::is_complex>())
       .def("is_conj", method<&Tensor::is_conj>())
       .def("is_neg", method<&Tensor::is_neg>())
+      // Hand-written rather than generated: positional arguments are told apart by type.
+      .def("to", &to_from_args)
       .def("cpu", [](const Tensor& self) { return self.to(Device(DeviceType::CPU)); });
   constexpr std::pair<const char*, ScalarType> conversions[] = {
       {"bool", ScalarType::Bool},    {"byte", ScalarType::Byte},         {"char", ScalarType::Char},
@@ -153,12 +224,15 @@ void init_tensor(py::module_& m) {
            })
       .def("__bool__",
            [](const Tensor& self) {
+             EMBER_CHECK(self.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
              EMBER_CHECK(self.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
              return self.item().toBool();
            })
-      .def("__float__", [](const Tensor& self) { return self.item().toDouble(); })
-      .def("__int__", [](const Tensor& self) { return self.item().toLong(); })
-      .def("__complex__", [](const Tensor& self) { return self.item().toComplexDouble(); })
+      // Through Python's own int()/float(), so int(nan) is a ValueError and
+      // int(inf) an OverflowError rather than an arbitrary integer.
+      .def("__float__", [](const Tensor& self) { return py::float_(real_value(self)); })
+      .def("__int__", [](const Tensor& self) { return py::int_(real_value(self)); })
+      .def("__complex__", [](const Tensor& self) { return single_value(self).toComplexDouble(); })
       .def("__index__", [](const Tensor& self) {
         EMBER_CHECK_TYPE(self.numel() == 1 && c10::isIntegralType(self.dtype(), true),
                          "only integer tensors of a single element can be converted to an index");

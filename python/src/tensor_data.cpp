@@ -70,14 +70,16 @@ std::vector<int64_t> infer_shape(py::handle data) {
 
 void check(py::handle obj, size_t depth, const std::vector<int64_t>& shape, std::optional<Kind>& kind) {
   if (depth == shape.size()) {
-    EMBER_CHECK_VALUE(!is_sequence(obj), "expected a number at dim {} but found a sequence of length {}", depth,
-                      py::len(obj));
+    // A number where a sequence belongs, or the other way round, is a
+    // TypeError (as in torch); only a wrong length is a ValueError.
+    EMBER_CHECK_TYPE(!is_sequence(obj), "expected a number at dim {} but found a sequence of length {}", depth,
+                     py::len(obj));
     const Kind k = leaf_kind(obj);
     kind = kind ? std::max(*kind, k) : k;
     return;
   }
-  EMBER_CHECK_VALUE(is_sequence(obj), "expected sequence of length {} at dim {} (got {})", shape[depth], depth,
-                    py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+  EMBER_CHECK_TYPE(is_sequence(obj), "expected sequence of length {} at dim {} (got {})", shape[depth], depth,
+                   py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
   py::sequence seq = py::reinterpret_borrow<py::sequence>(obj);
   const int64_t n = static_cast<int64_t>(seq.size());
   EMBER_CHECK_VALUE(n == shape[depth], "expected sequence of length {} at dim {} (got {})", shape[depth], depth, n);
@@ -162,9 +164,9 @@ Tensor from_numpy(py::handle obj) {
                    "can't convert np.ndarray of type {}. The only supported types are: float64, float32, float16, "
                    "complex64, complex128, int64, int32, int16, int8, uint8, and bool.",
                    py::str(array.dtype()).cast<std::string>());
-  EMBER_CHECK_TYPE(array.dtype().attr("isnative").cast<bool>(),
-                   "given numpy array has byte order different from the native byte order. Conversion between byte "
-                   "orders is currently not supported.");
+  EMBER_CHECK_VALUE(array.dtype().attr("isnative").cast<bool>(),
+                    "given numpy array has byte order different from the native byte order. Conversion between byte "
+                    "orders is currently not supported.");
   const int64_t itemsize = static_cast<int64_t>(array.itemsize());
   std::vector<int64_t> sizes(array.ndim()), strides(array.ndim());
   for (py::ssize_t i = 0; i < array.ndim(); ++i) {
@@ -267,7 +269,7 @@ py::object to_list(const char* data, c10::IntArrayRef sizes, c10::IntArrayRef st
 }
 
 py::object tolist(const Tensor& input) {
-  EMBER_CHECK(!input.is_meta(), "Cannot copy out of meta tensor; no data!");
+  EMBER_CHECK_NOT_IMPLEMENTED(!input.is_meta(), "Cannot copy out of meta tensor; no data!");
   const Tensor t = input.resolve_conj().resolve_neg();
   return c10::visit_scalar_type(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -303,11 +305,10 @@ Tensor from_dlpack(py::object obj) {
     }
     capsule = obj.attr("__dlpack__")();
   }
-  if (!PyCapsule_IsValid(capsule.ptr(), kDLTensorName)) {
-    throw py::value_error(
-        "from_dlpack(): the capsule is not a DLPack tensor or was already consumed (each capsule can be used only "
-        "once)");
-  }
+  // A RuntimeError, as in torch.
+  EMBER_CHECK(PyCapsule_IsValid(capsule.ptr(), kDLTensorName),
+              "from_dlpack(): the capsule is not a DLPack tensor or was already consumed (each capsule can be used "
+              "only once)");
   auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), kDLTensorName));
   // Mark consumed first: from here on, Ember owns the managed tensor.
   PyCapsule_SetName(capsule.ptr(), kUsedDLTensorName);
@@ -343,7 +344,7 @@ void init_tensor_data(py::module_& m, TensorClass& cls) {
       .def(
           "__dlpack__",
           [](const Tensor& self, py::object stream, py::object max_version, py::object dl_device, py::object copy) {
-            EMBER_CHECK(stream.is_none() || self.is_cpu(), "stream must be None for CPU tensors");
+            EMBER_CHECK(stream.is_none() || !self.is_cpu(), "stream must be None for CPU tensors");
             EMBER_CHECK(dl_device.is_none() || py::cast<py::tuple>(dl_device)[0].cast<int>() == kDLCPU,
                         "__dlpack__: only export to the CPU device is supported");
             const bool must_copy = !copy.is_none() && copy.cast<bool>();
