@@ -82,6 +82,12 @@ class TensorImpl final : public intrusive_ptr_target {
   bool is_neg() const { return neg_; }
   void set_neg(bool v) { neg_ = v; }
 
+  // A 0-d tensor made from a Python number for an operator taking a Tensor:
+  // type promotion treats it as the weaker "wrapped number" (x + 1.5 keeps
+  // x's float16, as in PyTorch).
+  bool is_wrapped_number() const { return wrapped_number_; }
+  void set_wrapped_number(bool v) { wrapped_number_ = v; }
+
  private:
   void refresh_numel_and_contiguity();
 
@@ -97,6 +103,7 @@ class TensorImpl final : public intrusive_ptr_target {
   bool is_contiguous_ = true;
   bool conj_ = false;
   bool neg_ = false;
+  bool wrapped_number_ = false;
 };
 
 using AutogradMetaFactory = std::unique_ptr<AutogradMetaInterface> (*)();

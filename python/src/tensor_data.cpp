@@ -4,6 +4,7 @@
 #include "pybind_tensor.h"
 
 #include <aten/DLConvertor.h>
+#include <aten/native/TensorIterator.h>
 #include <c10/util/TypeCast.h>
 #include <dlpack/dlpack.h>
 
@@ -336,6 +337,7 @@ void init_tensor_data(py::module_& m, TensorClass& cls) {
       py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
       py::arg("requires_grad") = false);
   m.def("from_numpy", &from_numpy, py::arg("ndarray"));
+  m.def("_wrapped_scalar", [](const Scalar& s) { return wrapped_scalar_tensor(s); }, py::arg("value"));
   m.def("from_dlpack", &from_dlpack, py::arg("ext_tensor"));
   m.def("to_dlpack", &to_dlpack_capsule, py::arg("tensor"));
 

@@ -91,6 +91,69 @@ SAMPLES = {
     "resize_": lambda d: t(d, 3).resize_(2, 5),
 }
 
+UNARY = ["abs", "neg", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan",
+         "asin", "acos", "atan", "sinh", "cosh", "tanh", "sigmoid", "erf", "erfc", "reciprocal", "floor", "ceil",
+         "round", "trunc", "frac", "sign", "relu", "silu", "logical_not", "gelu"]
+BINARY = ["add", "sub", "mul", "div", "remainder", "eq", "ne", "lt", "le", "gt", "ge"]
+BINARY_TENSOR_ONLY = ["maximum", "minimum", "atan2", "logical_and", "logical_or", "logical_xor"]
+BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
+
+
+def _elementwise_samples():
+    samples = {}
+    for op in UNARY:
+        fn = getattr(ember, op)
+        samples[f"{op}.out"] = lambda d, fn=fn: fn(t(d, 2, 3), out=t(d, 0))
+        samples[op] = lambda d, fn=fn: fn(t(d, 2, 3).t())
+        samples[f"{op}_"] = lambda d, op=op: getattr(t(d, 4), op + "_")()
+    samples["bitwise_not.out"] = lambda d: ember.bitwise_not(t(d, 3, dtype=ember.int32), out=t(d, 0, dtype=ember.int32))
+    samples["bitwise_not"] = lambda d: ember.bitwise_not(t(d, 2, 3, dtype=ember.int16))
+    samples["bitwise_not_"] = lambda d: t(d, 3, dtype=ember.bool).bitwise_not_()
+    for op in BINARY + BINARY_TENSOR_ONLY + BITWISE:
+        fn = getattr(ember, op)
+        dtype = ember.int64 if op in BITWISE else None
+        overload = "" if op in BINARY_TENSOR_ONLY else ".Tensor"
+        samples[f"{op}.out"] = lambda d, fn=fn, dt=dtype: fn(t(d, 2, 3, dtype=dt), t(d, 3, dtype=dt), out=t(d, 0, dtype=dt))
+        samples[f"{op}{overload}"] = lambda d, fn=fn, dt=dtype: fn(t(d, 3, 1, dtype=dt), t(d, 1, 4, dtype=ember.int32))
+        samples[f"{op}_{overload}"] = lambda d, op=op, dt=dtype: getattr(t(d, 2, 3, dtype=dt), op + "_")(t(d, 3, dtype=dt))
+        if op not in BINARY_TENSOR_ONLY:
+            samples[f"{op}.Scalar"] = lambda d, fn=fn, dt=dtype: fn(t(d, 2, dtype=dt), 3)
+            samples[f"{op}_.Scalar"] = lambda d, op=op, dt=dtype: getattr(t(d, 2, dtype=dt), op + "_")(3)
+    samples.update({
+        "div.out_mode": lambda d: ember.div(t(d, 3), t(d, 3), rounding_mode="floor", out=t(d, 0)),
+        "div.Tensor_mode": lambda d: ember.div(t(d, 3, dtype=ember.int32), t(d, 1, dtype=ember.int32) + 1,
+                                               rounding_mode="trunc"),
+        "div_.Tensor_mode": lambda d: t(d, 3).div_(t(d, 3), rounding_mode="floor"),
+        "div.Scalar_mode": lambda d: ember.div(t(d, 3), 2, rounding_mode="floor"),
+        "div_.Scalar_mode": lambda d: t(d, 3).div_(2, rounding_mode="trunc"),
+        "floor_divide": lambda d: ember.floor_divide(t(d, 2, 3), t(d, 3)),
+        "floor_divide.Scalar": lambda d: ember.floor_divide(t(d, 2, 3), 2),
+        "true_divide.Tensor": lambda d: ember.true_divide(t(d, 2, dtype=ember.int64), t(d, 2)),
+        "rsub.Tensor": lambda d: ember.rsub(t(d, 2, 3), t(d, 3)),
+        "rsub.Scalar": lambda d: ember.rsub(t(d, 2, 3), 1),
+        "pow.Tensor_Tensor_out": lambda d: ember.pow(t(d, 3), t(d, 3), out=t(d, 0)),
+        "pow.Tensor_Tensor": lambda d: ember.pow(t(d, 2, 1), t(d, 3)),
+        "pow_.Tensor": lambda d: t(d, 2, 3).pow_(t(d, 3)),
+        "pow.Tensor_Scalar": lambda d: ember.pow(t(d, 2, dtype=ember.int32), 2),
+        "pow_.Scalar": lambda d: t(d, 2).pow_(0.5),
+        "pow.Scalar": lambda d: ember.pow(2, t(d, 3)),
+        "where.self_out": lambda d: ember.where(t(d, 3, dtype=ember.bool), t(d, 2, 3), t(d, 3), out=t(d, 0)),
+        "where.self": lambda d: ember.where(t(d, 3, 1, dtype=ember.bool), t(d, 1, 4), t(d, 4, dtype=ember.float64)),
+        "where.ScalarOther": lambda d: ember.where(t(d, 3, dtype=ember.bool), t(d, 3), 1.0),
+        "where.ScalarSelf": lambda d: ember.where(t(d, 3, dtype=ember.bool), 1, t(d, 3, dtype=ember.int8)),
+        "clamp.out": lambda d: ember.clamp(t(d, 4), 0, 1, out=t(d, 0)),
+        "clamp": lambda d: ember.clamp(t(d, 2, 3, dtype=ember.int32), min=1),
+        "clamp_": lambda d: t(d, 3).clamp_(max=0.5),
+        "clamp.Tensor_out": lambda d: ember.clamp(t(d, 4), t(d, 4), out=t(d, 0)),
+        "clamp.Tensor": lambda d: ember.clamp(t(d, 2, 3), t(d, 3), t(d, 2, 1)),
+        "clamp_.Tensor": lambda d: t(d, 3).clamp_(t(d, 3)),
+        "clip": lambda d: ember.clip(t(d, 3), -1, 1),
+    })
+    return samples
+
+
+SAMPLES.update(_elementwise_samples())
+
 # Operators whose result is data, which a meta tensor does not have.
 DATA_DEPENDENT = {"item", "equal"}
 

@@ -121,10 +121,33 @@ def gen_tensor_methods_cpp(functions: list[NativeFunction]) -> str:
 
 
 def _kernels(functions: list[NativeFunction]):
-    """(key, op name, kernel name, C++ function type) for every registration."""
+    """(key, op name, kernel expression, C++ function type) for every registration."""
     for f in functions:
         for key, kernel in f.dispatch.items():
-            yield key, f.schema, kernel, cpp.function_type(f.schema)
+            if kernel.endswith("@delegate"):
+                yield key, f.schema, "&" + _delegate_wrapper_name(f, key), cpp.function_type(f.schema)
+            else:
+                ptr = f"static_cast<{cpp.function_type(f.schema).replace('(', '(*)(', 1)}>(&native::{kernel})"
+                yield key, f.schema, ptr, cpp.function_type(f.schema)
+
+
+def _delegate_wrapper_name(f: NativeFunction, key: str) -> str:
+    return f"{f.schema.full_name.replace('.', '_')}_{key}"
+
+
+def _delegate_wrappers(functions: list[NativeFunction]) -> list[str]:
+    """Functional and in-place ops that run their out variant's kernel."""
+    out = []
+    for f in functions:
+        if not f.structured_delegate:
+            continue
+        for key, kernel in f.dispatch.items():
+            out_kernel = kernel[: -len("@delegate")]
+            args = ", ".join(cpp.argument_names(f.schema))
+            result = "self" if f.schema.is_inplace else "Tensor()"
+            sig = cpp.signature(f.schema, with_defaults=False, name=_delegate_wrapper_name(f, key))
+            out.append(f"{sig} {{\n  return native::{out_kernel}({args}, {result});\n}}\n")
+    return out
 
 
 def gen_native_functions_h(functions: list[NativeFunction]) -> str:
@@ -134,6 +157,8 @@ def gen_native_functions_h(functions: list[NativeFunction]) -> str:
            "namespace ember::native {\n"]
     seen = set()
     for f in functions:
+        if f.structured_delegate:
+            continue
         for kernel in dict.fromkeys(f.dispatch.values()):
             decl = cpp.signature(f.schema, with_defaults=False, name=kernel) + ";"
             if decl not in seen:
@@ -145,14 +170,15 @@ def gen_native_functions_h(functions: list[NativeFunction]) -> str:
 
 def gen_register_cpp(functions: list[NativeFunction]) -> str:
     out = [HEADER, "#include <aten/core/dispatch/Library.h>", "#include <aten/generated/NativeFunctions.h>\n",
-           "namespace ember {", "namespace {\n", "EMBER_LIBRARY(aten, m) {"]
+           "namespace ember {", "namespace {\n"]
+    out.extend(_delegate_wrappers(functions))
+    out.append("EMBER_LIBRARY(aten, m) {")
     for f in functions:
         out.append(f'  m.def("{f.schema}");')
     out.append("}\n")
     by_key: dict[str, list[str]] = {}
     for key, schema, kernel, ftype in _kernels(functions):
-        ptr = f"static_cast<{ftype.replace('(', '(*)(', 1)}>(&native::{kernel})"
-        by_key.setdefault(key, []).append(f'  m.impl("{schema.full_name}", {ptr});')
+        by_key.setdefault(key, []).append(f'  m.impl("{schema.full_name}", {kernel});')
     for key, impls in sorted(by_key.items()):
         out.append(f"EMBER_LIBRARY_IMPL(aten, {key}, m) {{")
         out.extend(impls)

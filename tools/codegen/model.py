@@ -238,6 +238,9 @@ class NativeFunction:
     # dispatch key name -> kernel function name in ember::native
     dispatch: dict[str, str] = field(default_factory=dict)
     python: bool = True  # bind in Python
+    # "exp.out": this functional or in-place op runs the out variant's
+    # kernels, with a fresh output or with `self` as the output.
+    structured_delegate: Optional[str] = None
 
     @property
     def cpp_name(self) -> str:
@@ -262,7 +265,22 @@ def parse_native_functions(entries: list[dict]) -> list[NativeFunction]:
         for keys, kernel in (entry.get("dispatch") or {}).items():
             for key in keys.split(","):
                 dispatch[key.strip()] = kernel
-        if not dispatch:
+        delegate = entry.get("structured_delegate")
+        if delegate and dispatch:
+            raise SchemaError(f"{schema.full_name}: structured_delegate and dispatch are exclusive")
+        if not dispatch and not delegate:
             dispatch = {"CompositeImplicitAutograd": _default_kernel_name(schema)}
-        functions.append(NativeFunction(schema, variants, dispatch, entry.get("python", True)))
+        functions.append(NativeFunction(schema, variants, dispatch, entry.get("python", True), delegate))
+    by_name = {f.schema.full_name: f for f in functions}
+    for f in functions:
+        if f.structured_delegate:
+            target = by_name.get(f.structured_delegate)
+            if target is None or not target.schema.is_out_variant:
+                raise SchemaError(f"{f.schema.full_name}: structured_delegate {f.structured_delegate} is not an "
+                                  "out variant in this file")
+            expected = [(a.name, str(a.type)) for a in target.schema.arguments if not a.is_write]
+            have = [(a.name, str(a.type)) for a in f.schema.arguments]
+            if have != expected:
+                raise SchemaError(f"{f.schema.full_name}: arguments differ from its delegate {f.structured_delegate}")
+            f.dispatch = {key: f"{kernel}@delegate" for key, kernel in target.dispatch.items()}
     return functions

@@ -1,0 +1,415 @@
+// Binary elementwise operators, comparisons, where and clamp.
+
+#include <aten/Functions.h>
+#include <aten/generated/NativeFunctions.h>
+#include <aten/native/TensorIterator.h>
+#include <aten/native/cpu/ElementwiseTraits.h>
+#include <aten/native/cpu/Loops.h>
+
+#include <cmath>
+
+namespace ember::native {
+
+namespace {
+
+using cpu::is_floating_v;
+using cpu::is_integral_v;
+using cpu::opmath_t;
+
+[[noreturn]] void not_implemented(const char* name, ScalarType t) {
+  EMBER_CHECK_NOT_IMPLEMENTED(false, "\"{}\" not implemented for '{}'", name, c10::toString(t));
+}
+
+// Calls body(tag) for the iterator's common dtype; `Supports<T>` picks the
+// dtypes the op is defined for.
+template <template <typename> class Supports, typename Body>
+void visit_supported(const TensorIterator& iter, const char* name, Body&& body) {
+  const ScalarType t = iter.common_dtype();
+  c10::visit_scalar_type(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (Supports<T>::value) {
+      body(tag);
+    } else {
+      not_implemented(name, t);
+    }
+  });
+}
+
+template <typename T>
+struct AnyType : std::true_type {};
+template <typename T>
+struct NotComplex : std::bool_constant<!c10::is_complex_v<T>> {};
+template <typename T>
+struct IntegralOrBool : std::bool_constant<std::is_integral_v<T>> {};
+template <typename T>
+struct FloatingOnly : std::bool_constant<is_floating_v<T>> {};
+
+// A binary op computing in opmath_t: f(M a, M b) -> M.
+template <template <typename> class Supports, typename F>
+Tensor arithmetic(TensorIterator iter, const char* name, F f) {
+  visit_supported<Supports>(iter, name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    cpu::cpu_kernel(iter, [f](T a, T b) -> T { return static_cast<T>(f(static_cast<M>(a), static_cast<M>(b))); });
+  });
+  return iter.output();
+}
+
+template <typename T>
+T integer_div_check(T b) {
+  EMBER_CHECK(b != T(0), "ZeroDivisionError");
+  return b;
+}
+
+// Python's floor division for floats (NumPy's algorithm): exact for
+// integral quotients, consistent with remainder().
+template <typename M>
+M floor_divide_float(M a, M b) {
+  if (b == M(0)) return a / b;
+  const M mod = std::fmod(a, b);
+  M div = (a - mod) / b;
+  if (mod != M(0) && ((b < M(0)) != (mod < M(0)))) div -= M(1);
+  if (div == M(0)) return std::copysign(M(0), a / b);
+  M floordiv = std::floor(div);
+  if (div - floordiv > M(0.5)) floordiv += M(1);
+  return floordiv;
+}
+
+Tensor comparison(const Tensor& self, const Tensor& other, const Tensor& out, const char* name, int kind) {
+  auto iter = TensorIterator::comparison_op(out, self, other, name);
+  const ScalarType t = iter.common_dtype();
+  EMBER_CHECK(kind <= 1 || !c10::isComplexType(t), "\"{}\" not implemented for '{}'", name, c10::toString(t));
+  // Writes bool results; an out= tensor of another dtype receives them cast.
+  c10::visit_scalar_type(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    if constexpr (c10::is_complex_v<T>) {
+      if (kind == 0) cpu::cpu_kernel(iter, [](T a, T b) -> bool { return a == b; });
+      if (kind == 1) cpu::cpu_kernel(iter, [](T a, T b) -> bool { return a != b; });
+    } else {
+      switch (kind) {
+        case 0: cpu::cpu_kernel(iter, [](T a, T b) -> bool { return M(a) == M(b); }); break;
+        case 1: cpu::cpu_kernel(iter, [](T a, T b) -> bool { return M(a) != M(b); }); break;
+        case 2: cpu::cpu_kernel(iter, [](T a, T b) -> bool { return M(a) < M(b); }); break;
+        case 3: cpu::cpu_kernel(iter, [](T a, T b) -> bool { return M(a) <= M(b); }); break;
+        case 4: cpu::cpu_kernel(iter, [](T a, T b) -> bool { return M(a) > M(b); }); break;
+        default: cpu::cpu_kernel(iter, [](T a, T b) -> bool { return M(a) >= M(b); }); break;
+      }
+    }
+  });
+  return iter.output();
+}
+
+Tensor logical(const Tensor& self, const Tensor& other, const Tensor& out, const char* name, int kind) {
+  TensorIteratorConfig config;
+  config.name(name).resize_outputs(!(out.defined() && out.is_same(self))).add_output(out).add_input(self).add_input(other);
+  config.promote_inputs_to_common_dtype().cast_common_dtype_to_outputs();
+  if (!out.defined()) config.declare_static_output_dtype(ScalarType::Bool);
+  auto iter = config.build();
+  c10::visit_scalar_type(iter.common_dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto truth = [](T v) { return c10::convert<bool>(v); };
+    if (kind == 0) cpu::cpu_kernel(iter, [truth](T a, T b) -> bool { return truth(a) && truth(b); });
+    if (kind == 1) cpu::cpu_kernel(iter, [truth](T a, T b) -> bool { return truth(a) || truth(b); });
+    if (kind == 2) cpu::cpu_kernel(iter, [truth](T a, T b) -> bool { return truth(a) != truth(b); });
+  });
+  return iter.output();
+}
+
+Tensor wrap(const Scalar& s) { return wrapped_scalar_tensor(s); }
+
+}  // namespace
+
+// ---- arithmetic ---------------------------------------------------------------
+
+Tensor add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  auto iter = TensorIterator::binary_op(out, self, other, "add");
+  if (iter.common_dtype() == ScalarType::Bool) {
+    cpu::cpu_kernel(iter, [](bool a, bool b) -> bool { return a || b; });
+    return iter.output();
+  }
+  EMBER_CHECK(!alpha.isFloatingPoint() || !c10::isIntegralType(iter.common_dtype(), true),
+              "For integral input tensors, argument alpha must not be a floating point number.");
+  visit_supported<AnyType>(iter, "add", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    if constexpr (!std::is_same_v<T, bool>) {
+      const M a = alpha.to<M>();
+      cpu::cpu_kernel(iter, [a](T x, T y) -> T { return static_cast<T>(M(x) + a * M(y)); });
+    }
+  });
+  return iter.output();
+}
+
+Tensor sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  EMBER_CHECK(self.dtype() != ScalarType::Bool || other.dtype() != ScalarType::Bool,
+              "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+              "operator instead.");
+  EMBER_CHECK(self.dtype() != ScalarType::Bool && other.dtype() != ScalarType::Bool,
+              "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
+              "mask, use the `~` or `logical_not()` operator instead.");
+  return ember::add_outf(self, other, -alpha, out);
+}
+
+Tensor mul_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  auto iter = TensorIterator::binary_op(out, self, other, "mul");
+  if (iter.common_dtype() == ScalarType::Bool) {
+    cpu::cpu_kernel(iter, [](bool a, bool b) -> bool { return a && b; });
+    return iter.output();
+  }
+  return arithmetic<AnyType>(std::move(iter), "mul", [](auto a, auto b) { return a * b; });
+}
+
+Tensor div_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return arithmetic<AnyType>(TensorIterator::binary_float_op(out, self, other, "div"), "div",
+                             [](auto a, auto b) { return a / b; });
+}
+
+Tensor div_out(const Tensor& self, const Tensor& other, std::optional<std::string_view> mode, const Tensor& out) {
+  if (!mode) return ember::div_outf(self, other, out);
+  EMBER_CHECK_VALUE(*mode == "trunc" || *mode == "floor",
+                    "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{}'", *mode);
+  const bool floor = *mode == "floor";
+  auto iter = TensorIterator::binary_op(out, self, other, "div");
+  visit_supported<NotComplex>(iter, "div_floor", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    if constexpr (is_integral_v<T>) {
+      cpu::cpu_kernel(iter, [floor](T a, T b) -> T {
+        integer_div_check(b);
+        T q = a / b;
+        if (floor && (a % b != 0) && ((a < 0) != (b < 0))) --q;
+        return q;
+      });
+    } else if constexpr (std::is_same_v<T, bool>) {
+      cpu::cpu_kernel(iter, [](T a, T b) -> T { return integer_div_check(b) ? a : a; });
+    } else {
+      cpu::cpu_kernel(iter, [floor](T a, T b) -> T {
+        return static_cast<T>(floor ? floor_divide_float(M(a), M(b)) : std::trunc(M(a) / M(b)));
+      });
+    }
+  });
+  return iter.output();
+}
+
+Tensor remainder_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  auto iter = TensorIterator::binary_op(out, self, other, "remainder");
+  visit_supported<NotComplex>(iter, "remainder", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    if constexpr (std::is_same_v<T, bool>) {
+      not_implemented("remainder", ScalarType::Bool);
+    } else if constexpr (is_integral_v<T>) {
+      cpu::cpu_kernel(iter, [](T a, T b) -> T {
+        integer_div_check(b);
+        T r = a % b;
+        if (r != 0 && ((r < 0) != (b < 0))) r += b;
+        return r;
+      });
+    } else {
+      cpu::cpu_kernel(iter, [](T a, T b) -> T {
+        M r = std::fmod(M(a), M(b));
+        if (r != M(0) && ((r < M(0)) != (M(b) < M(0)))) r += M(b);
+        return static_cast<T>(r);
+      });
+    }
+  });
+  return iter.output();
+}
+
+Tensor maximum_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return arithmetic<NotComplex>(TensorIterator::binary_op(out, self, other, "maximum"), "maximum", [](auto a, auto b) {
+    if constexpr (std::is_floating_point_v<decltype(a)>) {
+      if (std::isnan(a) || std::isnan(b)) return a + b;  // NaN propagates
+    }
+    return a > b ? a : b;
+  });
+}
+
+Tensor minimum_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return arithmetic<NotComplex>(TensorIterator::binary_op(out, self, other, "minimum"), "minimum", [](auto a, auto b) {
+    if constexpr (std::is_floating_point_v<decltype(a)>) {
+      if (std::isnan(a) || std::isnan(b)) return a + b;
+    }
+    return a < b ? a : b;
+  });
+}
+
+Tensor atan2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return arithmetic<FloatingOnly>(TensorIterator::binary_float_op(out, self, other, "atan2"), "atan2",
+                                  [](auto a, auto b) { return std::atan2(a, b); });
+}
+
+Tensor pow_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
+  auto iter = TensorIterator::binary_op(out, self, exponent, "pow");
+  visit_supported<AnyType>(iter, "pow", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    if constexpr (std::is_integral_v<T>) {
+      cpu::cpu_kernel(iter, [](T base, T exp) -> T {
+        if constexpr (std::is_signed_v<T>) {
+          EMBER_CHECK(exp >= 0 || base == 1 || base == -1, "Integers to negative integer powers are not allowed.");
+          if (exp < 0) return base == 1 ? T(1) : static_cast<T>((exp % 2) ? -1 : 1);
+        }
+        int64_t result = 1, b = base;
+        for (uint64_t e = static_cast<uint64_t>(exp); e; e >>= 1, b *= b)
+          if (e & 1) result *= b;
+        return static_cast<T>(result);
+      });
+    } else {
+      cpu::cpu_kernel(iter, [](T a, T b) -> T { return static_cast<T>(std::pow(M(a), M(b))); });
+    }
+  });
+  return iter.output();
+}
+
+// ---- comparisons and logic ----------------------------------------------------
+
+Tensor eq_out(const Tensor& self, const Tensor& other, const Tensor& out) { return comparison(self, other, out, "eq", 0); }
+Tensor ne_out(const Tensor& self, const Tensor& other, const Tensor& out) { return comparison(self, other, out, "ne", 1); }
+Tensor lt_out(const Tensor& self, const Tensor& other, const Tensor& out) { return comparison(self, other, out, "lt", 2); }
+Tensor le_out(const Tensor& self, const Tensor& other, const Tensor& out) { return comparison(self, other, out, "le", 3); }
+Tensor gt_out(const Tensor& self, const Tensor& other, const Tensor& out) { return comparison(self, other, out, "gt", 4); }
+Tensor ge_out(const Tensor& self, const Tensor& other, const Tensor& out) { return comparison(self, other, out, "ge", 5); }
+
+Tensor logical_and_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return logical(self, other, out, "logical_and", 0);
+}
+Tensor logical_or_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return logical(self, other, out, "logical_or", 1);
+}
+Tensor logical_xor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return logical(self, other, out, "logical_xor", 2);
+}
+
+Tensor bitwise_and_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return arithmetic<IntegralOrBool>(TensorIterator::binary_op(out, self, other, "bitwise_and"), "bitwise_and",
+                                    [](auto a, auto b) { return a & b; });
+}
+Tensor bitwise_or_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return arithmetic<IntegralOrBool>(TensorIterator::binary_op(out, self, other, "bitwise_or"), "bitwise_or",
+                                    [](auto a, auto b) { return a | b; });
+}
+Tensor bitwise_xor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return arithmetic<IntegralOrBool>(TensorIterator::binary_op(out, self, other, "bitwise_xor"), "bitwise_xor",
+                                    [](auto a, auto b) { return a ^ b; });
+}
+
+// ---- Scalar overloads: a Python number becomes a wrapped 0-d tensor ----------
+
+Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) { return ember::add(self, wrap(other), alpha); }
+Tensor add_(const Tensor& self, const Scalar& other, const Scalar& alpha) { return self.add_(wrap(other), alpha); }
+Tensor sub(const Tensor& self, const Scalar& other, const Scalar& alpha) { return ember::sub(self, wrap(other), alpha); }
+Tensor sub_(const Tensor& self, const Scalar& other, const Scalar& alpha) { return self.sub_(wrap(other), alpha); }
+Tensor mul(const Tensor& self, const Scalar& other) { return ember::mul(self, wrap(other)); }
+Tensor mul_(const Tensor& self, const Scalar& other) { return self.mul_(wrap(other)); }
+Tensor div(const Tensor& self, const Scalar& other) { return ember::div(self, wrap(other)); }
+Tensor div_(const Tensor& self, const Scalar& other) { return self.div_(wrap(other)); }
+Tensor remainder(const Tensor& self, const Scalar& other) { return ember::remainder(self, wrap(other)); }
+Tensor remainder_(const Tensor& self, const Scalar& other) { return self.remainder_(wrap(other)); }
+Tensor eq(const Tensor& self, const Scalar& other) { return ember::eq(self, wrap(other)); }
+Tensor eq_(const Tensor& self, const Scalar& other) { return self.eq_(wrap(other)); }
+Tensor ne(const Tensor& self, const Scalar& other) { return ember::ne(self, wrap(other)); }
+Tensor ne_(const Tensor& self, const Scalar& other) { return self.ne_(wrap(other)); }
+Tensor lt(const Tensor& self, const Scalar& other) { return ember::lt(self, wrap(other)); }
+Tensor lt_(const Tensor& self, const Scalar& other) { return self.lt_(wrap(other)); }
+Tensor le(const Tensor& self, const Scalar& other) { return ember::le(self, wrap(other)); }
+Tensor le_(const Tensor& self, const Scalar& other) { return self.le_(wrap(other)); }
+Tensor gt(const Tensor& self, const Scalar& other) { return ember::gt(self, wrap(other)); }
+Tensor gt_(const Tensor& self, const Scalar& other) { return self.gt_(wrap(other)); }
+Tensor ge(const Tensor& self, const Scalar& other) { return ember::ge(self, wrap(other)); }
+Tensor ge_(const Tensor& self, const Scalar& other) { return self.ge_(wrap(other)); }
+Tensor bitwise_and(const Tensor& self, const Scalar& other) { return ember::bitwise_and(self, wrap(other)); }
+Tensor bitwise_and_(const Tensor& self, const Scalar& other) { return self.bitwise_and_(wrap(other)); }
+Tensor bitwise_or(const Tensor& self, const Scalar& other) { return ember::bitwise_or(self, wrap(other)); }
+Tensor bitwise_or_(const Tensor& self, const Scalar& other) { return self.bitwise_or_(wrap(other)); }
+Tensor bitwise_xor(const Tensor& self, const Scalar& other) { return ember::bitwise_xor(self, wrap(other)); }
+Tensor bitwise_xor_(const Tensor& self, const Scalar& other) { return self.bitwise_xor_(wrap(other)); }
+
+Tensor floor_divide(const Tensor& self, const Tensor& other) { return ember::div(self, other, "floor"); }
+Tensor floor_divide(const Tensor& self, const Scalar& other) { return ember::div(self, wrap(other), "floor"); }
+Tensor true_divide(const Tensor& self, const Tensor& other) { return ember::div(self, other); }
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { return ember::sub(other, self, alpha); }
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) { return ember::sub(wrap(other), self, alpha); }
+Tensor pow(const Tensor& self, const Scalar& exponent) { return ember::pow(self, wrap(exponent)); }
+Tensor pow_(const Tensor& self, const Scalar& exponent) { return self.pow_(wrap(exponent)); }
+Tensor pow(const Scalar& self, const Tensor& exponent) { return ember::pow(wrap(self), exponent); }
+
+// ---- where and clamp ----------------------------------------------------------
+
+Tensor where_out(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
+  EMBER_CHECK(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::Byte,
+              "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+              c10::toString(condition.dtype()));
+  const ScalarType common = result_type({self, other});
+  auto iter = TensorIteratorConfig()
+                  .name("where")
+                  .add_output(out)
+                  .add_input(condition.to(ScalarType::Bool))
+                  .add_input(self.to(common))
+                  .add_input(other.to(common))
+                  .declare_static_output_dtype(common)
+                  .cast_common_dtype_to_outputs()
+                  .build();
+  c10::visit_scalar_type(common, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cpu::cpu_kernel(iter, [](bool c, T a, T b) -> T { return c ? a : b; });
+  });
+  return iter.output();
+}
+
+Tensor where(const Tensor& condition, const Tensor& self, const Scalar& other) {
+  return ember::where(condition, self, wrap(other));
+}
+Tensor where(const Tensor& condition, const Scalar& self, const Tensor& other) {
+  return ember::where(condition, wrap(self), other);
+}
+
+Tensor clamp_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,
+                 const Tensor& out) {
+  EMBER_CHECK(min.has_value() || max.has_value(), "torch.clamp: At least one of 'min' or 'max' must not be None");
+  TensorIteratorConfig config;
+  config.name("clamp").resize_outputs(!(out.defined() && out.is_same(self))).add_output(out).add_input(self);
+  if (min) config.add_input(*min);
+  if (max) config.add_input(*max);
+  auto iter = config.promote_inputs_to_common_dtype().cast_common_dtype_to_outputs().build();
+  visit_supported<NotComplex>(iter, "clamp", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    // NaN in the input stays NaN; the bounds apply max first, then min (PyTorch).
+    auto lower = [](M x, M lo) { return x != x ? x : (x < lo ? lo : x); };
+    auto upper = [](M x, M hi) { return x != x ? x : (x > hi ? hi : x); };
+    if (min && max) {
+      cpu::cpu_kernel(iter, [=](T x, T lo, T hi) -> T { return static_cast<T>(upper(lower(M(x), M(lo)), M(hi))); });
+    } else if (min) {
+      cpu::cpu_kernel(iter, [=](T x, T lo) -> T { return static_cast<T>(lower(M(x), M(lo))); });
+    } else {
+      cpu::cpu_kernel(iter, [=](T x, T hi) -> T { return static_cast<T>(upper(M(x), M(hi))); });
+    }
+  });
+  return iter.output();
+}
+
+Tensor clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+                 const Tensor& out) {
+  auto as_tensor = [](const std::optional<Scalar>& s) -> std::optional<Tensor> {
+    if (!s) return std::nullopt;
+    return wrap(*s);
+  };
+  return ember::clamp_outf(self, as_tensor(min), as_tensor(max), out);
+}
+
+Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return ember::clamp(self, min, max);
+}
+
+}  // namespace ember::native
+
+namespace ember::native {
+Tensor div(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  return ember::div(self, wrapped_scalar_tensor(other), rounding_mode);
+}
+Tensor div_(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
+  return self.div_(wrapped_scalar_tensor(other), rounding_mode);
+}
+}  // namespace ember::native

@@ -1,0 +1,210 @@
+// Unary elementwise operators. Each out= kernel builds a TensorIterator
+// (which also serves Meta tensors: shapes and dtypes without a loop) and
+// applies one scalar function; functional and in-place forms delegate here.
+
+#include <aten/Functions.h>
+#include <aten/generated/NativeFunctions.h>
+#include <aten/native/TensorIterator.h>
+#include <aten/native/cpu/ElementwiseTraits.h>
+#include <aten/native/cpu/Loops.h>
+
+#include <cmath>
+
+namespace ember::native {
+
+namespace {
+
+using cpu::opmath_t;
+
+// Which dtypes an op accepts; an op rejects the others with PyTorch's words.
+enum Accepts : unsigned { kBool = 1, kIntegral = 2, kFloating = 4, kComplex = 8, kAll = 15, kReal = 7, kNumber = 14 };
+
+bool accepts(unsigned mask, ScalarType t) {
+  switch (c10::info(t).kind) {
+    case c10::TypeKind::Bool: return mask & kBool;
+    case c10::TypeKind::Integral: return mask & kIntegral;
+    case c10::TypeKind::Floating: return mask & kFloating;
+    case c10::TypeKind::Complex: return mask & kComplex;
+  }
+  return false;
+}
+
+// Runs Op{}(x) over the iterator's common dtype, computing in opmath_t.
+template <typename Op>
+void apply_same_type(TensorIterator& iter, const char* name, unsigned mask) {
+  const ScalarType t = iter.common_dtype();
+  EMBER_CHECK_NOT_IMPLEMENTED(accepts(mask, t), "\"{}\" not implemented for '{}'", name, c10::toString(t));
+  c10::visit_scalar_type(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    if constexpr (Op::template supports<T>) {
+      cpu::cpu_kernel(iter, [](T x) -> T { return static_cast<T>(Op{}(static_cast<M>(x))); });
+    }
+  });
+}
+
+template <typename Op>
+Tensor float_unary(const Tensor& self, const Tensor& out, const char* name, unsigned mask = kNumber) {
+  auto iter = TensorIterator::unary_float_op(out, self, name);
+  apply_same_type<Op>(iter, name, mask);
+  return iter.output();
+}
+
+template <typename Op>
+Tensor same_type_unary(const Tensor& self, const Tensor& out, const char* name, unsigned mask) {
+  auto iter = TensorIterator::unary_op(out, self, name);
+  apply_same_type<Op>(iter, name, mask);
+  return iter.output();
+}
+
+template <typename T>
+inline constexpr bool not_bool = !std::is_same_v<T, bool>;
+template <typename T>
+inline constexpr bool real_float = cpu::is_floating_v<T>;
+template <typename T>
+inline constexpr bool float_or_complex = cpu::is_floating_v<T> || c10::is_complex_v<T>;
+
+// One functor per op. `supports<T>` limits instantiation to the dtypes the op
+// can compute (the runtime check above gives the error for the rest).
+struct Exp { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::exp(x); } };
+struct Exp2 { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::exp2(x); } };
+struct Log { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::log(x); } };
+struct Log2 { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::log2(x); } };
+struct Log10 { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::log10(x); } };
+struct Log1p { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::log1p(x); } };
+struct Expm1 { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::expm1(x); } };
+struct Sqrt { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::sqrt(x); } };
+struct Rsqrt { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return T(1) / std::sqrt(x); } };
+struct Sin { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::sin(x); } };
+struct Cos { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::cos(x); } };
+struct Tan { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::tan(x); } };
+struct Asin { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::asin(x); } };
+struct Acos { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::acos(x); } };
+struct Atan { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::atan(x); } };
+struct Sinh { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::sinh(x); } };
+struct Cosh { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::cosh(x); } };
+struct Tanh { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::tanh(x); } };
+struct Sigmoid { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return T(1) / (T(1) + std::exp(-x)); } };
+struct Erf { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::erf(x); } };
+struct Erfc { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::erfc(x); } };
+struct Reciprocal { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return T(1) / x; } };
+struct Silu { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return x / (T(1) + std::exp(-x)); } };
+struct Neg { template <typename T> static constexpr bool supports = not_bool<T>; template <typename T> T operator()(T x) const { return -x; } };
+struct Floor { template <typename T> static constexpr bool supports = !c10::is_complex_v<T> && not_bool<T>; template <typename T> T operator()(T x) const { if constexpr (cpu::is_integral_v<T>) return x; else return std::floor(x); } };
+struct Ceil { template <typename T> static constexpr bool supports = !c10::is_complex_v<T> && not_bool<T>; template <typename T> T operator()(T x) const { if constexpr (cpu::is_integral_v<T>) return x; else return std::ceil(x); } };
+struct Trunc { template <typename T> static constexpr bool supports = !c10::is_complex_v<T> && not_bool<T>; template <typename T> T operator()(T x) const { if constexpr (cpu::is_integral_v<T>) return x; else return std::trunc(x); } };
+// Round half to even, as torch.round and NumPy do.
+struct Round { template <typename T> static constexpr bool supports = !c10::is_complex_v<T> && not_bool<T>; template <typename T> T operator()(T x) const { if constexpr (cpu::is_integral_v<T>) return x; else return std::nearbyint(x); } };
+struct Frac { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return x - std::trunc(x); } };
+struct Sign { template <typename T> static constexpr bool supports = !c10::is_complex_v<T>; template <typename T> T operator()(T x) const { if constexpr (std::is_same_v<T, bool>) return x; else return static_cast<T>((T(0) < x) - (x < T(0))); } };
+struct Relu { template <typename T> static constexpr bool supports = !c10::is_complex_v<T> && not_bool<T>; template <typename T> T operator()(T x) const { return x > T(0) ? x : T(0); } };
+struct BitwiseNot { template <typename T> static constexpr bool supports = std::is_integral_v<T>; template <typename T> T operator()(T x) const { if constexpr (std::is_same_v<T, bool>) return !x; else return static_cast<T>(~x); } };
+
+}  // namespace
+
+Tensor exp_out(const Tensor& self, const Tensor& out) { return float_unary<Exp>(self, out, "exp"); }
+Tensor exp2_out(const Tensor& self, const Tensor& out) { return float_unary<Exp2>(self, out, "exp2", kReal); }
+Tensor log_out(const Tensor& self, const Tensor& out) { return float_unary<Log>(self, out, "log"); }
+Tensor log2_out(const Tensor& self, const Tensor& out) { return float_unary<Log2>(self, out, "log2", kReal); }
+Tensor log10_out(const Tensor& self, const Tensor& out) { return float_unary<Log10>(self, out, "log10"); }
+Tensor log1p_out(const Tensor& self, const Tensor& out) { return float_unary<Log1p>(self, out, "log1p", kReal); }
+Tensor expm1_out(const Tensor& self, const Tensor& out) { return float_unary<Expm1>(self, out, "expm1", kReal); }
+Tensor sqrt_out(const Tensor& self, const Tensor& out) { return float_unary<Sqrt>(self, out, "sqrt"); }
+Tensor rsqrt_out(const Tensor& self, const Tensor& out) { return float_unary<Rsqrt>(self, out, "rsqrt"); }
+Tensor sin_out(const Tensor& self, const Tensor& out) { return float_unary<Sin>(self, out, "sin"); }
+Tensor cos_out(const Tensor& self, const Tensor& out) { return float_unary<Cos>(self, out, "cos"); }
+Tensor tan_out(const Tensor& self, const Tensor& out) { return float_unary<Tan>(self, out, "tan"); }
+Tensor asin_out(const Tensor& self, const Tensor& out) { return float_unary<Asin>(self, out, "asin"); }
+Tensor acos_out(const Tensor& self, const Tensor& out) { return float_unary<Acos>(self, out, "acos"); }
+Tensor atan_out(const Tensor& self, const Tensor& out) { return float_unary<Atan>(self, out, "atan"); }
+Tensor sinh_out(const Tensor& self, const Tensor& out) { return float_unary<Sinh>(self, out, "sinh"); }
+Tensor cosh_out(const Tensor& self, const Tensor& out) { return float_unary<Cosh>(self, out, "cosh"); }
+Tensor tanh_out(const Tensor& self, const Tensor& out) { return float_unary<Tanh>(self, out, "tanh"); }
+Tensor sigmoid_out(const Tensor& self, const Tensor& out) { return float_unary<Sigmoid>(self, out, "sigmoid"); }
+Tensor erf_out(const Tensor& self, const Tensor& out) { return float_unary<Erf>(self, out, "erf", kReal); }
+Tensor erfc_out(const Tensor& self, const Tensor& out) { return float_unary<Erfc>(self, out, "erfc", kReal); }
+Tensor reciprocal_out(const Tensor& self, const Tensor& out) { return float_unary<Reciprocal>(self, out, "reciprocal"); }
+Tensor silu_out(const Tensor& self, const Tensor& out) { return float_unary<Silu>(self, out, "silu", kReal); }
+Tensor neg_out(const Tensor& self, const Tensor& out) {
+  EMBER_CHECK(self.dtype() != ScalarType::Bool,
+              "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
+              "use the `~` or `logical_not()` operator instead.");
+  return same_type_unary<Neg>(self, out, "neg", kNumber);
+}
+Tensor floor_out(const Tensor& self, const Tensor& out) { return same_type_unary<Floor>(self, out, "floor", kReal & ~kBool); }
+Tensor ceil_out(const Tensor& self, const Tensor& out) { return same_type_unary<Ceil>(self, out, "ceil", kReal & ~kBool); }
+Tensor trunc_out(const Tensor& self, const Tensor& out) { return same_type_unary<Trunc>(self, out, "trunc", kReal & ~kBool); }
+Tensor round_out(const Tensor& self, const Tensor& out) { return same_type_unary<Round>(self, out, "round", kReal & ~kBool); }
+Tensor frac_out(const Tensor& self, const Tensor& out) { return same_type_unary<Frac>(self, out, "frac", kFloating); }
+Tensor sign_out(const Tensor& self, const Tensor& out) {
+  EMBER_CHECK(!self.is_complex(),
+              "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
+  return same_type_unary<Sign>(self, out, "sign", kReal);
+}
+Tensor relu_out(const Tensor& self, const Tensor& out) { return same_type_unary<Relu>(self, out, "relu", kReal & ~kBool); }
+Tensor bitwise_not_out(const Tensor& self, const Tensor& out) {
+  return same_type_unary<BitwiseNot>(self, out, "bitwise_not", kBool | kIntegral);
+}
+
+Tensor abs_out(const Tensor& self, const Tensor& out) {
+  // The absolute value of a complex number is real.
+  TensorIteratorConfig config;
+  config.name("abs").resize_outputs(!(out.defined() && out.is_same(self))).add_output(out).add_input(self);
+  if (self.is_complex() && !out.defined()) config.declare_static_output_dtype(c10::toRealValueType(self.dtype()));
+  auto iter = config.cast_common_dtype_to_outputs().build();
+  c10::visit_scalar_type(self.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (c10::is_complex_v<T>) {
+      using R = typename T::value_type;
+      if (iter.dtype(0) == c10::cpp_to_scalar_type<R>) {
+        cpu::cpu_kernel(iter, [](T x) -> R { return std::abs(x); });
+      } else {
+        cpu::cpu_kernel(iter, [](T x) -> T { return T(std::abs(x)); });
+      }
+    } else if constexpr (std::is_same_v<T, bool>) {
+      cpu::cpu_kernel(iter, [](T x) -> T { return x; });
+    } else {
+      using M = opmath_t<T>;
+      cpu::cpu_kernel(iter, [](T x) -> T { return static_cast<T>(std::abs(static_cast<M>(x))); });
+    }
+  });
+  return iter.output();
+}
+
+Tensor logical_not_out(const Tensor& self, const Tensor& out) {
+  TensorIteratorConfig config;
+  config.name("logical_not").resize_outputs(!(out.defined() && out.is_same(self))).add_output(out).add_input(self);
+  if (!out.defined()) config.declare_static_output_dtype(ScalarType::Bool);
+  auto iter = config.cast_common_dtype_to_outputs().build();
+  c10::visit_scalar_type(self.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cpu::cpu_kernel(iter, [](T x) -> bool { return !c10::convert<bool>(x); });
+  });
+  return iter.output();
+}
+
+Tensor gelu_out(const Tensor& self, std::string_view approximate, const Tensor& out) {
+  EMBER_CHECK_VALUE(approximate == "none" || approximate == "tanh",
+                    "approximate argument must be either none or tanh, got '{}'", approximate);
+  auto iter = TensorIterator::unary_float_op(out, self, "gelu");
+  const bool use_tanh = approximate == "tanh";
+  EMBER_CHECK_NOT_IMPLEMENTED(accepts(kReal, iter.common_dtype()), "\"GeluKernelImpl\" not implemented for '{}'",
+                              c10::toString(iter.common_dtype()));
+  c10::visit_scalar_type(iter.common_dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (cpu::is_floating_v<T>) {
+      using M = opmath_t<T>;
+      cpu::cpu_kernel(iter, [use_tanh](T value) -> T {
+        const M x = static_cast<M>(value);
+        if (use_tanh) {
+          const M inner = M(0.7978845608028654) * (x + M(0.044715) * x * x * x);  // sqrt(2/pi)
+          return static_cast<T>(M(0.5) * x * (M(1) + std::tanh(inner)));
+        }
+        return static_cast<T>(M(0.5) * x * (M(1) + std::erf(x * M(0.7071067811865476))));  // 1/sqrt(2)
+      });
+    }
+  });
+  return iter.output();
+}
+
+}  // namespace ember::native

@@ -1,0 +1,22 @@
+#pragma once
+// Type helpers shared by elementwise kernels.
+
+#include <c10/core/ScalarType.h>
+#include <c10/util/TypeCast.h>
+
+#include <cmath>
+#include <type_traits>
+
+namespace ember::native::cpu {
+
+// The type arithmetic happens in: float for half/bfloat16, else T itself.
+template <typename T>
+using opmath_t = std::conditional_t<c10::is_reduced_float_v<T>, float, T>;
+
+template <typename T>
+inline constexpr bool is_floating_v = std::is_floating_point_v<T> || c10::is_reduced_float_v<T>;
+
+template <typename T>
+inline constexpr bool is_integral_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+}  // namespace ember::native::cpu
