@@ -14,11 +14,13 @@ from ._C import (  # noqa: F401
     from_dlpack,
     from_numpy,
     get_default_dtype,
+    get_num_threads,
     initial_seed,
     manual_seed,
     promote_types,
     seed,
     set_default_dtype,
+    set_num_threads,
     tensor,
 )
 from ._C import (  # noqa: F401  dtypes

@@ -109,3 +109,5 @@ Tensor.__hash__ = object.__hash__
 
 def _comparable(other):
     return isinstance(other, (Tensor, int, float, complex, bool)) or hasattr(other, "__index__")
+Tensor.__matmul__ = lambda self, other: _C.matmul(self, other)
+Tensor.__rmatmul__ = lambda self, other: _C.matmul(other, self)

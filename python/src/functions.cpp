@@ -4,6 +4,8 @@
 
 #include "pybind_tensor.h"
 
+#include <aten/Parallel.h>
+
 namespace ember::python {
 
 namespace {
@@ -27,6 +29,8 @@ uint64_t seed_arg(py::handle obj) {
 void init_functions(py::module_& m) {
   m.def("promote_types", &c10::promoteTypes, py::arg("type1"), py::arg("type2"));
   m.def("get_default_dtype", &c10::get_default_dtype);
+  m.def("get_num_threads", &get_num_threads);
+  m.def("set_num_threads", &set_num_threads, py::arg("int"));
   m.def("set_default_dtype", &c10::set_default_dtype, py::arg("d"));
 
   py::class_<Generator>(m, "Generator")

@@ -94,6 +94,10 @@ void init_dispatch(py::module_& m);
 void init_generated_functions(py::module_& m);
 void init_generated_methods(TensorClass& cls);
 
+// Results with named fields (e.g. max.dim's values and indices) as a named
+// tuple type in ember.return_types, created once per operator.
+py::object named_tuple(const char* op_name, std::initializer_list<const char*> fields, py::object values);
+
 // The Python dtype object for `t` (a singleton per dtype).
 py::object dtype_object(c10::ScalarType t);
 // Shapes from Python: `f(2, 3)`, `f((2, 3))` and `f([2, 3])` all mean [2, 3].

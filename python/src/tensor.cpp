@@ -8,6 +8,8 @@
 
 #include <pybind11/complex.h>
 
+#include <unordered_map>
+
 namespace ember::python {
 
 namespace {
@@ -112,6 +114,19 @@ auto method() {
 }
 
 }  // namespace
+
+py::object named_tuple(const char* op_name, std::initializer_list<const char*> fields, py::object values) {
+  static auto* types = new std::unordered_map<std::string, py::object>();  // leaked: outlives the interpreter
+  auto it = types->find(op_name);
+  if (it == types->end()) {
+    py::list names;
+    for (const char* f : fields) names.append(f);
+    py::object type = py::module_::import("collections").attr("namedtuple")(op_name, names);
+    type.attr("__module__") = "ember.return_types";
+    it = types->emplace(op_name, type).first;
+  }
+  return it->second(*values);
+}
 
 void init_tensor(py::module_& m) {
   TensorClass cls(m, "Tensor", py::dynamic_attr());

@@ -123,6 +123,10 @@ def _binding(f: NativeFunction, out: NativeFunction | None, *, method: bool) -> 
         out_args = [by_name[a.name] for a in out.schema.arguments if not a.is_write] + ["*out"]
         body.append(f"    if (out) return ember::{out.cpp_name}f({', '.join(out_args)});")
     returns_value = bool(s.returns)
+    named = len(s.returns) > 1 and all(r.name for r in s.returns)
+    if named:  # like torch.return_types.max: a named tuple
+        fields = ", ".join(f'"{r.name}"' for r in s.returns)
+        call = f'named_tuple("{s.name}", {{{fields}}}, py::cast({call}))'
     if factory:
         body.append(f"    Tensor result = {call};")
         body.append("    if (requires_grad) result.set_requires_grad(true);")
@@ -132,7 +136,8 @@ def _binding(f: NativeFunction, out: NativeFunction | None, *, method: bool) -> 
     else:
         body.append(f"    {call};")
     target = "cls" if method else "m"
-    ret = " -> " + ("Tensor" if (out is not None or factory) else cpp.return_type(s.returns)) if returns_value else ""
+    ret_type = "py::object" if named else ("Tensor" if (out is not None or factory) else cpp.return_type(s.returns))
+    ret = f" -> {ret_type}" if returns_value else ""
     lambda_text = f"[]({', '.join(params)}){ret} {{\n" + "\n".join(body) + "\n  }"
     extras = "".join(", " + p for p in pyargs)
     return f'  {target}.def("{s.name}", {lambda_text}{extras});'
