@@ -12,6 +12,7 @@
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/TensorIterator.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
+#include <aten/native/cpu/VecMath.h>
 #include <c10/util/TypeCast.h>
 
 #include <cmath>
@@ -157,24 +158,6 @@ Tensor into_out(const Tensor& result, const Tensor& out) {
   return out.copy_(result);
 }
 
-// Sum-like reductions: sum, prod and the pieces of mean/var/norm.
-template <typename Step>
-Tensor accumulate(const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim, ScalarType compute,
-                  ScalarType out_dtype, double init, Step step, const char* name, double scale = 1.0) {
-  const Plan plan = make_plan(self, reduced_mask(self, dims, name), keepdim, compute);
-  Tensor out = make_output(plan, out_dtype, self.device());
-  if (self.is_meta()) return out;
-  c10::visit_scalar_type(compute, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = acc_t<T>;
-    const auto values = reduce<T, A>(
-        plan, A(init), [&](A acc, T v, int64_t) { return step(acc, static_cast<A>(c10::convert<A>(v))); },
-        [&](A a, A b) { return step.merge(a, b); });
-    write_results(out, values, [scale](A v) { return v * static_cast<A>(scale); });
-  });
-  return out;
-}
-
 struct SumStep {
   template <typename A>
   A operator()(A acc, A v) const { return acc + v; }
@@ -187,6 +170,51 @@ struct ProdStep {
   template <typename A>
   A merge(A a, A b) const { return a * b; }
 };
+
+// Sum-like reductions: sum, prod and the pieces of mean/var/norm.
+template <typename Step>
+Tensor accumulate(const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim, ScalarType compute,
+                  ScalarType out_dtype, double init, Step step, const char* name, double scale = 1.0) {
+  const Plan plan = make_plan(self, reduced_mask(self, dims, name), keepdim, compute);
+  Tensor out = make_output(plan, out_dtype, self.device());
+  if (self.is_meta()) return out;
+  if constexpr (std::is_same_v<Step, SumStep>) {
+    if (compute == ScalarType::Float && !plan.columns && out_dtype == ScalarType::Float) {
+      // Float sums over contiguous rows: the vectorized blocked sum.
+      const float* data = static_cast<const float*>(plan.matrix.data_ptr());
+      float* o = static_cast<float*>(out.data_ptr());
+      const int64_t inner = plan.inner;
+      if (plan.outer == 1 && inner >= 65536) {
+        const int64_t chunks = std::min<int64_t>(get_num_threads() * 4, inner / 32768);
+        const int64_t chunk = (inner + chunks - 1) / chunks;
+        std::vector<double> partial(static_cast<size_t>(chunks), 0.0);
+        parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+          for (int64_t c = b; c < e; ++c)
+            partial[c] = cpu::sum_floats(data + c * chunk, std::min(inner, (c + 1) * chunk) - c * chunk);
+        });
+        double total = 0;
+        for (double p : partial) total += p;
+        o[0] = static_cast<float>(total * scale);
+      } else {
+        parallel_for(0, plan.outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(inner, 1)),
+                     [&](int64_t b, int64_t e) {
+                       for (int64_t r = b; r < e; ++r)
+                         o[r] = static_cast<float>(cpu::sum_floats(data + r * inner, inner) * scale);
+                     });
+      }
+      return out;
+    }
+  }
+  c10::visit_scalar_type(compute, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = acc_t<T>;
+    const auto values = reduce<T, A>(
+        plan, A(init), [&](A acc, T v, int64_t) { return step(acc, static_cast<A>(c10::convert<A>(v))); },
+        [&](A a, A b) { return step.merge(a, b); });
+    write_results(out, values, [scale](A v) { return v * static_cast<A>(scale); });
+  });
+  return out;
+}
 
 }  // namespace
 
@@ -504,6 +532,20 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
           M m = -std::numeric_limits<M>::infinity();
           for (int64_t i = 0; i < n; ++i) m = std::max(m, static_cast<M>(x[i]));
           if (std::isinf(m)) m = m > 0 ? m : M(0);
+          if constexpr (std::is_same_v<T, float>) {
+            // Vectorized: y = exp(x - m), then normalize.
+            for (int64_t i = 0; i < n; ++i) y[i] = x[i] - m;
+            cpu::exp_floats(y, y, n);
+            const float total = static_cast<float>(cpu::sum_floats(y, n));
+            if (log) {
+              const float shift = m + std::log(total);
+              for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+            } else {
+              const float inv = 1.0f / total;
+              for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+            }
+            continue;
+          }
           M total = 0;
           for (int64_t i = 0; i < n; ++i) total += std::exp(static_cast<M>(x[i]) - m);
           if (log) {

@@ -7,6 +7,7 @@
 #include <aten/native/TensorIterator.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
 #include <aten/native/cpu/Loops.h>
+#include <aten/native/cpu/VecMath.h>
 
 #include <cmath>
 
@@ -102,7 +103,17 @@ struct BitwiseNot { template <typename T> static constexpr bool supports = std::
 
 }  // namespace
 
-Tensor exp_out(const Tensor& self, const Tensor& out) { return float_unary<Exp>(self, out, "exp"); }
+Tensor exp_out(const Tensor& self, const Tensor& out) {
+  auto iter = TensorIterator::unary_float_op(out, self, "exp");
+  if (iter.common_dtype() == ScalarType::Float && iter.is_contiguous()) {
+    iter.for_each([](char** data, const int64_t*, int64_t n) {
+      cpu::exp_floats(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n);
+    });
+    return iter.output();
+  }
+  apply_same_type<Exp>(iter, "exp", kNumber);
+  return iter.output();
+}
 Tensor exp2_out(const Tensor& self, const Tensor& out) { return float_unary<Exp2>(self, out, "exp2", kReal); }
 Tensor log_out(const Tensor& self, const Tensor& out) { return float_unary<Log>(self, out, "log"); }
 Tensor log2_out(const Tensor& self, const Tensor& out) { return float_unary<Log2>(self, out, "log2", kReal); }

@@ -1,0 +1,138 @@
+"""Ember vs PyTorch vs NumPy, side by side in one run.
+
+    python benchmarks/run.py [--quick] [--threads N] [--markdown]
+
+Each case is timed for every library that can run it (median of several
+repeats, each long enough to swamp timer noise) and reported as the time
+per call plus ratios: `torch/ember` > 1 means Ember is faster than PyTorch.
+Timings are facts about this machine, not test assertions.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import ember
+
+try:
+    import torch
+except ImportError:  # the comparison columns stay empty
+    torch = None
+
+
+def timeit(fn, min_time):
+    fn()  # warm up (allocations, thread pool, lazy init)
+    n = 1
+    while True:
+        start = time.perf_counter()
+        for _ in range(n):
+            fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_time / 5 or n >= 1 << 20:
+            break
+        n *= 4
+    samples = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(n):
+            fn()
+        samples.append((time.perf_counter() - start) / n)
+    return statistics.median(samples)
+
+
+def cases(quick):
+    rng = np.random.default_rng(0)
+    big = 1 << 22 if quick else 1 << 24
+
+    def arrays(*shapes, dtype=np.float32):
+        return [rng.standard_normal(s).astype(dtype) for s in shapes]
+
+    tiny = arrays((10,), (10,))
+    yield ("per-op overhead: add 10 floats", tiny, lambda a, b: ember.add(a, b), lambda a, b: torch.add(a, b),
+           lambda a, b: np.add(a, b))
+    yield ("per-op overhead: view", arrays((10,)), lambda a: a.view(2, 5), lambda a: a.view(2, 5),
+           lambda a: a.reshape(2, 5))
+    for n in (1 << 20, big):
+        label = f"{n >> 20}M"
+        yield (f"add {label} float32", arrays((n,), (n,)), lambda a, b: a + b, lambda a, b: a + b,
+               lambda a, b: a + b)
+        yield (f"exp {label} float32", arrays((n,)), lambda a: ember.exp(a), lambda a: torch.exp(a),
+               lambda a: np.exp(a))
+    yield ("broadcast add [2048,2048] + [2048]", arrays((2048, 2048), (2048,)), lambda a, b: a + b,
+           lambda a, b: a + b, lambda a, b: a + b)
+    yield ("transposed add x.t() + y [2048,2048]", arrays((2048, 2048), (2048, 2048)), lambda a, b: a.t() + b,
+           lambda a, b: a.t() + b, lambda a, b: a.T + b)
+    yield (f"sum {big >> 20}M float32", arrays((big,)), lambda a: a.sum(), lambda a: a.sum(), lambda a: a.sum())
+    yield ("sum dim 0 [4096,4096]", arrays((4096, 4096)), lambda a: a.sum(0), lambda a: a.sum(0),
+           lambda a: a.sum(0))
+    yield ("softmax [4096,1024] dim -1", arrays((4096, 1024)), lambda a: a.softmax(-1), lambda a: a.softmax(-1),
+           lambda a: _np_softmax(a))
+    for n in ((512, 1024) if quick else (1024, 2048)):
+        yield (f"matmul {n}x{n} float32", arrays((n, n), (n, n)), lambda a, b: a @ b, lambda a, b: a @ b,
+               lambda a, b: a @ b)
+    if hasattr(ember, "conv2d"):
+        yield ("conv2d [8,64,56,56] 3x3x64", arrays((8, 64, 56, 56), (64, 64, 3, 3)),
+               lambda x, w: ember.conv2d(x, w, padding=1), lambda x, w: torch.nn.functional.conv2d(x, w, padding=1),
+               None)
+
+
+def _np_softmax(a):
+    e = np.exp(a - a.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
+    parser.add_argument("--threads", type=int, default=None, help="threads for Ember and PyTorch")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    args = parser.parse_args()
+    threads = args.threads or ember.get_num_threads()
+    ember.set_num_threads(threads)
+    if torch is not None:
+        torch.set_num_threads(threads)
+    min_time = 0.05 if args.quick else 0.25
+
+    rows = []
+    for name, inputs, ember_fn, torch_fn, numpy_fn in cases(args.quick):
+        e_in = [ember.from_numpy(x) for x in inputs]
+        t_ember = timeit(lambda: ember_fn(*e_in), min_time)
+        t_torch = None
+        if torch is not None:
+            t_in = [torch.from_numpy(x) for x in inputs]
+            t_torch = timeit(lambda: torch_fn(*t_in), min_time)
+        t_numpy = timeit(lambda: numpy_fn(*inputs), min_time) if numpy_fn else None
+        rows.append((name, t_ember, t_torch, t_numpy))
+
+    def fmt_time(t):
+        if t is None:
+            return "-"
+        for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6)):
+            if t >= scale:
+                return f"{t / scale:.3g} {unit}"
+        return f"{t / 1e-9:.3g} ns"
+
+    def ratio(other, mine):
+        return "-" if other is None else f"{other / mine:.2f}"
+
+    header = ("case", "ember", "torch", "numpy", "torch/ember", "numpy/ember")
+    table = [header] + [(n, fmt_time(e), fmt_time(t), fmt_time(p), ratio(t, e), ratio(p, e)) for n, e, t, p in rows]
+    versions = f"ember {ember.__version__}, numpy {np.__version__}" + (
+        f", torch {torch.__version__}" if torch is not None else "") + f", {threads} threads"
+    if args.markdown:
+        print(f"_{versions}_\n")
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for row in table[1:]:
+            print("| " + " | ".join(row) + " |")
+    else:
+        print(versions)
+        widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+        for row in table:
+            print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
+
+
+if __name__ == "__main__":
+    main()
