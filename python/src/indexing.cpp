@@ -1,6 +1,7 @@
-// Tensor.__getitem__ / __setitem__ for basic indexing: integers, slices,
-// None, Ellipsis and booleans, which all produce views. Tensors, lists and
-// masks as indices (advanced indexing) arrive with the operator library.
+// Tensor.__getitem__ / __setitem__. Integers, slices, None, Ellipsis and
+// booleans (basic indexing) produce views; tensors, lists and arrays as
+// indices (advanced indexing, bool masks included) then go through the
+// index / index_put_ operators on that view, as in PyTorch.
 
 #include "pybind_tensor.h"
 
@@ -23,30 +24,45 @@ int64_t int_index(py::handle h) {
   return index_from_object(h, "index");
 }
 
-[[noreturn]] void unsupported_index(py::handle h) {
-  const std::string type = Py_TYPE(h.ptr())->tp_name;
-  if (py::isinstance<c10::TensorImpl>(h) || py::isinstance<py::list>(h) || py::hasattr(h, "__array__")) {
-    throw c10::NotImplementedError(
-        "indexing with tensors, lists or arrays (advanced indexing) is not supported yet; use integers, slices, "
-        "None and ... ");
-  }
-  throw py::index_error(fmt::format(
-      "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})",
-      type));
+// Tensors, lists and arrays used as indices.
+bool is_advanced(py::handle h) {
+  if (py::isinstance<c10::TensorImpl>(h)) return !is_int_index(h);
+  return py::isinstance<py::list>(h) || (py::hasattr(h, "__array__") && !PyIndex_Check(h.ptr()));
 }
 
-Tensor apply_index(const Tensor& self, py::handle index) {
+Tensor as_index_tensor(py::handle h) {
+  if (py::isinstance<c10::TensorImpl>(h)) return h.cast<Tensor>();
+  return py::module_::import("ember").attr("tensor")(h).cast<Tensor>();
+}
+
+[[noreturn]] void unsupported_index(py::handle h) {
+  throw py::index_error(fmt::format(
+      "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {})",
+      Py_TYPE(h.ptr())->tp_name));
+}
+
+struct Indexed {
+  Tensor view;                                    // after basic indexing
+  std::vector<std::optional<Tensor>> advanced;    // per dim of `view`; empty when none
+};
+
+Indexed apply_index(const Tensor& self, py::handle index) {
   py::tuple items = py::isinstance<py::tuple>(index) ? py::reinterpret_borrow<py::tuple>(index)
                                                      : py::make_tuple(py::reinterpret_borrow<py::object>(index));
-  // Indices that consume a dimension of `self`.
+  // Indices that consume dims of `self` (a bool mask consumes as many as it has).
   int64_t consuming = 0;
   bool seen_ellipsis = false;
+  std::vector<Tensor> tensors;  // converted advanced indices, in order
   for (py::handle item : items) {
     if (item.ptr() == Py_Ellipsis) {
       if (seen_ellipsis) throw py::index_error("an index can only have a single ellipsis ('...')");
       seen_ellipsis = true;
     } else if (is_int_index(item) || PySlice_Check(item.ptr())) {
       ++consuming;
+    } else if (is_advanced(item)) {
+      tensors.push_back(as_index_tensor(item));
+      const Tensor& t = tensors.back();
+      consuming += t.dtype() == ScalarType::Bool ? std::max<int64_t>(t.dim(), 1) : 1;
     } else if (!item.is_none() && !PyBool_Check(item.ptr())) {
       unsupported_index(item);
     }
@@ -55,6 +71,8 @@ Tensor apply_index(const Tensor& self, py::handle index) {
 
   Tensor result = self;
   int64_t dim = 0;  // the dim of `result` the next item applies to
+  std::vector<std::pair<int64_t, Tensor>> advanced;
+  size_t next_tensor = 0;
   for (py::handle item : items) {
     if (item.ptr() == Py_Ellipsis) {
       dim += self.dim() - consuming;
@@ -71,16 +89,29 @@ Tensor apply_index(const Tensor& self, py::handle index) {
       EMBER_CHECK_INDEX(i >= -size && i < size, "index {} is out of bounds for dimension {} with size {}", i, dim,
                         size);
       result = result.select(dim, i);
-    } else {
+    } else if (PySlice_Check(item.ptr())) {
       Py_ssize_t start = 0, stop = 0, step = 0;
       if (PySlice_Unpack(item.ptr(), &start, &stop, &step) < 0) throw py::error_already_set();
       EMBER_CHECK_VALUE(step > 0, "step must be greater than zero");
       // PySlice_Unpack clamps missing bounds to PY_SSIZE_T_MIN/MAX; slice() clamps again to the size.
       result = result.slice(dim, start, stop, step);
       ++dim;
+    } else {
+      const Tensor& t = tensors[next_tensor++];
+      advanced.emplace_back(dim, t);
+      dim += t.dtype() == ScalarType::Bool ? std::max<int64_t>(t.dim(), 1) : 1;
     }
   }
-  return result.is_same(self) ? ember::alias(self) : result;
+  Indexed out;
+  out.view = advanced.empty() && result.is_same(self) ? ember::alias(self) : result;
+  // One entry per dim up to the last indexed one; a mask covers several dims.
+  int64_t cursor = 0;
+  for (auto& [position, t] : advanced) {
+    for (; cursor < position; ++cursor) out.advanced.emplace_back(std::nullopt);
+    out.advanced.emplace_back(t);
+    cursor = position + (t.dtype() == ScalarType::Bool ? std::max<int64_t>(t.dim(), 1) : 1);
+  }
+  return out;
 }
 
 // As in torch, a value may carry extra leading size-1 dims (x[0] = y[None]);
@@ -93,10 +124,22 @@ Tensor without_leading_ones(Tensor value) {
 }  // namespace
 
 void init_indexing(TensorClass& cls) {
-  cls.def("__getitem__", [](const Tensor& self, py::handle index) { return apply_index(self, index); });
+  cls.def("__getitem__", [](const Tensor& self, py::handle index) {
+    Indexed indexed = apply_index(self, index);
+    return indexed.advanced.empty() ? indexed.view : ember::index(indexed.view, indexed.advanced);
+  });
   cls.def("__setitem__", [](const Tensor& self, py::handle index, py::handle value) {
-    Tensor target = apply_index(self, index);
+    Indexed indexed = apply_index(self, index);
+    const Tensor& target = indexed.view;
     const bool text = py::isinstance<py::str>(value) || py::isinstance<py::bytes>(value);
+    if (!indexed.advanced.empty()) {
+      Tensor values = py::isinstance<c10::TensorImpl>(value)
+                          ? value.cast<Tensor>()
+                          : py::module_::import("ember").attr("tensor")(value, py::arg("dtype") = target.dtype())
+                                .cast<Tensor>();
+      ember::index_put_(target, indexed.advanced, values);
+      return;
+    }
     if (py::isinstance<c10::TensorImpl>(value)) {
       target.copy_(without_leading_ones(value.cast<Tensor>()));
     } else if (!text && (PySequence_Check(value.ptr()) || py::hasattr(value, "__array__"))) {

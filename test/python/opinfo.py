@@ -146,6 +146,9 @@ class SampleInput:
 # ---- the database ----------------------------------------------------------------
 
 
+_SAMPLE_CACHE = {}
+
+
 @dataclass
 class XFail:
     """A known Ember bug: `test` (a test function name) fails for these dtypes."""
@@ -153,6 +156,7 @@ class XFail:
     test: str
     reason: str
     dtypes: tuple = ALL
+    skip: bool = False  # skip instead: the failure depends on uninitialized memory
 
 
 @dataclass
@@ -180,6 +184,7 @@ class OpInfo:
     other_domain: Optional[tuple] = None
     other_int_domain: Optional[tuple] = None
     other_nonzero: bool = False  # integer divisors exclude zero
+    self_nonzero: bool = False  # ... and for reflected division, the tensor (bools all True)
     discrete: bool = False  # draw values from a few small integers (ties, zeros)
     extra_values: tuple = ()  # extra float sample values (e.g. halves for round)
     scalars: dict = field(default_factory=lambda: {"int": 2, "float": -1.5, "bool": True, "complex": 1 - 2j})
@@ -222,14 +227,18 @@ class OpInfo:
             return np.asarray(self.ref(*np_args, **{**self.kwargs, **np_kwargs}))
 
     def samples(self, dtype, seed=0):
-        rng = np.random.default_rng(seed + sum(map(ord, self.name + dtype)))
-        fn = self.sample_fn or (sample_unary if self.kind == "unary" else sample_binary)
-        return list(fn(self, dtype, rng))
+        """The op's samples for `dtype` (deterministic; cached, as recipes are immutable)."""
+        key = (self.name, dtype, seed)
+        if key not in _SAMPLE_CACHE:
+            rng = np.random.default_rng(seed + sum(map(ord, self.name + dtype)))
+            fn = self.sample_fn or (sample_unary if self.kind == "unary" else sample_binary)
+            _SAMPLE_CACHE[key] = list(fn(self, dtype, rng))
+        return _SAMPLE_CACHE[key]
 
-    def xfail_reason(self, test, dtype=None):
+    def xfail_for(self, test, dtype=None):
         for x in self.xfails:
             if x.test == test and (dtype is None or dtype in x.dtypes):
-                return x.reason
+                return x
         return None
 
     def __repr__(self):
@@ -243,7 +252,7 @@ def make_values(op, d, shape, rng, role="self"):
     """Values for a tensor of dtype `d` in the op's domain (NumPy, storage dtype)."""
     n = int(np.prod(shape, dtype=np.int64))
     if d == "bool":
-        v = rng.integers(0, 2, n).astype(bool)
+        v = rng.integers(0, 2, n).astype(bool) | (role == "self" and op.self_nonzero)
     elif op.discrete:
         lo, hi = (0, 3) if d == "uint8" else (-2, 3)
         v = rng.integers(lo, hi, n)
@@ -440,10 +449,14 @@ def sample_where(op, d, rng):
         for kind, value in scalar_samples(op, d):
             yield SampleInput((C((3, 4)), A((3, 4)), value), desc=f"{kind} scalar other")
             yield SampleInput((C((3, 1)), A((4,)), value), desc=f"{kind} scalar other, broadcast")
+            yield SampleInput((C((3, 4)), A((4, 3), view=lambda t: t.t(), view_name="t()"), value),
+                              desc=f"{kind} scalar other, transposed")
     else:  # where.scalar_self: where(cond, number, tensor)
         for kind, value in scalar_samples(op, d):
             yield SampleInput((C((3, 4)), value, A((3, 4))), desc=f"{kind} scalar self")
             yield SampleInput((C((3, 1)), value, A((4,))), desc=f"{kind} scalar self, broadcast")
+            yield SampleInput((C((3, 4)), value, A((4, 3), view=lambda t: t.t(), view_name="t()")),
+                              desc=f"{kind} scalar self, transposed")
 
 
 def clamp_bounds(d):
@@ -569,7 +582,16 @@ F_ALL = FLOATS + COMPLEX
 ALL_TO_FLOAT = ALL  # unary float ops accept every dtype, integers promote to float32
 
 SIGN_COMPLEX = "torch raises NotImplementedError for sign on complex, Ember RuntimeError"
-CMP_OUT = "comparison with a non-bool out=/in-place tensor writes raw bool bytes into it (garbage values)"
+CMP_OUT = ("comparison/logical kernels write bool into an output buffer of the inputs' common dtype whenever "
+           "out= is given or in-place (raw bool bytes: garbage for out= wider than 1 byte, wrong values in place)")
+
+
+def cmp_out_bug():
+    # Whether a case fails depends on what the uninitialized buffer held: skip
+    # them all (test_known_bug has deterministic repros).
+    return [XFail(t, CMP_OUT, ALL, skip=True) for t in
+            ("test_out", "test_out_wider_dtype", "test_inplace", "test_inplace_like_torch")]
+
 COMPLEX_MISSING = "Ember lacks the complex kernel torch has (NotImplementedError)"
 MORE_PERMISSIVE = "Ember accepts a dtype torch rejects (computes instead of raising NotImplementedError)"
 
@@ -578,7 +600,7 @@ _unary = []
 # Tests that run complex samples of an op Ember lacks a complex kernel for.
 COMPLEX_TESTS = ("test_reference_values", "test_like_torch", "test_noncontiguous", "test_meta", "test_out",
                  "test_out_wider_dtype", "test_out_unsafe_cast_raises", "test_inplace", "test_inplace_like_torch",
-                 "test_method")
+                 "test_inplace_unsafe_cast_raises", "test_method")
 
 
 def complex_missing():
@@ -599,8 +621,8 @@ unary("abs", np.abs, NUMBERS, to_float=False,
       xfails=[XFail("test_unsupported_dtypes", "abs(bool) works in Ember; torch raises NotImplementedError", BOOL),
               XFail("test_inplace_like_torch", "abs_ on a complex tensor works in Ember; torch raises RuntimeError "
                     "(complex -> real result into a complex tensor)", COMPLEX),
-              XFail("test_out_unsafe_cast_raises", "abs(complex, out=int tensor) casts silently; torch raises",
-                    COMPLEX)])
+              XFail("test_out_unsafe_cast_raises", "abs(x, out=) has no safe-cast check: abs(int32, out=bool) and "
+                    "abs(complex, out=int) cast silently; torch raises RuntimeError", NUMBERS)])
 unary("neg", np.negative, NUMBERS, to_float=False)
 unary("exp", np.exp, ALL)
 unary("exp2", np.exp2, ALL)
@@ -631,21 +653,21 @@ unary("round", ref_round_int_identity(np.rint), REAL_NUMBERS, to_float=False,
 unary("trunc", ref_round_int_identity(np.trunc), REAL_NUMBERS, to_float=False)
 unary("frac", lambda x: x - np.trunc(x), FLOATS, to_float=False)
 unary("sign", ref_sign, REAL, to_float=False)
-unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype), REAL_NUMBERS, to_float=False,
+unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype), REAL_NUMBERS, to_float=False, torch_supports_out=False,
       xfails=[XFail("test_special_values", "relu(nan) gives 0; torch.relu propagates NaN", FLOATS),
               XFail("test_unsupported_dtypes", "relu(bool): torch raises RuntimeError, Ember NotImplementedError",
                     BOOL)])
 unary("silu", lambda x: x / (1 + np.exp(-x)), F_ALL, to_float=False, torch_fn=_torch_nn("silu"), method=False,
+      torch_supports_out=False,
       torch_has_inplace=False,
       xfails=[XFail("test_unsupported_dtypes", MORE_PERMISSIVE + " (integers promote to float32)", INTEGRAL)])
 for _approx in ("none", "tanh"):
     unary("gelu" if _approx == "none" else "gelu.tanh", ref_gelu, FLOATS, to_float=False, aten="gelu",
           kwargs={"approximate": _approx} if _approx == "tanh" else {}, torch_fn=_torch_nn("gelu"), method=False,
+          torch_supports_out=False,
           torch_has_inplace=False,
           xfails=[XFail("test_unsupported_dtypes", MORE_PERMISSIVE + " (integers promote to float32)", INTEGRAL)])
-unary("logical_not", np.logical_not, ALL, to_float=False,
-      xfails=[XFail("test_out_wider_dtype", CMP_OUT, ALL),
-              XFail("test_inplace_like_torch", CMP_OUT, tuple(d for d in ALL if d != "bool"))])
+unary("logical_not", np.logical_not, ALL, to_float=False, xfails=cmp_out_bug())
 unary("bitwise_not", np.invert, INTEGRAL, to_float=False)
 
 for _op in _unary:
@@ -669,8 +691,7 @@ def binary(name, ref, dtypes, **kw):
 
 NO_BOOL_SCALARS = {"int": 2, "float": -1.5, "complex": 1 - 2j}
 DIV_SCALARS = {"int": 3, "float": -1.5, "complex": 1 - 2j}
-CMP_XFAILS = [XFail("test_out_wider_dtype", CMP_OUT, ALL),
-              XFail("test_inplace_like_torch", CMP_OUT, tuple(d for d in ALL if d != "bool"))]
+CMP_XFAILS = cmp_out_bug()
 ORDER_COMPLEX = "torch raises NotImplementedError for ordering complex numbers, Ember RuntimeError"
 MINMAX_COMPLEX = "maximum/minimum on complex: torch raises RuntimeError, Ember NotImplementedError"
 
@@ -683,7 +704,8 @@ binary("mul", lambda a, b: a * b, ALL)
 binary("div", ref_div, ALL, promotes_int_to_float=True)
 for _mode in ("trunc", "floor"):
     binary(f"div.{_mode}", ref_div, REAL_NUMBERS, aten="div", kwargs={"rounding_mode": _mode}, other_nonzero=True,
-           scalars=DIV_SCALARS)
+           scalars=DIV_SCALARS, xfails=[XFail("test_unsupported_dtypes", f"div(bool, bool, rounding_mode='{_mode}') "
+                                              "works in Ember; torch raises NotImplementedError", BOOL)])
 binary("floor_divide", lambda a, b: np.floor_divide(a, b), REAL_NUMBERS, other_nonzero=True, scalars=DIV_SCALARS,
        supports_out=False, torch_has_inplace=True,
        xfails=[XFail("test_unsupported_dtypes", "floor_divide(bool, bool) works in Ember; torch raises "
@@ -697,7 +719,7 @@ binary("true_divide.scalar", ref_div, ALL, aten="true_divide", promotes_int_to_f
        supports_out=False, has_inplace=False,
        xfails=[XFail(t, "ember.true_divide(t, 2) raises TypeError: no Scalar overload (torch accepts it)")
                for t in ("test_reference_values", "test_like_torch", "test_noncontiguous", "test_meta",
-                         "test_method")])
+                         "test_method", "test_out_overload_like_torch")])
 binary("remainder", lambda a, b: np.remainder(a, b), REAL_NUMBERS, other_nonzero=True, scalars=DIV_SCALARS)
 binary("pow", ref_pow, NUMBERS, domain=(0.5, 3.0), other_domain=(-3.0, 3.0), int_domain=(-5, 5),
        other_int_domain=(0, 4), scalars={"int": 2, "float": 0.5, "complex": 0.5 + 1j},
@@ -718,9 +740,9 @@ for _name, _fn in [("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or
                    ("bitwise_xor", np.bitwise_xor)]:
     binary(_name, _fn, INTEGRAL, int_domain=(-100, 100), scalars={"int": 5, "bool": True})
 binary("rsub", lambda a, b, alpha=1: np.asarray(b) - alpha * a, NUMBERS, method=False, has_inplace=False,
-       supports_out=False, scalars=NO_BOOL_SCALARS)
+       supports_out=False, torch_supports_out=False, scalars=NO_BOOL_SCALARS)
 binary("rsub.alpha", lambda a, b, alpha=1: np.asarray(b) - alpha * a, NUMBERS, aten="rsub", method=False,
-       has_inplace=False, supports_out=False, kwargs={"alpha": 2}, scalars=NO_BOOL_SCALARS)
+       has_inplace=False, supports_out=False, torch_supports_out=False, kwargs={"alpha": 2}, scalars=NO_BOOL_SCALARS)
 
 # where and clamp have their own samples.
 binary("where", lambda c, a, b: np.where(c, a, b), ALL, sample_fn=sample_where, has_inplace=False,
@@ -732,21 +754,29 @@ binary("where.scalar_other", lambda c, a, b: np.where(c, a, b), ALL, sample_fn=s
        method_call=lambda args, kw: args[1].where(args[0], args[2], **kw))
 binary("where.scalar_self", lambda c, a, b: np.where(c, a, b), ALL, sample_fn=sample_where, has_inplace=False,
        specials=False, aten="where", supports_out=False, torch_supports_out=False, method=False)
-binary("pow.scalar_self", lambda a, s: ref_pow(s, a), NUMBERS, aten="pow", fn=lambda lib, a, s: lib.pow(s, a),
+binary("pow.scalar_self", lambda a, s: ref_pow(s, a), ALL, aten="pow", fn=lambda lib, a, s: lib.pow(s, a),
        reflected=True, method=False, has_inplace=False, supports_out=False, specials=False, int_domain=(0, 4),
        domain=(-3.0, 3.0), scalars={"int": 2, "float": 2.5, "complex": 0.5 + 1j},
        xfails=[XFail("test_out_overload_like_torch", "ember.pow(number, tensor) has no out= overload")])
 CLAMP_TENSOR_BOOL = "clamp(bool, Tensor bounds) works in Ember; torch raises NotImplementedError"
 CLAMP_INPLACE = "int_tensor.clamp_(float bounds) truncates silently; torch raises RuntimeError (unsafe cast)"
+CLAMP_OUT = "clamp(x, ..., out=) has no safe-cast check: clamp(int32, 0, 1, out=bool) casts silently; torch raises"
+CLAMP_BOOL = "clamp(bool, Scalar bounds) works in Ember; torch raises NotImplementedError"
 for _name in ("clamp", "clamp.min", "clamp.max", "clip"):
     binary(_name, ref_clamp, REAL_NUMBERS, sample_fn=sample_clamp, aten=_name.split(".")[0], specials=False,
            supports_out=_name != "clip", function_inplace=True,
-           xfails=[XFail("test_inplace_like_torch", CLAMP_INPLACE, INTS)] + (
+           xfails=[XFail("test_unsupported_dtypes", CLAMP_BOOL, BOOL),
+                   XFail("test_out_unsafe_cast_raises", CLAMP_OUT, REAL_NUMBERS)] + (
+               [XFail("test_inplace_like_torch", CLAMP_INPLACE, INTS),
+                XFail("test_inplace_unsafe_cast_raises", CLAMP_INPLACE, INTS)] if _name in ("clamp", "clip") else []) + (
                [XFail("test_variants_like_torch", "clip_ (method and function) is missing"),
                 XFail("test_out_overload_like_torch", "ember.clip has no out= overload")] if _name == "clip" else []))
 binary("clamp.tensor", ref_clamp, REAL_NUMBERS, sample_fn=sample_clamp, aten="clamp", specials=False,
        function_inplace=True,
-       xfails=[XFail("test_unsupported_dtypes", CLAMP_TENSOR_BOOL, BOOL)])
+       xfails=[XFail("test_unsupported_dtypes", CLAMP_TENSOR_BOOL, BOOL),
+               XFail("test_out_unsafe_cast_raises", CLAMP_OUT, REAL_NUMBERS),
+               XFail("test_inplace_like_torch", CLAMP_INPLACE, ("uint8", "int16", "int32", "int64")),
+               XFail("test_inplace_unsafe_cast_raises", CLAMP_INPLACE, ("uint8", "int16", "int32", "int64"))])
 
 
 # ---- Python operators ------------------------------------------------------------
@@ -767,7 +797,8 @@ def operator_op(name, base, fn, inplace=None, **kw):
                 torch_supports_out=False, inplace=(lambda lib, *args: inplace(*args)) if inplace else None,
                 has_inplace=inplace is not None, **fields)
     op.xfails = [x for x in base_op.xfails if x.test in ("test_special_values", "test_unsupported_dtypes")
-                 or (x.test == "test_inplace_like_torch" and inplace is not None)]
+                 or (x.test in ("test_inplace", "test_inplace_like_torch", "test_inplace_unsafe_cast_raises")
+                     and inplace is not None)]
     _operators.append(op)
     return op
 
@@ -781,7 +812,9 @@ def _iop(name):
 
 operator_op("__neg__", "neg", lambda a: -a)
 operator_op("__abs__", "abs", lambda a: abs(a))
-operator_op("__invert__", "bitwise_not", lambda a: ~a)
+operator_op("__invert__", "bitwise_not", lambda a: ~a).xfails.append(
+    XFail("test_unsupported_dtypes", "~float_tensor raises NotImplementedError; torch raises TypeError (its "
+          "__invert__ checks the dtype)", FLOATS + COMPLEX))
 for _sym, _base, _f, _i in [
     ("+", "add", lambda a, b: a + b, "__iadd__"), ("-", "sub", lambda a, b: a - b, "__isub__"),
     ("*", "mul", lambda a, b: a * b, "__imul__"), ("/", "div", lambda a, b: a / b, "__itruediv__"),
@@ -819,12 +852,14 @@ for _name, _base, _f, _ref in _REFLECTED:
     _kw = dict(ref=_ref, reflected=True, specials=False)
     if _base in ("remainder", "floor_divide"):
         # The tensor is the divisor: keep it nonzero for integers.
-        _kw.update(int_domain=(1, 9), domain=(0.5, 6.0))
+        # A bool divisor promotes to int64 with the number, so bool works too.
+        _kw.update(int_domain=(1, 9), domain=(0.5, 6.0), self_nonzero=True, dtypes=REAL)
     if _base == "div":
-        _kw.update(int_domain=(1, 9), domain=(0.5, 6.0))
+        _kw.update(int_domain=(1, 9), domain=(0.5, 6.0), self_nonzero=True)
     if _base == "pow":
-        # The tensor is the exponent: small non-negative integers, any float.
-        _kw.update(int_domain=(0, 4), domain=(-3.0, 3.0), scalars={"int": 2, "float": 2.5, "complex": 0.5 + 1j})
+        # The tensor is the exponent: small non-negative integers, any float; 2 ** bool_tensor is int64.
+        _kw.update(int_domain=(0, 4), domain=(-3.0, 3.0), scalars={"int": 2, "float": 2.5, "complex": 0.5 + 1j},
+                   dtypes=ALL)
     operator_op(_name, _base, _f, **_kw)
 
 
@@ -965,7 +1000,10 @@ def assert_close(actual, expected, d, msg=""):
     actual, expected = np.asarray(actual), np.asarray(expected)
     assert actual.shape == expected.shape, f"shape {actual.shape} != {expected.shape} {msg}"
     if d in INTEGRAL:
-        np.testing.assert_array_equal(actual, expected, err_msg=msg)
+        if not np.array_equal(actual, expected):
+            np.testing.assert_array_equal(actual, expected, err_msg=msg)
+        return
+    if np.array_equal(actual, expected, equal_nan=True):
         return
     rtol, atol = TOLERANCES[d]
     a = actual.astype(np.complex128)

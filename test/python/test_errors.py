@@ -511,10 +511,9 @@ class TestIndexingErrors(ErrorTestCase):
             self.raises(lambda m: m.zeros(3)["a"], IndexError, torch_error=TypeError),
             """only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got str)""",
         )
-        # Advanced indexing arrives with the operator library; torch has it.
         self.assertExpectedInline(
-            self.raises(lambda m: m.zeros(3)[[0, 1]], NotImplementedError, torch_error=None),
-            """indexing with tensors, lists or arrays (advanced indexing) is not supported yet; use integers, slices, None and ... """,
+            self.raises(lambda m: m.zeros(3)[[0, 5]], IndexError),
+            """index 5 is out of bounds for dimension 0 with size 3""",
         )
 
     def test_slice_steps(self):

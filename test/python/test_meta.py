@@ -203,8 +203,33 @@ SAMPLES.update({
     "linear": lambda d: ember.linear(t(d, 6, 4), t(d, 3, 4), t(d, 3)),
 })
 
+SAMPLES.update({
+    "cat.out": lambda d: ember.cat([t(d, 2, 3), t(d, 1, 3)], out=t(d, 0)),
+    "cat": lambda d: ember.cat([t(d, 2, 3), t(d, 2, 1, dtype=ember.float64)], 1),
+    "stack": lambda d: ember.stack([t(d, 2, 3), t(d, 2, 3)], 1),
+    "split.Tensor": lambda d: t(d, 5, 2).split(2),
+    "split_with_sizes": lambda d: t(d, 5, 2).split_with_sizes([1, 4]),
+    "chunk": lambda d: t(d, 2, 7).chunk(3, 1),
+    "unbind.int": lambda d: t(d, 3, 2).unbind(1),
+    "index_select": lambda d: t(d, 4, 3).index_select(0, ember.zeros(5, dtype=ember.int64, device=d)),
+    "gather": lambda d: t(d, 4, 3).gather(1, ember.zeros(4, 2, dtype=ember.int64, device=d)),
+    "scatter.src": lambda d: t(d, 4, 3).scatter(1, ember.zeros(4, 1, dtype=ember.int64, device=d), t(d, 4, 1)),
+    "scatter_.src": lambda d: t(d, 4, 3).scatter_(0, ember.zeros(1, 3, dtype=ember.int64, device=d), t(d, 1, 3)),
+    "scatter.value": lambda d: t(d, 4, 3).scatter(1, ember.zeros(4, 1, dtype=ember.int64, device=d), 2.0),
+    "scatter_.value": lambda d: t(d, 4, 3).scatter_(1, ember.zeros(4, 1, dtype=ember.int64, device=d), 2.0),
+    "scatter_add": lambda d: t(d, 4, 3).scatter_add(1, ember.zeros(4, 2, dtype=ember.int64, device=d), t(d, 4, 2)),
+    "scatter_add_": lambda d: t(d, 4, 3).scatter_add_(0, ember.zeros(2, 3, dtype=ember.int64, device=d), t(d, 2, 3)),
+    "masked_fill.Scalar": lambda d: t(d, 2, 3).masked_fill(t(d, 3, dtype=ember.bool), 1.0),
+    "masked_fill_.Scalar": lambda d: t(d, 2, 3).masked_fill_(t(d, 3, dtype=ember.bool), 1.0),
+    "masked_fill.Tensor": lambda d: t(d, 2, 3).masked_fill(t(d, 2, 3, dtype=ember.bool), ember.tensor(1.0)),
+    "masked_fill_.Tensor": lambda d: t(d, 2, 3).masked_fill_(t(d, 2, 3, dtype=ember.bool), ember.tensor(1.0)),
+    "sort": lambda d: t(d, 3, 4).sort(0),
+    "argsort": lambda d: t(d, 3, 4).argsort(descending=True),
+    "topk": lambda d: t(d, 3, 4).topk(2),
+})
+
 # Operators whose result is data, which a meta tensor does not have.
-DATA_DEPENDENT = {"item", "equal"}
+DATA_DEPENDENT = {"item", "equal", "nonzero", "index.Tensor", "index_put_"}
 
 
 def aten_operators():

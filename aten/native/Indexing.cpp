@@ -1,0 +1,562 @@
+// Joining and splitting (cat, stack, split, chunk), selection by index
+// (index_select, gather, scatter, masked_fill, nonzero), advanced indexing
+// (index, index_put_) and sorting (sort, argsort, topk).
+
+#include <aten/Functions.h>
+#include <aten/Parallel.h>
+#include <aten/core/ExpandUtils.h>
+#include <aten/generated/NativeFunctions.h>
+#include <aten/native/TensorIterator.h>
+#include <c10/util/TypeCast.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+namespace ember::native {
+
+using c10::maybe_wrap_dim;
+using c10::str_sizes;
+
+namespace {
+
+int64_t checked_index(int64_t i, int64_t size, int64_t dim) {
+  EMBER_CHECK_INDEX(i >= -size && i < size, "index {} is out of bounds for dimension {} with size {}", i, dim, size);
+  return i < 0 ? i + size : i;
+}
+
+Tensor long_contiguous(const Tensor& index, const char* name) {
+  EMBER_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int,
+              "{}(): Expected dtype int64 for index", name);
+  return index.to(ScalarType::Long).contiguous();
+}
+
+}  // namespace
+
+// ---- cat / stack / split / chunk ---------------------------------------------------
+
+Tensor cat_out(c10::ArrayRef<Tensor> tensors, int64_t dim, const Tensor& out) {
+  EMBER_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  // Legacy rule kept by torch: 1-D empty tensors are skipped.
+  const Tensor* ref = nullptr;
+  for (const Tensor& t : tensors)
+    if (!(t.dim() == 1 && t.numel() == 0)) ref = ref ? ref : &t;
+  if (!ref) ref = &tensors[0];
+  EMBER_CHECK(ref->dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
+  dim = maybe_wrap_dim(dim, ref->dim());
+  std::vector<int64_t> shape = ref->sizes().vec();
+  shape[dim] = 0;
+  std::vector<Tensor> parts;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (t.dim() == 1 && t.numel() == 0 && ref->dim() != 1) continue;
+    EMBER_CHECK(t.dim() == ref->dim(), "Tensors must have same number of dimensions: got {} and {}", ref->dim(),
+                t.dim());
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      EMBER_CHECK(d == dim || t.size(d) == ref->size(d),
+                  "Sizes of tensors must match except in dimension {}. Expected size {} but got size {} for tensor "
+                  "number {} in the list.",
+                  dim, ref->size(d), t.size(d), i);
+    }
+    shape[dim] += t.size(dim);
+    parts.push_back(t);
+  }
+  const ScalarType dtype = result_type(tensors);
+  Tensor result = out.defined() ? out : ember::empty(shape, dtype, ref->device());
+  if (result.sizes() != IntArrayRef(shape)) result.resize_(shape);
+  int64_t offset = 0;
+  for (const Tensor& t : parts) {
+    result.narrow(dim, offset, t.size(dim)).copy_(t);
+    offset += t.size(dim);
+  }
+  return result;
+}
+
+Tensor cat(c10::ArrayRef<Tensor> tensors, int64_t dim) { return ember::cat_outf(tensors, dim, Tensor()); }
+
+Tensor stack(c10::ArrayRef<Tensor> tensors, int64_t dim) {
+  EMBER_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
+  dim = maybe_wrap_dim(dim, tensors[0].dim() + 1);
+  std::vector<Tensor> expanded;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(),
+                "stack expects each tensor to be equal size, but got {} at entry 0 and {} at entry {}",
+                str_sizes(tensors[0].sizes()), str_sizes(tensors[i].sizes()), i);
+    expanded.push_back(tensors[i].unsqueeze(dim));
+  }
+  return ember::cat(expanded, dim);
+}
+
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
+  EMBER_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
+  EMBER_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size={}", split_size);
+  dim = maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.size(dim);
+  EMBER_CHECK(split_size > 0 || size == 0, "split_size can only be 0 if dimension size is 0, but got dimension size of {}",
+              size);
+  std::vector<Tensor> out;
+  if (size == 0) return {self};
+  for (int64_t start = 0; start < size; start += split_size) out.push_back(self.narrow(dim, start, std::min(split_size, size - start)));
+  return out;
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  dim = maybe_wrap_dim(dim, self.dim());
+  int64_t total = 0;
+  for (int64_t s : split_sizes) total += s;
+  EMBER_CHECK(total == self.size(dim),
+              "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension {}), but "
+              "got split_sizes={}",
+              self.size(dim), dim, str_sizes(split_sizes));
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    out.push_back(self.narrow(dim, start, s));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  EMBER_CHECK(self.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: {}", chunks);
+  const int64_t size = self.size(maybe_wrap_dim(dim, self.dim()));
+  return ember::split(self, std::max<int64_t>((size + chunks - 1) / chunks, 1), dim);
+}
+
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  dim = maybe_wrap_dim(dim, self.dim());
+  std::vector<Tensor> out;
+  for (int64_t i = 0; i < self.size(dim); ++i) out.push_back(self.select(dim, i));
+  return out;
+}
+
+// ---- index_select / gather / scatter ----------------------------------------------
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  EMBER_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  dim = maybe_wrap_dim(dim, self.dim());
+  const Tensor idx = long_contiguous(index.reshape({-1}), "index_select");
+  std::vector<int64_t> shape = self.sizes().vec();
+  if (self.dim() > 0) shape[dim] = idx.numel();
+  Tensor out = ember::empty(shape, self.dtype(), self.device());
+  if (self.is_meta() || out.numel() == 0) return out;
+  const Tensor src = self.contiguous().resolve_conj().resolve_neg();
+  const int64_t size = self.dim() > 0 ? self.size(dim) : 1;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= self.size(d);
+  for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.size(d);
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  const int64_t n = idx.numel();
+  for (int64_t j = 0; j < n; ++j) checked_index(ip[j], size, dim);
+  const size_t row_bytes = static_cast<size_t>(inner) * self.element_size();
+  const char* s = static_cast<const char*>(src.data_ptr());
+  char* o = static_cast<char*>(out.data_ptr());
+  parallel_for(0, outer * n, std::max<int64_t>(1, 65536 / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) {
+      const int64_t i = k / n, j = k % n;
+      const int64_t row = ip[j] < 0 ? ip[j] + size : ip[j];
+      std::memcpy(o + static_cast<size_t>(k) * row_bytes, s + static_cast<size_t>(i * size + row) * row_bytes,
+                  row_bytes);
+    }
+  });
+  return out;
+}
+
+namespace {
+
+// Walks every position of `index` (any strides), calling f(position in
+// index order, offset of the same coordinates in `other` except along
+// `dim`, value of index there).
+template <typename F>
+void for_each_index(const Tensor& index, const Tensor& other, int64_t dim, F f) {
+  const Tensor idx = long_contiguous(index, "gather");
+  const int64_t nd = index.dim();
+  std::vector<int64_t> counter(nd, 0);
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  const int64_t n = idx.numel();
+  for (int64_t pos = 0; pos < n; ++pos) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < nd; ++d)
+      if (d != dim) offset += counter[d] * other.stride(d);
+    f(pos, offset, ip[pos], counter);
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++counter[d] < index.size(d)) break;
+      counter[d] = 0;
+    }
+  }
+}
+
+void check_gather_shapes(const Tensor& self, int64_t dim, const Tensor& index, const char* name) {
+  EMBER_CHECK(index.dim() == self.dim() || (self.dim() == 0 && index.dim() <= 1),
+              "Index tensor must have the same number of dimensions as input tensor");
+  for (int64_t d = 0; d < index.dim(); ++d) {
+    EMBER_CHECK(d == dim || index.size(d) <= self.size(d),
+                "Size does not match at dimension {} expected index {} to be smaller than self {} apart from "
+                "dimension {}",
+                d, str_sizes(index.sizes()), str_sizes(self.sizes()), dim);
+  }
+  (void)name;
+}
+
+}  // namespace
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/) {
+  dim = maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_gather_shapes(self, dim, index, "gather");
+  Tensor out = ember::empty(index.sizes(), self.dtype(), self.device());
+  if (self.is_meta() || out.numel() == 0) return out;
+  const Tensor src = self.resolve_conj().resolve_neg();
+  const int64_t size = self.dim() > 0 ? self.size(dim) : 1;
+  const int64_t dim_stride = self.dim() > 0 ? src.stride(dim) : 0;
+  c10::visit_scalar_type(self.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* s = static_cast<const T*>(src.data_ptr());
+    T* o = static_cast<T*>(out.data_ptr());
+    for_each_index(index, src, dim, [&](int64_t pos, int64_t offset, int64_t i, const std::vector<int64_t>&) {
+      o[pos] = s[offset + checked_index(i, size, dim) * dim_stride];
+    });
+  });
+  return out;
+}
+
+Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate,
+                    bool inplace) {
+  dim = maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  check_gather_shapes(self, dim, index, "scatter");
+  Tensor out = inplace ? self : self.clone();
+  if (self.is_meta() || index.numel() == 0) return out;
+  const Tensor values = src.to(self.dtype()).contiguous();
+  EMBER_CHECK(values.dim() == index.dim() || values.numel() == 1, "Index tensor must have the same number of dimensions as src tensor");
+  const int64_t size = self.dim() > 0 ? self.size(dim) : 1;
+  const Tensor target = out.is_contiguous() ? out : out.contiguous();
+  c10::visit_scalar_type(self.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* t = static_cast<T*>(target.data_ptr());
+    const T* v = static_cast<const T*>(values.data_ptr());
+    const bool scalar = values.numel() == 1 && index.numel() != 1;
+    for_each_index(index, target, dim, [&](int64_t, int64_t offset, int64_t i, const std::vector<int64_t>& coord) {
+      int64_t vpos = 0;
+      if (!scalar) {
+        for (size_t d = 0; d < coord.size(); ++d) vpos += coord[d] * values.stride(static_cast<int64_t>(d));
+      }
+      T& slot = t[offset + checked_index(i, size, dim) * (self.dim() > 0 ? target.stride(dim) : 0)];
+      if (accumulate) {
+        if constexpr (std::is_same_v<T, bool>) {
+          slot = slot || v[vpos];
+        } else {
+          slot = static_cast<T>(slot + v[vpos]);
+        }
+      } else {
+        slot = v[vpos];
+      }
+    });
+  });
+  if (!target.is_same(out)) out.copy_(target);
+  out.unsafeGetTensorImpl()->bump_version();
+  return out;
+}
+
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl(self, dim, index, src, false, false);
+}
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl(self, dim, index, src, false, true);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_impl(self, dim, index, wrapped_scalar_tensor(value), false, false);
+}
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return scatter_impl(self, dim, index, wrapped_scalar_tensor(value), false, true);
+}
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl(self, dim, index, src, true, false);
+}
+Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl(self, dim, index, src, true, true);
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype {}",
+              c10::toString(mask.dtype()));
+  return ember::where(mask, ember::full({}, value, self.dtype(), self.device()), self);
+}
+Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  EMBER_CHECK(infer_size(self.sizes(), mask.sizes()) == self.sizes().vec(),
+              "masked_fill_: mask of shape {} cannot be broadcast to the tensor of shape {}", str_sizes(mask.sizes()),
+              str_sizes(self.sizes()));
+  return self.copy_(ember::masked_fill(self, mask, value));
+}
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
+              value.dim());
+  return ember::masked_fill(self, mask, value.item());
+}
+Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  return self.copy_(ember::masked_fill(self, mask, value));
+}
+
+Tensor nonzero(const Tensor& self) {
+  EMBER_CHECK(!self.is_meta(), "nonzero is not supported for meta tensors: its output size depends on the data");
+  const Tensor x = self.contiguous().resolve_conj().resolve_neg();
+  std::vector<int64_t> hits;
+  c10::visit_scalar_type(self.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = static_cast<const T*>(x.data_ptr());
+    for (int64_t i = 0; i < x.numel(); ++i)
+      if (c10::convert<bool>(p[i])) hits.push_back(i);
+  });
+  const int64_t nd = self.dim();
+  Tensor out = ember::empty({static_cast<int64_t>(hits.size()), nd}, ScalarType::Long);
+  int64_t* o = out.data_ptr<int64_t>();
+  for (size_t h = 0; h < hits.size(); ++h) {
+    int64_t rest = hits[h];
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      o[h * nd + d] = rest % self.size(d);
+      rest /= self.size(d);
+    }
+  }
+  return out;
+}
+
+// ---- advanced indexing ----------------------------------------------------------------
+
+namespace {
+
+// The shared front of index and index_put_: bool masks become long
+// indices, the index tensors broadcast to one shape, and the indexed dims
+// are moved to the front of `self`.
+struct AdvancedIndex {
+  Tensor src;                        // self with indexed dims first (a view)
+  std::vector<Tensor> indices;       // broadcast long indices, one per indexed dim
+  std::vector<int64_t> index_shape;  // their common shape
+  int64_t nindexed = 0;
+  bool adjacent = true;              // indexed dims contiguous: result dims go where they were
+  int64_t first = 0;                 // first indexed dim of self
+};
+
+AdvancedIndex prepare(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  EMBER_CHECK_INDEX(static_cast<int64_t>(indices.size()) <= self.dim(),
+                    "too many indices for tensor of dimension {} (got {})", self.dim(), indices.size());
+  // Expand bool masks: one mask over k dims becomes k long index tensors.
+  std::vector<std::optional<Tensor>> expanded;
+  for (const auto& idx : indices) {
+    if (idx && idx->defined() && (idx->dtype() == ScalarType::Bool || idx->dtype() == ScalarType::Byte)) {
+      const int64_t d0 = static_cast<int64_t>(expanded.size());
+      for (int64_t k = 0; k < idx->dim(); ++k) {
+        EMBER_CHECK_INDEX(idx->size(k) == self.size(d0 + k),
+                          "The shape of the mask {} at index {} does not match the shape of the indexed tensor {} at "
+                          "index {}",
+                          str_sizes(idx->sizes()), k, str_sizes(self.sizes()), d0 + k);
+      }
+      const Tensor nz = ember::nonzero(*idx);
+      for (int64_t k = 0; k < idx->dim(); ++k) expanded.push_back(nz.select(1, k));
+    } else if (idx && idx->defined()) {
+      EMBER_CHECK_INDEX(c10::isIntegralType(idx->dtype(), false),
+                        "tensors used as indices must be long, int, byte or bool tensors");
+      expanded.push_back(idx->to(ScalarType::Long));
+    } else {
+      expanded.push_back(std::nullopt);
+    }
+  }
+  AdvancedIndex a;
+  std::vector<int64_t> order, rest;
+  int64_t last = -2;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    const bool has = d < static_cast<int64_t>(expanded.size()) && expanded[d];
+    if (has) {
+      if (a.nindexed == 0) a.first = d;
+      if (last >= 0 && d != last + 1) a.adjacent = false;
+      last = d;
+      ++a.nindexed;
+      order.push_back(d);
+      a.index_shape = a.indices.empty() ? expanded[d]->sizes().vec() : infer_size(a.index_shape, expanded[d]->sizes());
+      a.indices.push_back(*expanded[d]);
+    } else {
+      rest.push_back(d);
+    }
+  }
+  for (Tensor& t : a.indices) t = t.expand(a.index_shape).contiguous();
+  for (size_t k = 0; k < a.indices.size(); ++k) {
+    const int64_t size = self.size(order[k]);
+    const int64_t* p = a.indices[k].data_ptr<int64_t>();
+    for (int64_t i = 0; i < a.indices[k].numel(); ++i) checked_index(p[i], size, order[k]);
+  }
+  order.insert(order.end(), rest.begin(), rest.end());
+  a.src = self.permute(order);
+  return a;
+}
+
+// Row-major linear position of each index tuple within the indexed dims.
+Tensor linear_positions(const AdvancedIndex& a) {
+  const int64_t n = c10::checked_numel(a.index_shape);
+  Tensor flat = ember::zeros({n}, ScalarType::Long);
+  int64_t* f = flat.data_ptr<int64_t>();
+  int64_t scale = 1;
+  for (int64_t k = a.nindexed - 1; k >= 0; --k) {
+    const int64_t size = a.src.size(k);
+    const int64_t* p = a.indices[k].data_ptr<int64_t>();
+    for (int64_t i = 0; i < n; ++i) f[i] += (p[i] < 0 ? p[i] + size : p[i]) * scale;
+    scale *= size;
+  }
+  return flat;
+}
+
+}  // namespace
+
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  const AdvancedIndex a = prepare(self, indices);
+  if (a.nindexed == 0) return self;
+  std::vector<int64_t> rest_shape(a.src.sizes().begin() + a.nindexed, a.src.sizes().end());
+  std::vector<int64_t> merged{-1};
+  merged.insert(merged.end(), rest_shape.begin(), rest_shape.end());
+  Tensor gathered = ember::index_select(a.src.reshape(merged), 0, linear_positions(a));
+  std::vector<int64_t> shape = a.index_shape;
+  shape.insert(shape.end(), rest_shape.begin(), rest_shape.end());
+  Tensor result = gathered.view(shape);
+  if (a.adjacent && a.first > 0) {
+    // The index dims replace the indexed dims in place: move them after the leading dims.
+    const int64_t nb = static_cast<int64_t>(a.index_shape.size());
+    std::vector<int64_t> perm;
+    for (int64_t d = 0; d < a.first; ++d) perm.push_back(nb + d);
+    for (int64_t d = 0; d < nb; ++d) perm.push_back(d);
+    for (int64_t d = nb + a.first; d < result.dim(); ++d) perm.push_back(d);
+    result = result.permute(perm).contiguous();
+  }
+  return result;
+}
+
+Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                  bool accumulate) {
+  const AdvancedIndex a = prepare(self, indices);
+  if (a.nindexed == 0) return accumulate ? self.add_(values) : self.copy_(values);
+  std::vector<int64_t> rest_shape(a.src.sizes().begin() + a.nindexed, a.src.sizes().end());
+  // The values as the result of index() would be shaped, then one row per index tuple.
+  std::vector<int64_t> target_shape = a.index_shape;
+  if (a.adjacent && a.first > 0) {
+    std::vector<int64_t> lead(a.src.sizes().begin() + a.nindexed, a.src.sizes().begin() + a.nindexed + a.first);
+    target_shape.insert(target_shape.begin(), lead.begin(), lead.end());
+    target_shape.insert(target_shape.end(), a.src.sizes().begin() + a.nindexed + a.first, a.src.sizes().end());
+  } else {
+    target_shape.insert(target_shape.end(), rest_shape.begin(), rest_shape.end());
+  }
+  Tensor v = values.to(self.dtype()).expand(target_shape);
+  if (a.adjacent && a.first > 0) {
+    const int64_t nb = static_cast<int64_t>(a.index_shape.size());
+    std::vector<int64_t> perm;
+    for (int64_t d = 0; d < nb; ++d) perm.push_back(a.first + d);
+    for (int64_t d = 0; d < a.first; ++d) perm.push_back(d);
+    for (int64_t d = a.first + nb; d < v.dim(); ++d) perm.push_back(d);
+    v = v.permute(perm);
+  }
+  std::vector<int64_t> rows{c10::checked_numel(a.index_shape)};
+  rows.insert(rows.end(), rest_shape.begin(), rest_shape.end());
+  const Tensor v_rows = v.contiguous().reshape(rows);
+  const Tensor flat = linear_positions(a);
+  const int64_t* f = flat.data_ptr<int64_t>();
+  // Offsets of each indexed position in self's storage, for the row writes.
+  std::vector<int64_t> strides(a.src.strides().begin(), a.src.strides().begin() + a.nindexed);
+  std::vector<int64_t> sizes(a.src.sizes().begin(), a.src.sizes().begin() + a.nindexed);
+  auto offset_of = [&](int64_t linear) {
+    int64_t off = 0;
+    for (int64_t k = a.nindexed - 1; k >= 0; --k) {
+      off += (linear % sizes[k]) * strides[k];
+      linear /= sizes[k];
+    }
+    return off;
+  };
+  if (rest_shape.empty()) {
+    c10::visit_scalar_type(self.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* base = static_cast<T*>(self.data_ptr());
+      const T* src = static_cast<const T*>(v_rows.data_ptr());
+      for (int64_t i = 0; i < flat.numel(); ++i) {
+        T& slot = base[offset_of(f[i])];
+        if (accumulate) {
+          if constexpr (std::is_same_v<T, bool>) {
+            slot = slot || src[i];
+          } else {
+            slot = static_cast<T>(slot + src[i]);
+          }
+        } else {
+          slot = src[i];
+        }
+      }
+    });
+    self.unsafeGetTensorImpl()->bump_version();
+    return self;
+  }
+  std::vector<int64_t> rest_strides(a.src.strides().begin() + a.nindexed, a.src.strides().end());
+  for (int64_t i = 0; i < flat.numel(); ++i) {
+    Tensor row = ember::as_strided(self, rest_shape, rest_strides, self.storage_offset() + offset_of(f[i]));
+    if (accumulate) {
+      row.add_(v_rows.select(0, i));
+    } else {
+      row.copy_(v_rows.select(0, i));
+    }
+  }
+  return self;
+}
+
+// ---- sorting -----------------------------------------------------------------------
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  EMBER_CHECK(!self.is_complex(), "sort(): complex tensors are not supported");
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  dim = maybe_wrap_dim(dim, nd);
+  if (self.is_meta()) return {ember::empty_like(self), ember::empty(self.sizes(), ScalarType::Long, self.device())};
+  const Tensor x = (self.dim() == 0 ? self.reshape({1}) : self).transpose(dim, nd - 1).contiguous();
+  Tensor values = ember::empty_like(x), indices = ember::empty(x.sizes(), ScalarType::Long);
+  const int64_t n = x.dim() == 0 ? 1 : x.size(-1), rows = n == 0 ? 0 : x.numel() / n;
+  c10::visit_scalar_type(self.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!c10::is_complex_v<T>) {
+      const T* in = static_cast<const T*>(x.data_ptr());
+      T* vo = static_cast<T*>(values.data_ptr());
+      int64_t* io = indices.data_ptr<int64_t>();
+      parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
+        std::vector<int64_t> perm(n);
+        for (int64_t r = b; r < e; ++r) {
+          const T* row = in + r * n;
+          std::iota(perm.begin(), perm.end(), 0);
+          // NaN sorts as the largest value, as in torch; equal keys keep their order.
+          auto key_less = [&](int64_t i, int64_t j) {
+            const float a = static_cast<float>(row[i]), c = static_cast<float>(row[j]);
+            if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
+              if (std::isnan(a) || std::isnan(c)) return !std::isnan(a) && std::isnan(c);
+            }
+            return row[i] < row[j];
+          };
+          if (descending) {
+            std::stable_sort(perm.begin(), perm.end(), [&](int64_t i, int64_t j) { return key_less(j, i); });
+          } else {
+            std::stable_sort(perm.begin(), perm.end(), key_less);
+          }
+          for (int64_t k = 0; k < n; ++k) {
+            vo[r * n + k] = row[perm[k]];
+            io[r * n + k] = perm[k];
+          }
+        }
+      });
+    }
+  });
+  values = values.transpose(dim, nd - 1);
+  indices = indices.transpose(dim, nd - 1);
+  if (self.dim() == 0) return {values.reshape({}), indices.reshape({})};
+  return {values.contiguous(), indices.contiguous()};
+}
+
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) { return std::get<1>(ember::sort(self, dim, descending)); }
+
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  dim = maybe_wrap_dim(dim, nd);
+  const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
+  EMBER_CHECK_INDEX(k >= 0 && k <= size, "selected index k out of range");
+  auto [values, indices] = ember::sort(self, dim, largest);
+  (void)sorted;  // sorted output is always produced
+  if (self.dim() == 0) return {values, indices};
+  return {values.narrow(dim, 0, k), indices.narrow(dim, 0, k)};
+}
+
+}  // namespace ember::native
