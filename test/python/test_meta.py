@@ -228,8 +228,19 @@ SAMPLES.update({
     "topk": lambda d: t(d, 3, 4).topk(2),
 })
 
-# Operators whose result is data, which a meta tensor does not have.
-DATA_DEPENDENT = {"item", "equal", "nonzero", "index.Tensor", "index_put_"}
+SAMPLES.update({
+    "movedim.int": lambda d: t(d, 2, 3, 4).movedim(0, -1),
+    "embedding": lambda d: ember.embedding(t(d, 10, 3), ember.zeros(2, 5, dtype=ember.int64, device=d)),
+    "dropout": lambda d: ember.dropout(t(d, 4, 4), 0.5, False),
+    "layer_norm": lambda d: ember.layer_norm(t(d, 2, 3, 4), [3, 4], t(d, 3, 4), t(d, 3, 4)),
+    "batch_norm": lambda d: ember.batch_norm(t(d, 2, 3, 4), t(d, 3), t(d, 3), None, None, True, 0.1, 1e-5, False),
+    "mse_loss": lambda d: ember.mse_loss(t(d, 3, 4), t(d, 3, 4)),
+    "l1_loss": lambda d: ember.l1_loss(t(d, 3, 4), t(d, 3, 4), 0),
+})
+
+# Operators whose result is data, which a meta tensor does not have (the
+# losses on class indices check the indices' range).
+DATA_DEPENDENT = {"nll_loss", "cross_entropy_loss", "item", "equal", "nonzero", "index.Tensor", "index_put_"}
 
 
 def aten_operators():

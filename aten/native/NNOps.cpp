@@ -1,0 +1,160 @@
+// Neural-network building blocks written in terms of other operators:
+// embedding, dropout, layer_norm, batch_norm and the common losses.
+
+#include <aten/Functions.h>
+#include <aten/generated/NativeFunctions.h>
+#include <aten/native/TensorIterator.h>
+
+namespace ember::native {
+
+namespace {
+Tensor scalar(double v) { return wrapped_scalar_tensor(v); }
+
+// 0: none, 1: mean, 2: sum, as in torch.nn._reduction.
+Tensor reduce_loss(const Tensor& loss, int64_t reduction) {
+  EMBER_CHECK_VALUE(reduction >= 0 && reduction <= 2, "{} is not a valid value for reduction", reduction);
+  if (reduction == 1) return loss.mean();
+  if (reduction == 2) return loss.sum();
+  return loss;
+}
+}  // namespace
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool /*scale_grad_by_freq*/,
+                 bool /*sparse*/) {
+  EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
+  EMBER_CHECK(indices.dtype() == ScalarType::Long || indices.dtype() == ScalarType::Int,
+              "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
+              "got {} instead",
+              c10::toString(indices.dtype()));
+  (void)padding_idx;  // only changes the gradient
+  std::vector<int64_t> shape = indices.sizes().vec();
+  shape.push_back(weight.size(1));
+  return ember::index_select(weight, 0, indices.reshape({-1})).view(shape);
+}
+
+Tensor dropout(const Tensor& input, double p, bool train) {
+  EMBER_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got {}", p);
+  if (!train || p == 0) return input;
+  if (p == 1) return ember::zeros_like(input);
+  const Tensor keep = ember::ge(ember::rand(input.sizes(), std::nullopt, std::nullopt, input.device()), scalar(p));
+  return ember::mul(input, ember::div(keep.to(input.dtype()), scalar(1 - p)));
+}
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps) {
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  EMBER_CHECK(k >= 1 && input.dim() >= k &&
+                  input.sizes().slice(input.dim() - k) == normalized_shape,
+              "Given normalized_shape={}, expected input with shape [*, {}], but got input of size{}",
+              c10::str_sizes(normalized_shape), fmt::join(normalized_shape, ", "), c10::str_sizes(input.sizes()));
+  std::vector<int64_t> dims;
+  for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
+  const Tensor mu = ember::mean(input, dims, true);
+  const Tensor var = ember::var(input, dims, Scalar(0), true);
+  Tensor out = ember::mul(ember::sub(input, mu), ember::rsqrt(ember::add(var, scalar(eps))));
+  if (weight && weight->defined()) out = ember::mul(out, *weight);
+  if (bias && bias->defined()) out = ember::add(out, *bias);
+  return out;
+}
+
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training,
+                  double momentum, double eps, bool /*cudnn_enabled*/) {
+  EMBER_CHECK(input.dim() >= 2, "batch_norm: expected input with at least 2 dims (N, C, ...), got {}-D", input.dim());
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+  std::vector<int64_t> channel_shape(input.dim(), 1);
+  channel_shape[1] = input.size(1);
+  Tensor mu, var;
+  if (training) {
+    mu = ember::mean(input, dims, true);
+    var = ember::var(input, dims, Scalar(0), true);
+    const int64_t n = input.numel() / input.size(1);
+    // Running statistics track the unbiased variance, as in torch.
+    if (running_mean && running_mean->defined()) {
+      running_mean->mul_(1 - momentum).add_(mu.reshape({-1}), momentum);
+    }
+    if (running_var && running_var->defined()) {
+      const double unbias = n > 1 ? static_cast<double>(n) / static_cast<double>(n - 1) : 1.0;
+      running_var->mul_(1 - momentum).add_(var.reshape({-1}), momentum * unbias);
+    }
+  } else {
+    EMBER_CHECK(running_mean && running_var && running_mean->defined() && running_var->defined(),
+                "running_mean and running_var must be defined in evaluation mode");
+    mu = running_mean->reshape(channel_shape);
+    var = running_var->reshape(channel_shape);
+  }
+  Tensor out = ember::mul(ember::sub(input, mu), ember::rsqrt(ember::add(var, scalar(eps))));
+  if (weight && weight->defined()) out = ember::mul(out, weight->reshape(channel_shape));
+  if (bias && bias->defined()) out = ember::add(out, bias->reshape(channel_shape));
+  return out;
+}
+
+Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const Tensor diff = ember::sub(self, target);
+  return reduce_loss(ember::mul(diff, diff), reduction);
+}
+
+Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return reduce_loss(ember::abs(ember::sub(self, target)), reduction);
+}
+
+Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction,
+                int64_t ignore_index) {
+  EMBER_CHECK(self.dim() >= 1 && self.dim() <= 2 || self.dim() > 2, "nll_loss: expected input of 1 or more dims");
+  EMBER_CHECK(target.dtype() == ScalarType::Long, "nll_loss: expected target of dtype Long but got {}",
+              c10::toString(target.dtype()));
+  // Class dim is 1 (or 0 for an unbatched input); move it last and flatten the rest.
+  const int64_t class_dim = self.dim() == 1 ? 0 : 1;
+  const int64_t classes = self.size(class_dim);
+  const Tensor logp = self.dim() == 1 ? self.unsqueeze(0) : self.movedim(1, -1).reshape({-1, classes});
+  const Tensor t = target.reshape({-1});
+  EMBER_CHECK(logp.size(0) == t.size(0), "Expected input batch_size ({}) to match target batch_size ({}).",
+              logp.size(0), t.size(0));
+  const Tensor valid = ember::ne(t, wrapped_scalar_tensor(ignore_index));
+  const Tensor safe_t = ember::where(valid, t, ember::zeros_like(t));
+  const Tensor invalid_class = ember::logical_or(ember::lt(safe_t, scalar(0)), ember::ge(safe_t, wrapped_scalar_tensor(classes)));
+  EMBER_CHECK_INDEX(!ember::any(invalid_class).item<bool>(), "Target out of bounds: must be in [0, {})", classes);
+  Tensor picked = ember::neg(ember::gather(logp, 1, safe_t.unsqueeze(1)).squeeze(1));
+  Tensor w = valid.to(self.dtype());
+  if (weight && weight->defined()) w = ember::mul(w, ember::index_select(*weight, 0, safe_t));
+  Tensor loss = ember::mul(picked, w);
+  if (reduction == 1) return ember::div(loss.sum(), w.sum());
+  if (reduction == 2) return loss.sum();
+  EMBER_CHECK_VALUE(reduction == 0, "{} is not a valid value for reduction", reduction);
+  std::vector<int64_t> shape = target.sizes().vec();
+  return loss.reshape(shape);
+}
+
+Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                          int64_t reduction, int64_t ignore_index, double label_smoothing) {
+  const int64_t class_dim = self.dim() == 1 ? 0 : 1;
+  const Tensor logp = ember::log_softmax(self, class_dim);
+  if (target.is_floating_point()) {
+    // Class probabilities as targets.
+    Tensor loss = ember::neg(ember::sum(ember::mul(logp, target), std::vector<int64_t>{class_dim}));
+    return reduce_loss(loss, reduction);
+  }
+  Tensor loss = ember::nll_loss(logp, target, weight, reduction, ignore_index);
+  if (label_smoothing > 0) {
+    const int64_t classes = self.size(class_dim);
+    Tensor smooth = ember::neg(ember::mean(logp, std::vector<int64_t>{class_dim}));
+    smooth = reduce_loss(smooth, reduction);
+    loss = ember::add(ember::mul(loss, scalar(1 - label_smoothing)), ember::mul(smooth, scalar(label_smoothing)));
+    (void)classes;
+  }
+  return loss;
+}
+
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
+  const int64_t nd = self.dim();
+  source = c10::maybe_wrap_dim(source, nd);
+  destination = c10::maybe_wrap_dim(destination, nd);
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != source) order.push_back(d);
+  order.insert(order.begin() + destination, source);
+  return self.permute(order);
+}
+
+}  // namespace ember::native
