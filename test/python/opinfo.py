@@ -24,7 +24,7 @@ them into strict xfails of exactly the (test, op, dtype) cases they break.
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -48,10 +48,6 @@ def is_float(d):
 
 def is_complex(d):
     return d in COMPLEX
-
-
-def dtype_of(lib, name):
-    return getattr(lib, name)
 
 
 def dtype_name(dtype):
@@ -104,10 +100,6 @@ class TensorSpec:
         if device != "cpu":
             t = t.to(device)
         return self.view(t) if self.view is not None else t
-
-    @property
-    def shape(self):
-        return tuple(np.shape(self.values)) if self.view is None else None
 
     def __repr__(self):
         base = f"{self.dtype}{list(np.shape(self.values))}"
@@ -171,7 +163,7 @@ class OpInfo:
     kwargs: dict = field(default_factory=dict)  # fixed keyword arguments
     method: bool = True  # Tensor.<aten> exists (in torch)
     method_call: Optional[Callable] = None  # method_call(args, kwargs) where not args[0].<aten>(*args[1:])
-    inplace: Optional[Callable] = None  # inplace(t, *args, **kwargs); see OpInfo.call_inplace
+    inplace: Optional[Callable] = None  # inplace(lib, t, *args, **kwargs) instead of t.<aten>_(...)
     has_inplace: bool = True  # Tensor.<aten>_ exists
     torch_has_inplace: bool = True  # torch has the same in-place method
     function_inplace: bool = False  # <lib>.<aten>_ exists (torch.abs_)
@@ -579,7 +571,6 @@ def _torch_nn(name):
 # ---- the operators ---------------------------------------------------------------
 
 F_ALL = FLOATS + COMPLEX
-ALL_TO_FLOAT = ALL  # unary float ops accept every dtype, integers promote to float32
 
 SIGN_COMPLEX = "torch raises NotImplementedError for sign on complex, Ember RuntimeError"
 CMP_OUT = ("comparison/logical kernels write bool into an output buffer of the inputs' common dtype whenever "
@@ -591,6 +582,7 @@ def cmp_out_bug():
     # them all (test_known_bug has deterministic repros).
     return [XFail(t, CMP_OUT, ALL, skip=True) for t in
             ("test_out", "test_out_wider_dtype", "test_inplace", "test_inplace_like_torch")]
+
 
 COMPLEX_MISSING = "Ember lacks the complex kernel torch has (NotImplementedError)"
 MORE_PERMISSIVE = "Ember accepts a dtype torch rejects (computes instead of raising NotImplementedError)"
@@ -605,7 +597,6 @@ COMPLEX_TESTS = ("test_reference_values", "test_like_torch", "test_noncontiguous
 
 def complex_missing():
     return [XFail(t, COMPLEX_MISSING, COMPLEX) for t in COMPLEX_TESTS]
-
 
 
 def unary(name, ref, dtypes, *, to_float=True, **kw):
@@ -658,21 +649,19 @@ unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype), REAL_NUMBERS, to_float
               XFail("test_unsupported_dtypes", "relu(bool): torch raises RuntimeError, Ember NotImplementedError",
                     BOOL)])
 unary("silu", lambda x: x / (1 + np.exp(-x)), F_ALL, to_float=False, torch_fn=_torch_nn("silu"), method=False,
-      torch_supports_out=False,
-      torch_has_inplace=False,
+      torch_supports_out=False, torch_has_inplace=False,
       xfails=[XFail("test_unsupported_dtypes", MORE_PERMISSIVE + " (integers promote to float32)", INTEGRAL)])
 for _approx in ("none", "tanh"):
     unary("gelu" if _approx == "none" else "gelu.tanh", ref_gelu, FLOATS, to_float=False, aten="gelu",
           kwargs={"approximate": _approx} if _approx == "tanh" else {}, torch_fn=_torch_nn("gelu"), method=False,
-          torch_supports_out=False,
-          torch_has_inplace=False,
+          torch_supports_out=False, torch_has_inplace=False,
           xfails=[XFail("test_unsupported_dtypes", MORE_PERMISSIVE + " (integers promote to float32)", INTEGRAL)])
 unary("logical_not", np.logical_not, ALL, to_float=False, xfails=cmp_out_bug())
 unary("bitwise_not", np.invert, INTEGRAL, to_float=False)
 
 for _op in _unary:
-    if _op.name in ("sign", "logical_not", "bitwise_not", "silu", "gelu", "gelu.tanh"):
-        _op.function_inplace = _op.name in ("silu", "gelu")  # torch has no torch.sign_ etc.
+    if _op.name in ("sign", "logical_not", "bitwise_not", "gelu.tanh"):
+        _op.function_inplace = False  # torch has no torch.sign_ etc. (Ember has; silu_/gelu_ are Ember's own)
     if _op.name == "sign":
         _op.xfails.append(XFail("test_unsupported_dtypes", SIGN_COMPLEX, COMPLEX))
     if _op.name in ("exp2", "log2", "log1p", "expm1", "silu"):
@@ -768,7 +757,7 @@ for _name in ("clamp", "clamp.min", "clamp.max", "clip"):
            xfails=[XFail("test_unsupported_dtypes", CLAMP_BOOL, BOOL),
                    XFail("test_out_unsafe_cast_raises", CLAMP_OUT, REAL_NUMBERS)] + (
                [XFail("test_inplace_like_torch", CLAMP_INPLACE, INTS),
-                XFail("test_inplace_unsafe_cast_raises", CLAMP_INPLACE, INTS)] if _name in ("clamp", "clip") else []) + (
+                XFail("test_inplace_unsafe_cast_raises", CLAMP_INPLACE, INTS)] if _name == "clamp" else []) + (
                [XFail("test_variants_like_torch", "clip_ (method and function) is missing"),
                 XFail("test_out_overload_like_torch", "ember.clip has no out= overload")] if _name == "clip" else []))
 binary("clamp.tensor", ref_clamp, REAL_NUMBERS, sample_fn=sample_clamp, aten="clamp", specials=False,
@@ -790,8 +779,8 @@ def operator_op(name, base, fn, inplace=None, **kw):
     fields = dict(ref=base_op.ref, dtypes=base_op.dtypes, kind=base_op.kind, domain=base_op.domain,
                   int_domain=base_op.int_domain, other_domain=base_op.other_domain,
                   other_int_domain=base_op.other_int_domain, other_nonzero=base_op.other_nonzero,
-                  discrete=base_op.discrete, scalars=base_op.scalars, promotes_int_to_float=base_op.promotes_int_to_float,
-                  extra_values=base_op.extra_values, scalar_other=base_op.scalar_other)
+                  discrete=base_op.discrete, scalars=base_op.scalars, extra_values=base_op.extra_values,
+                  promotes_int_to_float=base_op.promotes_int_to_float, scalar_other=base_op.scalar_other)
     fields.update(kw)
     op = OpInfo(name, aten=base, fn=lambda lib, *args: fn(*args), method=False, supports_out=False,
                 torch_supports_out=False, inplace=(lambda lib, *args: inplace(*args)) if inplace else None,
@@ -829,8 +818,6 @@ for _sym, _base, _f, _i in [
                                        ">=": "__ge__"}[_sym]
     _op = operator_op(_name, _base, _f, _iop(_i) if _i else None, scalar_other=True)
     _op.notes = f"a {_sym} b"
-    if _base == "floor_divide":
-        _op.xfails = [x for x in _op.xfails if x.test != "test_variants_like_torch"]
 
 # Reflected forms: number <op> tensor. The sample is (tensor, number); ref(a, s) computes s <op> a.
 _REFLECTED = [
@@ -848,7 +835,6 @@ _REFLECTED = [
     ("__req__", "eq", lambda a, s: s == a, lambda a, s: np.equal(s, a)),
 ]
 for _name, _base, _f, _ref in _REFLECTED:
-    _b = next(o for o in _binary if o.name == _base)
     _kw = dict(ref=_ref, reflected=True, specials=False)
     if _base in ("remainder", "floor_divide"):
         # The tensor is the divisor: keep it nonzero for integers.

@@ -236,6 +236,9 @@ SAMPLES.update({
     "batch_norm": lambda d: ember.batch_norm(t(d, 2, 3, 4), t(d, 3), t(d, 3), None, None, True, 0.1, 1e-5, False),
     "mse_loss": lambda d: ember.mse_loss(t(d, 3, 4), t(d, 3, 4)),
     "l1_loss": lambda d: ember.l1_loss(t(d, 3, 4), t(d, 3, 4), 0),
+    "conv2d": lambda d: ember.conv2d(t(d, 2, 4, 9, 8), t(d, 6, 2, 3, 3), t(d, 6), stride=2, padding=1, groups=2),
+    "max_pool2d": lambda d: ember.max_pool2d(t(d, 2, 3, 9, 8), 3, 2, ceil_mode=True),
+    "avg_pool2d": lambda d: ember.avg_pool2d(t(d, 3, 9, 8), 2),
 })
 
 # Operators whose result is data, which a meta tensor does not have (the

@@ -471,6 +471,10 @@ def test_meta(op, dtype):
         cpu, meta = op(ember, *args, **kwargs), op(ember, *margs, **mkwargs)
         assert meta.is_meta, sample
         assert (tuple(meta.shape), meta.dtype, meta.stride()) == (tuple(cpu.shape), cpu.dtype, cpu.stride()), sample
+        if op.supports_out and sample.tensor_only:
+            out = ember.empty(0, dtype=cpu.dtype, device="meta")
+            assert op(ember, *margs, out=out, **mkwargs) is out
+            assert (tuple(out.shape), out.dtype, out.is_meta) == (tuple(cpu.shape), cpu.dtype, True), sample
 
 
 # ---- 6. unsupported dtypes ---------------------------------------------------------
@@ -516,6 +520,7 @@ def test_variants_like_torch(op):
     if torch is not None:  # the database's view of torch is right
         assert hasattr(torch.Tensor, op.aten) == op.method
         assert hasattr(torch.Tensor, op.aten + "_") == (op.has_inplace and op.torch_has_inplace)
+        assert hasattr(torch, op.aten + "_") == op.function_inplace
 
 
 # ---- 7. broadcasting errors ------------------------------------------------------
@@ -560,9 +565,15 @@ def _eq_inplace_into_float():
 
 
 def _lt_out_int():
-    out = ember.empty(0, dtype=ember.int64)
-    ember.lt(ember.zeros(3), ember.ones(3), out=out)
-    np.testing.assert_array_equal(to_numpy(out), [1, 1, 1])
+    out = ember.full((3,), -1, dtype=ember.int64)
+    ember.lt(ember.tensor([0, 0, 0]), ember.tensor([1, 1, 1]), out=out)
+    np.testing.assert_array_equal(to_numpy(out), [1, 1, 1])  # gets [-255, -255, -255]
+
+
+def _logical_not_inplace_float():
+    t = ember.zeros(3)
+    t.logical_not_()
+    np.testing.assert_array_equal(to_numpy(t), [1.0, 1.0, 1.0])  # gets 1.4e-45 (bool byte in a float)
 
 
 def _clamp_nan_min():
@@ -635,6 +646,7 @@ KNOWN_BUGS = {
     "eq_ into a float tensor": (_eq_inplace_into_float, "t.eq_(1) on float32 writes raw bool bytes: [1., 2.] "
                                 "stays [1.0000001, 2.]"),
     "lt out= int64": (_lt_out_int, "ember.lt(a, b, out=int64_tensor) writes bool bytes into int64 storage"),
+    "logical_not_ on float": (_logical_not_inplace_float, "zeros(3).logical_not_() writes bool bytes into floats"),
     "clamp NaN min": (_clamp_nan_min, "clamp(x, min=nan) returns x; torch propagates the NaN bound"),
     "clamp NaN tensor bound": (_clamp_nan_tensor_bound, "clamp(x, min_tensor_with_nan) ignores the NaN bound"),
     "relu NaN": (_relu_nan, "relu(nan) is 0; torch gives nan"),
