@@ -149,6 +149,7 @@ class XFail:
     reason: str
     dtypes: tuple = ALL
     skip: bool = False  # skip instead: the failure depends on uninitialized memory
+    needs_torch: bool = False  # only torch shows it (a different exception type)
 
 
 @dataclass
@@ -244,7 +245,8 @@ def make_values(op, d, shape, rng, role="self"):
     """Values for a tensor of dtype `d` in the op's domain (NumPy, storage dtype)."""
     n = int(np.prod(shape, dtype=np.int64))
     if d == "bool":
-        v = rng.integers(0, 2, n).astype(bool) | (role == "self" and op.self_nonzero)
+        v = rng.integers(0, 2, n).astype(bool) | ((role == "self" and op.self_nonzero)
+                                                  or (role == "other" and op.other_nonzero))
     elif op.discrete:
         lo, hi = (0, 3) if d == "uint8" else (-2, 3)
         v = rng.integers(lo, hi, n)
@@ -647,7 +649,7 @@ unary("sign", ref_sign, REAL, to_float=False)
 unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype), REAL_NUMBERS, to_float=False, torch_supports_out=False,
       xfails=[XFail("test_special_values", "relu(nan) gives 0; torch.relu propagates NaN", FLOATS),
               XFail("test_unsupported_dtypes", "relu(bool): torch raises RuntimeError, Ember NotImplementedError",
-                    BOOL)])
+                    BOOL, needs_torch=True)])
 unary("silu", lambda x: x / (1 + np.exp(-x)), F_ALL, to_float=False, torch_fn=_torch_nn("silu"), method=False,
       torch_supports_out=False, torch_has_inplace=False,
       xfails=[XFail("test_unsupported_dtypes", MORE_PERMISSIVE + " (integers promote to float32)", INTEGRAL)])
@@ -663,7 +665,7 @@ for _op in _unary:
     if _op.name in ("sign", "logical_not", "bitwise_not", "gelu.tanh"):
         _op.function_inplace = False  # torch has no torch.sign_ etc. (Ember has; silu_/gelu_ are Ember's own)
     if _op.name == "sign":
-        _op.xfails.append(XFail("test_unsupported_dtypes", SIGN_COMPLEX, COMPLEX))
+        _op.xfails.append(XFail("test_unsupported_dtypes", SIGN_COMPLEX, COMPLEX, needs_torch=True))
     if _op.name in ("exp2", "log2", "log1p", "expm1", "silu"):
         _op.xfails += complex_missing()
 
@@ -715,14 +717,14 @@ binary("pow", ref_pow, NUMBERS, domain=(0.5, 3.0), other_domain=(-3.0, 3.0), int
        xfails=[XFail("test_unsupported_dtypes", "pow(bool, bool) works in Ember; torch raises NotImplementedError",
                      BOOL)])
 binary("maximum", np.maximum, REAL, scalar_other=False, discrete=True, torch_has_inplace=False,
-       xfails=[XFail("test_unsupported_dtypes", MINMAX_COMPLEX, COMPLEX)])
+       xfails=[XFail("test_unsupported_dtypes", MINMAX_COMPLEX, COMPLEX, needs_torch=True)])
 binary("minimum", np.minimum, REAL, scalar_other=False, discrete=True, torch_has_inplace=False,
-       xfails=[XFail("test_unsupported_dtypes", MINMAX_COMPLEX, COMPLEX)])
+       xfails=[XFail("test_unsupported_dtypes", MINMAX_COMPLEX, COMPLEX, needs_torch=True)])
 binary("atan2", np.arctan2, REAL, scalar_other=False, promotes_int_to_float=True)
 for _name, _fn, _dt in [("eq", np.equal, ALL), ("ne", np.not_equal, ALL), ("lt", np.less, REAL),
                         ("le", np.less_equal, REAL), ("gt", np.greater, REAL), ("ge", np.greater_equal, REAL)]:
     binary(_name, _fn, _dt, discrete=True, xfails=list(CMP_XFAILS) + (
-        [XFail("test_unsupported_dtypes", ORDER_COMPLEX, COMPLEX)] if _dt == REAL else []))
+        [XFail("test_unsupported_dtypes", ORDER_COMPLEX, COMPLEX, needs_torch=True)] if _dt == REAL else []))
 for _name, _fn in [("logical_and", np.logical_and), ("logical_or", np.logical_or), ("logical_xor", np.logical_xor)]:
     binary(_name, _fn, ALL, discrete=True, scalar_other=False, xfails=list(CMP_XFAILS))
 for _name, _fn in [("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
@@ -803,7 +805,7 @@ operator_op("__neg__", "neg", lambda a: -a)
 operator_op("__abs__", "abs", lambda a: abs(a))
 operator_op("__invert__", "bitwise_not", lambda a: ~a).xfails.append(
     XFail("test_unsupported_dtypes", "~float_tensor raises NotImplementedError; torch raises TypeError (its "
-          "__invert__ checks the dtype)", FLOATS + COMPLEX))
+          "__invert__ checks the dtype)", FLOATS + COMPLEX, needs_torch=True))
 for _sym, _base, _f, _i in [
     ("+", "add", lambda a, b: a + b, "__iadd__"), ("-", "sub", lambda a, b: a - b, "__isub__"),
     ("*", "mul", lambda a, b: a * b, "__imul__"), ("/", "div", lambda a, b: a / b, "__itruediv__"),
