@@ -749,7 +749,7 @@ binary("pow.scalar_self", lambda a, s: ref_pow(s, a), ALL, aten="pow", fn=lambda
        reflected=True, method=False, has_inplace=False, supports_out=False, specials=False, int_domain=(0, 4),
        domain=(-3.0, 3.0), scalars={"int": 2, "float": 2.5, "complex": 0.5 + 1j},
        xfails=[XFail("test_out_overload_like_torch", "ember.pow(number, tensor) has no out= overload")])
-CLAMP_TENSOR_BOOL = "clamp(bool, Tensor bounds) works in Ember; torch raises NotImplementedError"
+CLAMP_TENSOR_BOOL = "clamp(bool, min_tensor, max_tensor) works in Ember; torch raises NotImplementedError"
 CLAMP_INPLACE = "int_tensor.clamp_(float bounds) truncates silently; torch raises RuntimeError (unsafe cast)"
 CLAMP_OUT = "clamp(x, ..., out=) has no safe-cast check: clamp(int32, 0, 1, out=bool) casts silently; torch raises"
 CLAMP_BOOL = "clamp(bool, Scalar bounds) works in Ember; torch raises NotImplementedError"
