@@ -9,7 +9,8 @@ namespace ember {
 std::vector<int64_t> infer_size(c10::IntArrayRef a, c10::IntArrayRef b) {
   const size_t ndim = std::max(a.size(), b.size());
   std::vector<int64_t> out(ndim);
-  for (size_t i = 0; i < ndim; ++i) {
+  // From the last dim, so the first mismatch reported is the innermost one, as in torch.
+  for (size_t i = ndim; i-- > 0;) {
     const size_t offset = ndim - 1 - i;
     const int64_t sa = offset < a.size() ? a[a.size() - 1 - offset] : 1;
     const int64_t sb = offset < b.size() ? b[b.size() - 1 - offset] : 1;

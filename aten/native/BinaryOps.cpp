@@ -78,7 +78,8 @@ M floor_divide_float(M a, M b) {
 Tensor comparison(const Tensor& self, const Tensor& other, const Tensor& out, const char* name, int kind) {
   auto iter = TensorIterator::comparison_op(out, self, other, name);
   const ScalarType t = iter.common_dtype();
-  EMBER_CHECK(kind <= 1 || !c10::isComplexType(t), "\"{}\" not implemented for '{}'", name, c10::toString(t));
+  EMBER_CHECK_NOT_IMPLEMENTED(kind <= 1 || !c10::isComplexType(t), "\"{}\" not implemented for '{}'", name,
+                              c10::toString(t));
   // Writes bool results; an out= tensor of another dtype receives them cast.
   c10::visit_scalar_type(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -104,7 +105,7 @@ Tensor logical(const Tensor& self, const Tensor& other, const Tensor& out, const
   TensorIteratorConfig config;
   config.name(name).resize_outputs(!(out.defined() && out.is_same(self))).add_output(out).add_input(self).add_input(other);
   config.promote_inputs_to_common_dtype().cast_common_dtype_to_outputs();
-  if (!out.defined()) config.declare_static_output_dtype(ScalarType::Bool);
+  config.declare_static_output_dtype(ScalarType::Bool);
   auto iter = config.build();
   c10::visit_scalar_type(iter.common_dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -167,10 +168,12 @@ Tensor div_out(const Tensor& self, const Tensor& other, const Tensor& out) {
 
 Tensor div_out(const Tensor& self, const Tensor& other, std::optional<std::string_view> mode, const Tensor& out) {
   if (!mode) return ember::div_outf(self, other, out);
-  EMBER_CHECK_VALUE(*mode == "trunc" || *mode == "floor",
+  EMBER_CHECK(*mode == "trunc" || *mode == "floor",
                     "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{}'", *mode);
   const bool floor = *mode == "floor";
   auto iter = TensorIterator::binary_op(out, self, other, "div");
+  EMBER_CHECK_NOT_IMPLEMENTED(iter.common_dtype() != ScalarType::Bool, "\"div_{}_cpu\" not implemented for 'Bool'",
+                              floor ? "floor" : "trunc");
   visit_supported<NotComplex>(iter, "div_floor", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
@@ -218,6 +221,7 @@ Tensor remainder_out(const Tensor& self, const Tensor& other, const Tensor& out)
 }
 
 Tensor maximum_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  EMBER_CHECK(!self.is_complex() && !other.is_complex(), "maximum not implemented for complex tensors.");
   return arithmetic<NotComplex>(TensorIterator::binary_op(out, self, other, "maximum"), "maximum", [](auto a, auto b) {
     if constexpr (std::is_floating_point_v<decltype(a)>) {
       if (std::isnan(a) || std::isnan(b)) return a + b;  // NaN propagates
@@ -227,6 +231,7 @@ Tensor maximum_out(const Tensor& self, const Tensor& other, const Tensor& out) {
 }
 
 Tensor minimum_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  EMBER_CHECK(!self.is_complex() && !other.is_complex(), "minimum not implemented for complex tensors.");
   return arithmetic<NotComplex>(TensorIterator::binary_op(out, self, other, "minimum"), "minimum", [](auto a, auto b) {
     if constexpr (std::is_floating_point_v<decltype(a)>) {
       if (std::isnan(a) || std::isnan(b)) return a + b;
@@ -242,14 +247,20 @@ Tensor atan2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
 
 Tensor pow_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
   auto iter = TensorIterator::binary_op(out, self, exponent, "pow");
+  EMBER_CHECK_NOT_IMPLEMENTED(iter.common_dtype() != ScalarType::Bool, "\"pow\" not implemented for 'Bool'");
   visit_supported<AnyType>(iter, "pow", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
     if constexpr (std::is_integral_v<T>) {
       cpu::cpu_kernel(iter, [](T base, T exp) -> T {
         if constexpr (std::is_signed_v<T>) {
-          EMBER_CHECK(exp >= 0 || base == 1 || base == -1, "Integers to negative integer powers are not allowed.");
-          if (exp < 0) return base == 1 ? T(1) : static_cast<T>((exp % 2) ? -1 : 1);
+          // Integer division semantics, as torch: 1/base^k truncates to 0 unless |base| is 1.
+          if (exp < 0) {
+            if (base == 1) return T(1);
+            if (base == -1) return static_cast<T>((exp % 2) ? -1 : 1);
+            EMBER_CHECK(base != 0, "ZeroDivisionError");
+            return T(0);
+          }
         }
         int64_t result = 1, b = base;
         for (uint64_t e = static_cast<uint64_t>(exp); e; e >>= 1, b *= b)
@@ -331,7 +342,11 @@ Tensor floor_divide(const Tensor& self, const Scalar& other) { return ember::div
 Tensor true_divide(const Tensor& self, const Tensor& other) { return ember::div(self, other); }
 Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { return ember::sub(other, self, alpha); }
 Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) { return ember::sub(wrap(other), self, alpha); }
-Tensor pow(const Tensor& self, const Scalar& exponent) { return ember::pow(self, wrap(exponent)); }
+Tensor pow(const Tensor& self, const Scalar& exponent) {
+  EMBER_CHECK(!(c10::isIntegralType(self.dtype(), false) && exponent.isIntegral(false) && exponent.toLong() < 0),
+              "Integers to negative integer powers are not allowed.");
+  return ember::pow(self, wrap(exponent));
+}
 Tensor pow_(const Tensor& self, const Scalar& exponent) { return self.pow_(wrap(exponent)); }
 Tensor pow(const Scalar& self, const Tensor& exponent) { return ember::pow(wrap(self), exponent); }
 
@@ -350,6 +365,7 @@ Tensor where_out(const Tensor& condition, const Tensor& self, const Tensor& othe
                   .add_input(other.to(common))
                   .declare_static_output_dtype(common)
                   .cast_common_dtype_to_outputs()
+                  .enforce_safe_casting_to_output()
                   .build();
   c10::visit_scalar_type(common, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -372,13 +388,14 @@ Tensor clamp_out(const Tensor& self, const std::optional<Tensor>& min, const std
   config.name("clamp").resize_outputs(!(out.defined() && out.is_same(self))).add_output(out).add_input(self);
   if (min) config.add_input(*min);
   if (max) config.add_input(*max);
-  auto iter = config.promote_inputs_to_common_dtype().cast_common_dtype_to_outputs().build();
+  auto iter = config.promote_inputs_to_common_dtype().cast_common_dtype_to_outputs().enforce_safe_casting_to_output().build();
+  EMBER_CHECK_NOT_IMPLEMENTED(iter.common_dtype() != ScalarType::Bool, "\"clamp_cpu\" not implemented for 'Bool'");
   visit_supported<NotComplex>(iter, "clamp", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
-    // NaN in the input stays NaN; the bounds apply max first, then min (PyTorch).
-    auto lower = [](M x, M lo) { return x != x ? x : (x < lo ? lo : x); };
-    auto upper = [](M x, M hi) { return x != x ? x : (x > hi ? hi : x); };
+    // A NaN input or bound gives NaN; min applies first, then max (PyTorch).
+    auto lower = [](M x, M lo) { return x != x ? x : (lo != lo ? lo : (x < lo ? lo : x)); };
+    auto upper = [](M x, M hi) { return x != x ? x : (hi != hi ? hi : (x > hi ? hi : x)); };
     if (min && max) {
       cpu::cpu_kernel(iter, [=](T x, T lo, T hi) -> T { return static_cast<T>(upper(lower(M(x), M(lo)), M(hi))); });
     } else if (min) {
@@ -411,5 +428,12 @@ Tensor div(const Tensor& self, const Scalar& other, std::optional<std::string_vi
 }
 Tensor div_(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode) {
   return self.div_(wrapped_scalar_tensor(other), rounding_mode);
+}
+}  // namespace ember::native
+
+namespace ember::native {
+Tensor true_divide(const Tensor& self, const Scalar& other) { return ember::div(self, wrapped_scalar_tensor(other)); }
+Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other) {
+  return ember::where(condition, wrapped_scalar_tensor(self), wrapped_scalar_tensor(other));
 }
 }  // namespace ember::native

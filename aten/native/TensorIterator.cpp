@@ -163,7 +163,8 @@ TensorIterator TensorIterator::comparison_op(const Tensor& out, const Tensor& a,
   TensorIteratorConfig config;
   config.name(std::move(name)).resize_outputs(!writes_into(out, a)).add_output(out).add_input(a).add_input(b);
   config.promote_inputs_to_common_dtype();
-  if (!out.defined()) config.declare_static_output_dtype(ScalarType::Bool);
+  // Results are bool; an out= tensor of another dtype receives them cast.
+  config.declare_static_output_dtype(ScalarType::Bool);
   return config.cast_common_dtype_to_outputs().build();
 }
 
@@ -225,10 +226,14 @@ void TensorIterator::build(TensorIteratorConfig& config) {
 
   compute_shape(config);
   compute_types(config);
-  allocate_or_resize_outputs(config);
-  if (is_meta_) return;
+  // The iteration order comes from the operands that exist; new outputs are
+  // then laid out in that order (so they follow the inputs' memory layout
+  // as in PyTorch) before dims are merged.
+  resize_outputs();
   compute_strides();
   reorder_dimensions();
+  allocate_outputs(config);
+  if (is_meta_) return;
   coalesce_dimensions();
   numel_ = c10::checked_numel(shape_);
 }
@@ -277,24 +282,13 @@ void TensorIterator::compute_types(TensorIteratorConfig& config) {
   }
 }
 
-void TensorIterator::allocate_or_resize_outputs(TensorIteratorConfig& config) {
-  // The permutation that sorts dims of the inputs from outermost to innermost,
-  // so new outputs keep the inputs' layout (a transposed input gives a
-  // transposed output, as in PyTorch).
-  const int64_t nd = static_cast<int64_t>(shape_.size());
-  std::vector<int64_t> order(nd);
-  std::iota(order.begin(), order.end(), 0);
-  const Operand* layout_source = nullptr;
-  for (const Operand& op : operands_) {
-    if (!op.is_output && op.tensor.defined() && op.tensor.dim() == nd && !op.tensor.is_contiguous()) {
-      layout_source = &op;
-      break;
-    }
+void TensorIterator::resize_outputs() {
+  for (Operand& op : operands_) {
+    if (op.is_output && op.tensor.defined() && op.tensor.sizes() != IntArrayRef(shape_)) op.tensor.resize_(shape_);
   }
-  if (layout_source && is_non_overlapping_and_dense(layout_source->tensor.sizes(), layout_source->tensor.strides())) {
-    const IntArrayRef strides = layout_source->tensor.strides();
-    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return strides[a] > strides[b]; });
-  }
+}
+
+void TensorIterator::allocate_outputs(TensorIteratorConfig& config) {
   const ScalarType output_dtype = config.static_dtype_.value_or(common_dtype_);
   const Device device = [&] {
     for (const Operand& op : operands_)
@@ -304,26 +298,29 @@ void TensorIterator::allocate_or_resize_outputs(TensorIteratorConfig& config) {
       if (op.tensor.defined()) return op.tensor.device();
     return Device(DeviceType::CPU);
   }();
-  auto allocate = [&](ScalarType dtype) {
-    std::vector<int64_t> strides(nd);
-    int64_t running = 1;
-    for (int64_t i = nd - 1; i >= 0; --i) {
-      strides[order[i]] = running;
-      running *= std::max<int64_t>(shape_[order[i]], 1);
-    }
-    return ember::empty_strided(shape_, strides, dtype, device);
+  // perm_[0] is the fastest tensor dim: it gets stride 1, and so on outward.
+  const int64_t nd = static_cast<int64_t>(shape_.size());
+  std::vector<int64_t> tensor_shape(nd), tensor_strides(nd);
+  int64_t running = 1;
+  for (int64_t i = 0; i < nd; ++i) {
+    tensor_shape[perm_[i]] = shape_[i];
+    tensor_strides[perm_[i]] = running;
+    running *= std::max<int64_t>(shape_[i], 1);
+  }
+  auto allocate = [&](Operand& op) {
+    op.tensor = ember::empty_strided(tensor_shape, tensor_strides, output_dtype, device);
+    const int64_t itemsize = static_cast<int64_t>(op.tensor.element_size());
+    op.strides.resize(nd);
+    for (int64_t i = 0; i < nd; ++i) op.strides[i] = shape_[i] == 1 ? 0 : tensor_strides[perm_[i]] * itemsize;
   };
   for (Operand& op : operands_) {
     if (!op.is_output) continue;
     if (!op.tensor.defined()) {
-      op.tensor = allocate(output_dtype);
-      continue;
-    }
-    if (op.tensor.sizes() != IntArrayRef(shape_)) op.tensor.resize_(shape_);
-    if (op.tensor.dtype() != output_dtype) {
+      allocate(op);
+    } else if (op.tensor.dtype() != output_dtype) {
       // Compute in the common dtype, cast into the caller's tensor at the end.
       op.original = op.tensor;
-      op.tensor = allocate(output_dtype);
+      allocate(op);
     }
   }
 }
@@ -333,6 +330,7 @@ void TensorIterator::compute_strides() {
   for (Operand& op : operands_) {
     const Tensor& t = op.tensor;
     op.strides.assign(nd, 0);
+    if (!t.defined()) continue;  // allocated later, in the iteration order
     const size_t offset = nd - static_cast<size_t>(t.dim());
     const int64_t itemsize = static_cast<int64_t>(t.element_size());
     for (size_t i = 0; i < static_cast<size_t>(t.dim()); ++i) {
@@ -350,6 +348,7 @@ void TensorIterator::reorder_dimensions() {
   std::iota(perm_.rbegin(), perm_.rend(), 0);  // start from row-major: last dim fastest
   auto should_swap = [&](int64_t dim0, int64_t dim1) {
     for (const Operand& op : operands_) {
+      if (!op.tensor.defined()) continue;
       const int64_t s0 = op.strides[dim0], s1 = op.strides[dim1];
       if (s0 == 0 || s1 == 0) continue;
       if (s0 != s1) return s0 > s1;

@@ -101,7 +101,8 @@ class TensorIterator {
   void build(TensorIteratorConfig& config);
   void compute_shape(TensorIteratorConfig& config);
   void compute_types(TensorIteratorConfig& config);
-  void allocate_or_resize_outputs(TensorIteratorConfig& config);
+  void resize_outputs();
+  void allocate_outputs(TensorIteratorConfig& config);
   void compute_strides();
   void reorder_dimensions();
   void coalesce_dimensions();

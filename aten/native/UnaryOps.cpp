@@ -68,12 +68,12 @@ inline constexpr bool float_or_complex = cpu::is_floating_v<T> || c10::is_comple
 // One functor per op. `supports<T>` limits instantiation to the dtypes the op
 // can compute (the runtime check above gives the error for the rest).
 struct Exp { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::exp(x); } };
-struct Exp2 { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::exp2(x); } };
+struct Exp2 { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { if constexpr (c10::is_complex_v<T>) return std::exp(x * typename T::value_type(M_LN2)); else return std::exp2(x); } };
 struct Log { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::log(x); } };
-struct Log2 { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::log2(x); } };
+struct Log2 { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { if constexpr (c10::is_complex_v<T>) return std::log(x) / typename T::value_type(M_LN2); else return std::log2(x); } };
 struct Log10 { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::log10(x); } };
-struct Log1p { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::log1p(x); } };
-struct Expm1 { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::expm1(x); } };
+struct Log1p { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { if constexpr (c10::is_complex_v<T>) return std::log(T(1) + x); else return std::log1p(x); } };
+struct Expm1 { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { if constexpr (c10::is_complex_v<T>) return std::exp(x) - T(1); else return std::expm1(x); } };
 struct Sqrt { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::sqrt(x); } };
 struct Rsqrt { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return T(1) / std::sqrt(x); } };
 struct Sin { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::sin(x); } };
@@ -89,7 +89,7 @@ struct Sigmoid { template <typename T> static constexpr bool supports = float_or
 struct Erf { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::erf(x); } };
 struct Erfc { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::erfc(x); } };
 struct Reciprocal { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return T(1) / x; } };
-struct Silu { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return x / (T(1) + std::exp(-x)); } };
+struct Silu { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return x / (T(1) + std::exp(-x)); } };
 struct Neg { template <typename T> static constexpr bool supports = not_bool<T>; template <typename T> T operator()(T x) const { return -x; } };
 struct Floor { template <typename T> static constexpr bool supports = !c10::is_complex_v<T> && not_bool<T>; template <typename T> T operator()(T x) const { if constexpr (cpu::is_integral_v<T>) return x; else return std::floor(x); } };
 struct Ceil { template <typename T> static constexpr bool supports = !c10::is_complex_v<T> && not_bool<T>; template <typename T> T operator()(T x) const { if constexpr (cpu::is_integral_v<T>) return x; else return std::ceil(x); } };
@@ -98,7 +98,7 @@ struct Trunc { template <typename T> static constexpr bool supports = !c10::is_c
 struct Round { template <typename T> static constexpr bool supports = !c10::is_complex_v<T> && not_bool<T>; template <typename T> T operator()(T x) const { if constexpr (cpu::is_integral_v<T>) return x; else return std::nearbyint(x); } };
 struct Frac { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return x - std::trunc(x); } };
 struct Sign { template <typename T> static constexpr bool supports = !c10::is_complex_v<T>; template <typename T> T operator()(T x) const { if constexpr (std::is_same_v<T, bool>) return x; else return static_cast<T>((T(0) < x) - (x < T(0))); } };
-struct Relu { template <typename T> static constexpr bool supports = !c10::is_complex_v<T> && not_bool<T>; template <typename T> T operator()(T x) const { return x > T(0) ? x : T(0); } };
+struct Relu { template <typename T> static constexpr bool supports = !c10::is_complex_v<T> && not_bool<T>; template <typename T> T operator()(T x) const { return x < T(0) ? T(0) : x; } };
 struct BitwiseNot { template <typename T> static constexpr bool supports = std::is_integral_v<T>; template <typename T> T operator()(T x) const { if constexpr (std::is_same_v<T, bool>) return !x; else return static_cast<T>(~x); } };
 
 }  // namespace
@@ -114,12 +114,12 @@ Tensor exp_out(const Tensor& self, const Tensor& out) {
   apply_same_type<Exp>(iter, "exp", kNumber);
   return iter.output();
 }
-Tensor exp2_out(const Tensor& self, const Tensor& out) { return float_unary<Exp2>(self, out, "exp2", kReal); }
+Tensor exp2_out(const Tensor& self, const Tensor& out) { return float_unary<Exp2>(self, out, "exp2"); }
 Tensor log_out(const Tensor& self, const Tensor& out) { return float_unary<Log>(self, out, "log"); }
-Tensor log2_out(const Tensor& self, const Tensor& out) { return float_unary<Log2>(self, out, "log2", kReal); }
+Tensor log2_out(const Tensor& self, const Tensor& out) { return float_unary<Log2>(self, out, "log2"); }
 Tensor log10_out(const Tensor& self, const Tensor& out) { return float_unary<Log10>(self, out, "log10"); }
-Tensor log1p_out(const Tensor& self, const Tensor& out) { return float_unary<Log1p>(self, out, "log1p", kReal); }
-Tensor expm1_out(const Tensor& self, const Tensor& out) { return float_unary<Expm1>(self, out, "expm1", kReal); }
+Tensor log1p_out(const Tensor& self, const Tensor& out) { return float_unary<Log1p>(self, out, "log1p"); }
+Tensor expm1_out(const Tensor& self, const Tensor& out) { return float_unary<Expm1>(self, out, "expm1"); }
 Tensor sqrt_out(const Tensor& self, const Tensor& out) { return float_unary<Sqrt>(self, out, "sqrt"); }
 Tensor rsqrt_out(const Tensor& self, const Tensor& out) { return float_unary<Rsqrt>(self, out, "rsqrt"); }
 Tensor sin_out(const Tensor& self, const Tensor& out) { return float_unary<Sin>(self, out, "sin"); }
@@ -135,7 +135,12 @@ Tensor sigmoid_out(const Tensor& self, const Tensor& out) { return float_unary<S
 Tensor erf_out(const Tensor& self, const Tensor& out) { return float_unary<Erf>(self, out, "erf", kReal); }
 Tensor erfc_out(const Tensor& self, const Tensor& out) { return float_unary<Erfc>(self, out, "erfc", kReal); }
 Tensor reciprocal_out(const Tensor& self, const Tensor& out) { return float_unary<Reciprocal>(self, out, "reciprocal"); }
-Tensor silu_out(const Tensor& self, const Tensor& out) { return float_unary<Silu>(self, out, "silu", kReal); }
+Tensor silu_out(const Tensor& self, const Tensor& out) {
+  // Only floating and complex inputs, as torch (no integer promotion).
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point() || self.is_complex(), "\"silu_cpu\" not implemented for '{}'",
+                              c10::toString(self.dtype()));
+  return float_unary<Silu>(self, out, "silu");
+}
 Tensor neg_out(const Tensor& self, const Tensor& out) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool,
               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, "
@@ -148,21 +153,28 @@ Tensor trunc_out(const Tensor& self, const Tensor& out) { return same_type_unary
 Tensor round_out(const Tensor& self, const Tensor& out) { return same_type_unary<Round>(self, out, "round", kReal & ~kBool); }
 Tensor frac_out(const Tensor& self, const Tensor& out) { return same_type_unary<Frac>(self, out, "frac", kFloating); }
 Tensor sign_out(const Tensor& self, const Tensor& out) {
-  EMBER_CHECK(!self.is_complex(),
-              "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
+  EMBER_CHECK_NOT_IMPLEMENTED(
+      !self.is_complex(),
+      "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
   return same_type_unary<Sign>(self, out, "sign", kReal);
 }
-Tensor relu_out(const Tensor& self, const Tensor& out) { return same_type_unary<Relu>(self, out, "relu", kReal & ~kBool); }
+Tensor relu_out(const Tensor& self, const Tensor& out) {
+  EMBER_CHECK(self.dtype() != ScalarType::Bool, "Boolean inputs not supported for relu");
+  return same_type_unary<Relu>(self, out, "relu", kReal & ~kBool);
+}
 Tensor bitwise_not_out(const Tensor& self, const Tensor& out) {
   return same_type_unary<BitwiseNot>(self, out, "bitwise_not", kBool | kIntegral);
 }
 
 Tensor abs_out(const Tensor& self, const Tensor& out) {
   // The absolute value of a complex number is real.
+  EMBER_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Bool, "\"abs_cpu\" not implemented for 'Bool'");
+  EMBER_CHECK(!(self.is_complex() && out.defined() && out.is_same(self)),
+              "In-place abs is not supported for complex tensors.");
   TensorIteratorConfig config;
   config.name("abs").resize_outputs(!(out.defined() && out.is_same(self))).add_output(out).add_input(self);
-  if (self.is_complex() && !out.defined()) config.declare_static_output_dtype(c10::toRealValueType(self.dtype()));
-  auto iter = config.cast_common_dtype_to_outputs().build();
+  if (self.is_complex()) config.declare_static_output_dtype(c10::toRealValueType(self.dtype()));
+  auto iter = config.cast_common_dtype_to_outputs().enforce_safe_casting_to_output().build();
   c10::visit_scalar_type(self.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (c10::is_complex_v<T>) {
@@ -185,7 +197,7 @@ Tensor abs_out(const Tensor& self, const Tensor& out) {
 Tensor logical_not_out(const Tensor& self, const Tensor& out) {
   TensorIteratorConfig config;
   config.name("logical_not").resize_outputs(!(out.defined() && out.is_same(self))).add_output(out).add_input(self);
-  if (!out.defined()) config.declare_static_output_dtype(ScalarType::Bool);
+  config.declare_static_output_dtype(ScalarType::Bool);
   auto iter = config.cast_common_dtype_to_outputs().build();
   c10::visit_scalar_type(self.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -195,7 +207,9 @@ Tensor logical_not_out(const Tensor& self, const Tensor& out) {
 }
 
 Tensor gelu_out(const Tensor& self, std::string_view approximate, const Tensor& out) {
-  EMBER_CHECK_VALUE(approximate == "none" || approximate == "tanh",
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point(), "\"GeluKernelImpl\" not implemented for '{}'",
+                              c10::toString(self.dtype()));
+  EMBER_CHECK(approximate == "none" || approximate == "tanh",
                     "approximate argument must be either none or tanh, got '{}'", approximate);
   auto iter = TensorIterator::unary_float_op(out, self, "gelu");
   const bool use_tanh = approximate == "tanh";

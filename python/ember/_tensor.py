@@ -87,7 +87,14 @@ Tensor.__ipow__ = lambda self, other: self.pow_(other)
 Tensor.__neg__ = lambda self: _C.neg(self)
 Tensor.__pos__ = lambda self: self
 Tensor.__abs__ = lambda self: _C.abs(self)
-Tensor.__invert__ = lambda self: _C.bitwise_not(self)
+def _invert(self):
+    # TypeError for floats, as torch's ~ (ember.bitwise_not raises NotImplementedError like torch.bitwise_not).
+    if self.is_floating_point() or self.is_complex():
+        raise TypeError(f"~ (bitwise_not) is only supported for integer and boolean tensors, got {self.dtype}")
+    return _C.bitwise_not(self)
+
+
+Tensor.__invert__ = _invert
 Tensor.__and__ = lambda self, other: _C.bitwise_and(self, other)
 Tensor.__rand__ = lambda self, other: _C.bitwise_and(self, other)
 Tensor.__iand__ = lambda self, other: self.bitwise_and_(other)

@@ -5,7 +5,7 @@ int64) is the reference for values; torch, when installed, is the oracle
 for result dtypes (type promotion), strides and exception types.
 
 Known Ember bugs are strict xfails of exactly the cases they break (the
-XFail entries in opinfo.py and the KNOWN_BUGS below); deliberate
+XFail entries in opinfo.py); deliberate
 differences from torch are documented where a test leaves them out.
 """
 
@@ -218,32 +218,6 @@ BINARY_LAYOUTS = {
     "2d+permuted": lambda m, d: (_arange(m, d, 3, 4), _arange(m, d, 4, 2, 3).permute(1, 2, 0)),
     "transposed-sliced+scalar": lambda m, d: (_arange(m, d, 8, 3).t()[:, ::2], 2),
 }
-# Ember lays a new output out like the first non-contiguous, full-rank, dense
-# input (else row-major); torch sorts the dimensions by the strides of all
-# operands in order, the first operand with differing (nonzero) strides deciding.
-NON_DENSE = ("a non-dense input (transposed, then sliced) gets a row-major output; torch keeps the input's "
-             "dimension order")
-FIRST_DECIDES = ("the output follows the first non-contiguous operand; torch lets the first operand's strides "
-                 "decide (row-major here)")
-LOWER_RANK = ("a lower-rank first operand is ignored when choosing the layout; torch orders the dims it has by "
-              "its strides")
-EXPANDED = ("a first operand with a zero stride makes Ember fall back to row-major; torch skips broadcast dims and "
-            "lets the transposed operand decide")
-LAYOUT_BUGS = {
-    "transposed-sliced": NON_DENSE,
-    "transposed-sliced+scalar": NON_DENSE,
-    "contiguous+transposed": FIRST_DECIDES,
-    "expanded+transposed": EXPANDED,
-    "2d+permuted": LOWER_RANK,
-}
-# rsub(a, b) computes sub(b, a): its operands reach the iterator swapped.
-RSUB_LAYOUT_BUGS = {
-    "transposed-sliced+scalar": NON_DENSE,
-    "transposed+contiguous": FIRST_DECIDES,
-    "permuted+2d": LOWER_RANK,
-}
-
-
 def layout_params():
     out = []
     for op in oi.OPS:
@@ -253,9 +227,7 @@ def layout_params():
             k: v for k, v in BINARY_LAYOUTS.items()
             if (op.tensor_other or k.endswith("scalar")) and (op.scalar_other or not k.endswith("scalar"))}
         for case in cases:
-            reason = (RSUB_LAYOUT_BUGS if op.aten == "rsub" else LAYOUT_BUGS).get(case)
-            marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
-            out.append(pytest.param(op, case, id=f"{op.name}-{case}", marks=marks))
+            out.append(pytest.param(op, case, id=f"{op.name}-{case}"))
     return out
 
 
@@ -642,34 +614,29 @@ def _broadcast_message_like_torch():
         ember.ones(2, 3) * ember.ones(3, 2)
 
 
-KNOWN_BUGS = {
-    "eq_ into a float tensor": (_eq_inplace_into_float, "t.eq_(1) on float32 writes raw bool bytes: [1., 2.] "
-                                "stays [1.0000001, 2.]"),
-    "lt out= int64": (_lt_out_int, "ember.lt(a, b, out=int64_tensor) writes bool bytes into int64 storage"),
-    "logical_not_ on float": (_logical_not_inplace_float, "zeros(3).logical_not_() writes bool bytes into floats"),
-    "clamp NaN min": (_clamp_nan_min, "clamp(x, min=nan) returns x; torch propagates the NaN bound"),
-    "clamp NaN tensor bound": (_clamp_nan_tensor_bound, "clamp(x, min_tensor_with_nan) ignores the NaN bound"),
-    "relu NaN": (_relu_nan, "relu(nan) is 0; torch gives nan"),
-    "clamp_ int with float bounds": (_clamp_inplace_int_float_bounds,
-                                     "int_tensor.clamp_(0.5, 1.5) truncates silently; torch raises RuntimeError"),
-    "where out= of another dtype": (_where_out_wrong_dtype, "where(..., out=int64) casts a float result silently"),
-    "abs(complex, out=int)": (_abs_complex_out_int, "abs of complex into an int out casts silently"),
-    "abs_ on complex": (_abs_inplace_complex, "abs_ on complex writes |z| + 0j; torch raises RuntimeError"),
-    "pow with negative int exponent tensor": (_pow_tensor_negative_int_exponent,
-                                              "pow(int, negative int tensor) raises; torch returns 0"),
-    "div rounding_mode error type": (_div_bad_rounding_mode_type, "bad rounding_mode raises ValueError; torch "
-                                     "RuntimeError"),
-    "gelu approximate error type": (_gelu_bad_approximate_type, "bad approximate raises ValueError; torch "
-                                    "RuntimeError"),
-    "true_divide(t, number)": (_true_divide_scalar, "no Scalar overload: TypeError"),
-    "where(cond, number, number)": (_where_two_scalars, "no overload for two numbers: TypeError"),
-    "broadcast error names torch's dimension": (
-        _broadcast_message_like_torch, "(2,3)*(3,2) reports dims 0 with sizes swapped; torch compares from "
-        "the last dimension (cosmetic)"),
+# Bugs this suite found, kept as regressions now that they are fixed.
+REGRESSIONS = {
+    "eq_ into a float tensor": _eq_inplace_into_float,
+    "lt out= int64": _lt_out_int,
+    "logical_not_ on float": _logical_not_inplace_float,
+    "clamp NaN min": _clamp_nan_min,
+    "clamp NaN tensor bound": _clamp_nan_tensor_bound,
+    "relu NaN": _relu_nan,
+    "clamp_ int with float bounds": _clamp_inplace_int_float_bounds,
+    "where out= of another dtype": _where_out_wrong_dtype,
+    "abs(complex, out=int)": _abs_complex_out_int,
+    "abs_ on complex": _abs_inplace_complex,
+    "pow with negative int exponent tensor": _pow_tensor_negative_int_exponent,
+    "div rounding_mode error type": _div_bad_rounding_mode_type,
+    "gelu approximate error type": _gelu_bad_approximate_type,
+    "broadcast error names torch's dimension": _broadcast_message_like_torch,
+    "true_divide(t, number)": _true_divide_scalar,
+    "where(cond, number, number)": _where_two_scalars,
 }
 
 
-@pytest.mark.parametrize("case", [pytest.param(k, marks=pytest.mark.xfail(reason=v[1], strict=True), id=k)
-                                  for k, v in KNOWN_BUGS.items()])
-def test_known_bug(case):
-    KNOWN_BUGS[case][0]()
+@pytest.mark.parametrize("case", list(REGRESSIONS))
+def test_regression(case):
+    REGRESSIONS[case]()
+
+

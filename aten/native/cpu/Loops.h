@@ -29,8 +29,12 @@ struct function_traits<R (*)(Args...)> {
 
 namespace detail {
 
+// The contiguous loops are compiled for AVX2+FMA and for baseline x86-64;
+// the loader picks the clone the CPU supports.
+#define EMBER_VECTOR_CLONES __attribute__((target_clones("arch=haswell", "default")))
+
 template <typename Op, size_t... I>
-inline void contiguous_loop(char** data, int64_t n, const Op& op, std::index_sequence<I...>) {
+EMBER_VECTOR_CLONES void contiguous_loop(char** data, int64_t n, const Op& op, std::index_sequence<I...>) {
   using traits = function_traits<Op>;
   using R = typename traits::result;
   R* __restrict__ out = reinterpret_cast<R*>(data[0]);
@@ -52,7 +56,7 @@ inline void strided_loop(char** data, const int64_t* strides, int64_t n, const O
 // One input constant over the run (a broadcast scalar): hoist its load so
 // the loop over the others stays contiguous.
 template <size_t S, typename Op, size_t... I>
-inline void scalar_arg_loop(char** data, int64_t n, const Op& op, std::index_sequence<I...>) {
+EMBER_VECTOR_CLONES void scalar_arg_loop(char** data, int64_t n, const Op& op, std::index_sequence<I...>) {
   using traits = function_traits<Op>;
   using R = typename traits::result;
   using ST = std::tuple_element_t<S, typename traits::args>;
