@@ -59,34 +59,19 @@ Tensor.__format__ = lambda self, spec: self.item().__format__(spec) if self.dim(
 # overloads and promote as weak "wrapped numbers" (x + 1.5 keeps x's dtype).
 
 
-def _reverse(op):
-    return lambda self, other: op(_C._wrapped_scalar(other) if not isinstance(other, Tensor) else other, self)
+def _forward(op):
+    return lambda self, other: op(self, other)
 
 
-Tensor.__add__ = lambda self, other: _C.add(self, other)
-Tensor.__radd__ = lambda self, other: _C.add(self, other)
-Tensor.__iadd__ = lambda self, other: self.add_(other)
-Tensor.__sub__ = lambda self, other: _C.sub(self, other)
-Tensor.__rsub__ = lambda self, other: _C.rsub(self, other)
-Tensor.__isub__ = lambda self, other: self.sub_(other)
-Tensor.__mul__ = lambda self, other: _C.mul(self, other)
-Tensor.__rmul__ = lambda self, other: _C.mul(self, other)
-Tensor.__imul__ = lambda self, other: self.mul_(other)
-Tensor.__truediv__ = lambda self, other: _C.div(self, other)
-Tensor.__rtruediv__ = _reverse(_C.div)
-Tensor.__itruediv__ = lambda self, other: self.div_(other)
-Tensor.__floordiv__ = lambda self, other: _C.floor_divide(self, other)
-Tensor.__rfloordiv__ = _reverse(_C.floor_divide)
-Tensor.__ifloordiv__ = lambda self, other: self.div_(other, rounding_mode="floor")
-Tensor.__mod__ = lambda self, other: _C.remainder(self, other)
-Tensor.__rmod__ = _reverse(_C.remainder)
-Tensor.__imod__ = lambda self, other: self.remainder_(other)
-Tensor.__pow__ = lambda self, other: _C.pow(self, other)
-Tensor.__rpow__ = lambda self, other: _C.pow(other, self)
-Tensor.__ipow__ = lambda self, other: self.pow_(other)
-Tensor.__neg__ = lambda self: _C.neg(self)
-Tensor.__pos__ = lambda self: self
-Tensor.__abs__ = lambda self: _C.abs(self)
+def _swapped(op):
+    """number <op> tensor: the number becomes a weak 0-d tensor on the left."""
+    return lambda self, other: op(other if isinstance(other, Tensor) else _C._wrapped_scalar(other), self)
+
+
+def _inplace(method, **kwargs):
+    return lambda self, other: getattr(self, method)(other, **kwargs)
+
+
 def _invert(self):
     # TypeError for floats, as torch's ~ (ember.bitwise_not raises NotImplementedError like torch.bitwise_not).
     if self.is_floating_point() or self.is_complex():
@@ -94,27 +79,43 @@ def _invert(self):
     return _C.bitwise_not(self)
 
 
+def _comparison(op):
+    return lambda self, other: op(self, other) if _comparable(other) else NotImplemented
+
+
+# (operator, forward, reflected, in-place)
+_BINARY_OPERATORS = [
+    ("add", _forward(_C.add), _forward(_C.add), _inplace("add_")),
+    ("sub", _forward(_C.sub), _forward(_C.rsub), _inplace("sub_")),
+    ("mul", _forward(_C.mul), _forward(_C.mul), _inplace("mul_")),
+    ("truediv", _forward(_C.div), _swapped(_C.div), _inplace("div_")),
+    ("floordiv", _forward(_C.floor_divide), _swapped(_C.floor_divide), _inplace("div_", rounding_mode="floor")),
+    ("mod", _forward(_C.remainder), _swapped(_C.remainder), _inplace("remainder_")),
+    ("pow", _forward(_C.pow), lambda self, other: _C.pow(other, self), _inplace("pow_")),
+    ("and", _forward(_C.bitwise_and), _forward(_C.bitwise_and), _inplace("bitwise_and_")),
+    ("or", _forward(_C.bitwise_or), _forward(_C.bitwise_or), _inplace("bitwise_or_")),
+    ("xor", _forward(_C.bitwise_xor), _forward(_C.bitwise_xor), _inplace("bitwise_xor_")),
+    ("matmul", _forward(_C.matmul), lambda self, other: _C.matmul(other, self), None),
+]
+for _name, _fwd, _rev, _inp in _BINARY_OPERATORS:
+    setattr(Tensor, f"__{_name}__", _fwd)
+    setattr(Tensor, f"__r{_name}__", _rev)
+    if _inp is not None:
+        setattr(Tensor, f"__i{_name}__", _inp)
+
+Tensor.__neg__ = lambda self: _C.neg(self)
+Tensor.__pos__ = lambda self: self
+Tensor.__abs__ = lambda self: _C.abs(self)
 Tensor.__invert__ = _invert
-Tensor.__and__ = lambda self, other: _C.bitwise_and(self, other)
-Tensor.__rand__ = lambda self, other: _C.bitwise_and(self, other)
-Tensor.__iand__ = lambda self, other: self.bitwise_and_(other)
-Tensor.__or__ = lambda self, other: _C.bitwise_or(self, other)
-Tensor.__ror__ = lambda self, other: _C.bitwise_or(self, other)
-Tensor.__ior__ = lambda self, other: self.bitwise_or_(other)
-Tensor.__xor__ = lambda self, other: _C.bitwise_xor(self, other)
-Tensor.__rxor__ = lambda self, other: _C.bitwise_xor(self, other)
-Tensor.__ixor__ = lambda self, other: self.bitwise_xor_(other)
-Tensor.__eq__ = lambda self, other: _C.eq(self, other) if _comparable(other) else NotImplemented
-Tensor.__ne__ = lambda self, other: _C.ne(self, other) if _comparable(other) else NotImplemented
-Tensor.__lt__ = lambda self, other: _C.lt(self, other)
-Tensor.__le__ = lambda self, other: _C.le(self, other)
-Tensor.__gt__ = lambda self, other: _C.gt(self, other)
-Tensor.__ge__ = lambda self, other: _C.ge(self, other)
+Tensor.__eq__ = _comparison(_C.eq)
+Tensor.__ne__ = _comparison(_C.ne)
+Tensor.__lt__ = _forward(_C.lt)
+Tensor.__le__ = _forward(_C.le)
+Tensor.__gt__ = _forward(_C.gt)
+Tensor.__ge__ = _forward(_C.ge)
 # Defining __eq__ removes the default hash; tensors hash by identity, as in torch.
 Tensor.__hash__ = object.__hash__
 
 
 def _comparable(other):
     return isinstance(other, (Tensor, int, float, complex, bool)) or hasattr(other, "__index__")
-Tensor.__matmul__ = lambda self, other: _C.matmul(self, other)
-Tensor.__rmatmul__ = lambda self, other: _C.matmul(other, self)
