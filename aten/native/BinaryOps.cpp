@@ -437,3 +437,11 @@ Tensor where(const Tensor& condition, const Scalar& self, const Scalar& other) {
   return ember::where(condition, wrapped_scalar_tensor(self), wrapped_scalar_tensor(other));
 }
 }  // namespace ember::native
+
+namespace ember::native {
+Tensor floor_divide_(const Tensor& self, const Tensor& other) { return self.div_(other, "floor"); }
+Tensor true_divide_(const Tensor& self, const Tensor& other) { return self.div_(other); }
+Tensor clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return self.clamp_(min, max);
+}
+}  // namespace ember::native

@@ -2,6 +2,8 @@
 
 #include "pybind_tensor.h"
 
+#include <aten/native/TensorIterator.h>
+
 #include <pybind11/complex.h>
 
 #include <array>
@@ -158,6 +160,23 @@ bool type_caster<ember::python::IntList>::load(handle src, bool) {
     value.values.push_back(ember::python::index_from_object(item, "int list element"));
   }
   return true;
+}
+
+bool type_caster<ember::python::TensorOrNumber>::load(handle src, bool convert) {
+  make_caster<ember::Tensor> tensor;
+  if (tensor.load(src, convert)) {
+    value.tensor = cast_op<ember::Tensor&>(tensor);
+    return true;
+  }
+  make_caster<c10::Scalar> number;
+  if (!number.load(src, convert)) return false;
+  value.tensor = ember::wrapped_scalar_tensor(cast_op<c10::Scalar&>(number));
+  return true;
+}
+
+handle type_caster<ember::python::TensorOrNumber>::cast(const ember::python::TensorOrNumber& t,
+                                                        return_value_policy policy, handle parent) {
+  return make_caster<ember::Tensor>::cast(t.tensor, policy, parent);
 }
 
 bool type_caster<c10::Scalar>::load(handle src, bool convert) {

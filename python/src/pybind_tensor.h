@@ -24,6 +24,14 @@ struct IntList {
   operator c10::IntArrayRef() const { return values; }
 };
 
+// A Tensor argument that also takes a Python number, as a weak 0-d
+// "wrapped number" tensor: PyTorch's rule for the second operand of binary
+// math, which gives e.g. `ember.add(t, 2, out=o)`.
+struct TensorOrNumber {
+  Tensor tensor;
+  operator const Tensor&() const { return tensor; }
+};
+
 inline std::optional<c10::IntArrayRef> as_ref(const std::optional<IntList>& list) {
   if (!list) return std::nullopt;
   return c10::IntArrayRef(list->values);
@@ -39,6 +47,13 @@ struct type_caster<ember::python::IntList> {
   static handle cast(const ember::python::IntList& l, return_value_policy, handle) {
     return py::cast(l.values).release();
   }
+};
+
+template <>
+struct type_caster<ember::python::TensorOrNumber> {
+  PYBIND11_TYPE_CASTER(ember::python::TensorOrNumber, const_name("Tensor | Number"));
+  bool load(handle src, bool convert);
+  static handle cast(const ember::python::TensorOrNumber& t, return_value_policy policy, handle parent);
 };
 
 template <>

@@ -688,11 +688,9 @@ for _mode in ("trunc", "floor"):
            scalars=DIV_SCALARS)
 binary("floor_divide", lambda a, b: np.floor_divide(a, b), REAL_NUMBERS, other_nonzero=True, scalars=DIV_SCALARS,
        supports_out=False, torch_has_inplace=True,
-       xfails=[XFail("test_variants_like_torch", "Tensor.floor_divide_ is missing"),
-               XFail("test_out_overload_like_torch", "ember.floor_divide has no out= overload")])
+       xfails=[XFail("test_out_overload_like_torch", "ember.floor_divide has no out= overload")])
 binary("true_divide", ref_div, ALL, promotes_int_to_float=True, scalar_other=False, supports_out=False,
-       xfails=[XFail("test_variants_like_torch", "Tensor.true_divide_ is missing"),
-               XFail("test_out_overload_like_torch", "ember.true_divide has no out= overload")])
+       xfails=[XFail("test_out_overload_like_torch", "ember.true_divide has no out= overload")])
 binary("true_divide.scalar", ref_div, ALL, aten="true_divide", promotes_int_to_float=True, tensor_other=False,
        supports_out=False, has_inplace=False,
        xfails=[XFail("test_out_overload_like_torch", "ember.true_divide has no out= overload")])
@@ -735,8 +733,7 @@ for _name in ("clamp", "clamp.min", "clamp.max", "clip"):
     binary(_name, ref_clamp, REAL_NUMBERS, sample_fn=sample_clamp, aten=_name.split(".")[0], specials=False,
            supports_out=_name != "clip", function_inplace=True,
            xfails=(
-               [XFail("test_variants_like_torch", "clip_ (method and function) is missing"),
-                XFail("test_out_overload_like_torch", "ember.clip has no out= overload")] if _name == "clip" else []))
+               [XFail("test_out_overload_like_torch", "ember.clip has no out= overload")] if _name == "clip" else []))
 binary("clamp.tensor", ref_clamp, REAL_NUMBERS, sample_fn=sample_clamp, aten="clamp", specials=False,
        function_inplace=True)
 

@@ -148,6 +148,9 @@ def _elementwise_samples():
         "clamp.Tensor": lambda d: ember.clamp(t(d, 2, 3), t(d, 3), t(d, 2, 1)),
         "clamp_.Tensor": lambda d: t(d, 3).clamp_(t(d, 3)),
         "clip": lambda d: ember.clip(t(d, 3), -1, 1),
+    "clip_": lambda d: t(d, 3).clip_(-1, 1),
+    "floor_divide_.Tensor": lambda d: t(d, 3).floor_divide_(t(d, 3)),
+    "true_divide_.Tensor": lambda d: t(d, 3).true_divide_(t(d, 3)),
     "true_divide.Scalar": lambda d: ember.true_divide(t(d, 3, dtype=ember.int32), 2),
     "where.Scalar": lambda d: ember.where(t(d, 3, dtype=ember.bool), 1.0, 0),
     })
