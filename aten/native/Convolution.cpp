@@ -1,10 +1,14 @@
-// conv2d, max_pool2d and avg_pool2d on oneDNN (float32). oneDNN picks its
-// preferred (blocked) memory layouts; we reorder NCHW tensors in and out.
+// conv2d, max_pool2d and avg_pool2d: float32 on oneDNN, which picks its
+// preferred (blocked) memory layouts (we reorder NCHW in and out); other
+// dtypes and options through im2col + matmul and direct pooling loops.
 
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
 
+#include <c10/util/TypeCast.h>
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include <cmath>
 
 namespace ember::native {
 
@@ -48,6 +52,39 @@ memory to_layout(memory user, const memory::desc& wanted, dnnl::stream& s) {
   return converted;
 }
 
+// Other floating dtypes: unfold the input into columns and multiply.
+Tensor conv2d_im2col(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                     std::array<int64_t, 2> stride, std::array<int64_t, 2> padding, std::array<int64_t, 2> dilation,
+                     int64_t groups, int64_t oh, int64_t ow) {
+  EMBER_CHECK_NOT_IMPLEMENTED(input.is_floating_point(), "\"conv2d\" not implemented for '{}'",
+                              c10::toString(input.dtype()));
+  const int64_t n = input.size(0), c = input.size(1), h = input.size(2), w = input.size(3);
+  const int64_t oc = weight.size(0), kh = weight.size(2), kw = weight.size(3);
+  const Tensor x = input.contiguous();
+  Tensor cols = ember::zeros({n, c, kh, kw, oh, ow}, input.dtype());
+  c10::visit_scalar_type(input.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = static_cast<const T*>(x.data_ptr());
+    T* dst = static_cast<T*>(cols.data_ptr());
+    for (int64_t b = 0; b < n * c; ++b)
+      for (int64_t i = 0; i < kh; ++i)
+        for (int64_t j = 0; j < kw; ++j)
+          for (int64_t y = 0; y < oh; ++y) {
+            const int64_t iy = y * stride[0] - padding[0] + i * dilation[0];
+            if (iy < 0 || iy >= h) continue;
+            for (int64_t z = 0; z < ow; ++z) {
+              const int64_t ix = z * stride[1] - padding[1] + j * dilation[1];
+              if (ix >= 0 && ix < w) dst[(((b * kh + i) * kw + j) * oh + y) * ow + z] = src[(b * h + iy) * w + ix];
+            }
+          }
+  });
+  const int64_t k = c / groups * kh * kw;
+  Tensor out = ember::matmul(weight.reshape({groups, oc / groups, k}), cols.view({n, groups, k, oh * ow}));
+  out = out.reshape({n, oc, oh, ow});
+  if (bias && bias->defined()) out = ember::add(out, bias->reshape({1, oc, 1, 1}));
+  return out;
+}
+
 }  // namespace
 
 Tensor conv2d(const Tensor& input_, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride_,
@@ -76,8 +113,13 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight, const std::optional<Te
               h + 2 * padding[0], w + 2 * padding[1], kh, kw);
   Tensor out = ember::empty({n, oc, oh, ow}, input.dtype(), input.device());
   if (input.is_meta()) return batched ? out : out.squeeze(0);
-  check_float(input, "conv2d");
-  check_float(weight, "conv2d");
+  EMBER_CHECK(input.dtype() == weight.dtype(),
+              "Input type ({}) and weight type ({}) should be the same", c10::toString(input.dtype()),
+              c10::toString(weight.dtype()));
+  if (input.dtype() != ScalarType::Float) {
+    Tensor r = conv2d_im2col(input, weight, bias, stride, padding, dilation, groups, oh, ow);
+    return batched ? r : r.squeeze(0);
+  }
 
   const Tensor x = input.contiguous(), wt = weight.contiguous();
   const auto f32 = memory::data_type::f32;
@@ -117,25 +159,78 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight, const std::optional<Te
 
 namespace {
 
+// Pooling by direct loops: dtypes and options oneDNN's primitive lacks
+// (float64, dilation, divisor_override).
+void pool2d_direct(const Tensor& self, const Tensor& out, std::array<int64_t, 2> kernel, std::array<int64_t, 2> stride,
+                   std::array<int64_t, 2> padding, std::array<int64_t, 2> dilation, bool is_max, bool include_pad,
+                   std::optional<int64_t> divisor_override) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!self.is_complex() && self.dtype() != ScalarType::Bool &&
+                                  (is_max || self.is_floating_point()),
+                              "\"{}\" not implemented for '{}'", is_max ? "max_pool2d" : "avg_pool2d",
+                              c10::toString(self.dtype()));
+  const Tensor x = self.contiguous();
+  const int64_t planes = self.size(0) * self.size(1), h = self.size(2), w = self.size(3);
+  const int64_t oh = out.size(2), ow = out.size(3);
+  c10::visit_scalar_type(self.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!c10::is_complex_v<T> && !std::is_same_v<T, bool>) {
+      const T* src = static_cast<const T*>(x.data_ptr());
+      T* dst = static_cast<T*>(out.data_ptr());
+      for (int64_t p = 0; p < planes; ++p)
+        for (int64_t y = 0; y < oh; ++y)
+          for (int64_t z = 0; z < ow; ++z) {
+            const int64_t y0 = y * stride[0] - padding[0], z0 = z * stride[1] - padding[1];
+            double acc = is_max ? -INFINITY : 0.0;
+            bool nan = false;
+            int64_t count = 0;
+            for (int64_t i = 0; i < kernel[0]; ++i)
+              for (int64_t j = 0; j < kernel[1]; ++j) {
+                const int64_t iy = y0 + i * dilation[0], ix = z0 + j * dilation[1];
+                if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+                const double v = static_cast<double>(src[(p * h + iy) * w + ix]);
+                nan = nan || v != v;
+                acc = is_max ? std::max(acc, v) : acc + v;
+                ++count;
+              }
+            if (!is_max) {
+              // The window clipped to the padded input (ceil_mode may overhang it).
+              const int64_t ye = std::min(y0 + kernel[0], h + padding[0]), ze = std::min(z0 + kernel[1], w + padding[1]);
+              const int64_t padded = (ye - y0) * (ze - z0);
+              const int64_t divisor = divisor_override ? *divisor_override : (include_pad ? padded : count);
+              acc /= static_cast<double>(divisor);
+            }
+            dst[(p * oh + y) * ow + z] = static_cast<T>(nan ? NAN : acc);
+          }
+    }
+  });
+}
+
 Tensor pool2d(const Tensor& self_, IntArrayRef kernel_size, IntArrayRef stride_, IntArrayRef padding_, bool ceil_mode,
-              dnnl::algorithm algorithm, const char* name) {
+              dnnl::algorithm algorithm, const char* name, IntArrayRef dilation_ = {},
+              std::optional<int64_t> divisor_override = std::nullopt) {
   const bool batched = self_.dim() == 4;
   EMBER_CHECK(self_.dim() == 3 || self_.dim() == 4, "{}: Expected 3D or 4D (batch mode) tensor for input, got {}", name,
               c10::str_sizes(self_.sizes()));
   const Tensor self = batched ? self_ : self_.unsqueeze(0);
   const auto kernel = pair(kernel_size, "kernel_size", 1);
-  const auto stride = pair(stride_, "stride", -1), padding = pair(padding_, "padding", 0);
+  const auto stride = pair(stride_, "stride", -1), padding = pair(padding_, "padding", 0),
+             dilation = pair(dilation_, "dilation", 1);
+  const bool fallback = dilation[0] != 1 || dilation[1] != 1 || divisor_override.has_value();
   const std::array<int64_t, 2> s2{stride[0] < 0 ? kernel[0] : stride[0], stride[1] < 0 ? kernel[1] : stride[1]};
   EMBER_CHECK(padding[0] * 2 <= kernel[0] && padding[1] * 2 <= kernel[1],
               "pad should be at most half of effective kernel size, but got pad={}, kernel_size={} and dilation=1",
               padding[0], kernel[0]);
   const int64_t n = self.size(0), c = self.size(1), h = self.size(2), w = self.size(3);
-  const int64_t oh = out_size(h, kernel[0], s2[0], padding[0], 1, ceil_mode);
-  const int64_t ow = out_size(w, kernel[1], s2[1], padding[1], 1, ceil_mode);
+  const int64_t oh = out_size(h, kernel[0], s2[0], padding[0], dilation[0], ceil_mode);
+  const int64_t ow = out_size(w, kernel[1], s2[1], padding[1], dilation[1], ceil_mode);
   EMBER_CHECK(oh > 0 && ow > 0, "{}: output size is too small ({}x{})", name, oh, ow);
   Tensor out = ember::empty({n, c, oh, ow}, self.dtype(), self.device());
   if (self.is_meta()) return batched ? out : out.squeeze(0);
-  check_float(self, name);
+  if (self.dtype() != ScalarType::Float || fallback) {
+    pool2d_direct(self, out, kernel, s2, padding, dilation, algorithm == dnnl::algorithm::pooling_max,
+                  algorithm == dnnl::algorithm::pooling_avg_include_padding, divisor_override);
+    return batched ? out : out.squeeze(0);
+  }
   const Tensor x = self.contiguous();
   const auto f32 = memory::data_type::f32;
   const memory::dims src_dims{n, c, h, w}, dst_dims{n, c, oh, ow};
@@ -157,18 +252,16 @@ Tensor pool2d(const Tensor& self_, IntArrayRef kernel_size, IntArrayRef stride_,
 
 Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {
-  for (int64_t d : dilation)
-    EMBER_CHECK_NOT_IMPLEMENTED(d == 1, "max_pool2d: dilation other than 1 is not supported yet");
-  return pool2d(self, kernel_size, stride, padding, ceil_mode, dnnl::algorithm::pooling_max, "max_pool2d");
+  return pool2d(self, kernel_size, stride, padding, ceil_mode, dnnl::algorithm::pooling_max, "max_pool2d", dilation);
 }
 
 Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
                   bool count_include_pad, std::optional<int64_t> divisor_override) {
-  EMBER_CHECK_NOT_IMPLEMENTED(!divisor_override, "avg_pool2d: divisor_override is not supported yet");
+  EMBER_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
   return pool2d(self, kernel_size, stride, padding, ceil_mode,
                 count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
                                   : dnnl::algorithm::pooling_avg_exclude_padding,
-                "avg_pool2d");
+                "avg_pool2d", {}, divisor_override);
 }
 
 }  // namespace ember::native
