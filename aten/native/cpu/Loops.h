@@ -29,9 +29,10 @@ struct function_traits<R (*)(Args...)> {
 
 namespace detail {
 
-// The contiguous loops are compiled for AVX2+FMA and for baseline x86-64;
-// the loader picks the clone the CPU supports.
-#define EMBER_VECTOR_CLONES __attribute__((target_clones("arch=haswell", "default")))
+// The contiguous loops are compiled for AVX2 and for baseline x86-64; the
+// loader picks the clone the CPU supports. (A feature clone, not
+// "arch=haswell": that one is only chosen on Haswell itself.)
+#define EMBER_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 
 template <typename Op, size_t... I>
 EMBER_VECTOR_CLONES void contiguous_loop(char** data, int64_t n, const Op& op, std::index_sequence<I...>) {

@@ -11,7 +11,7 @@ namespace ember::native::cpu {
 // halves so that k from -150 (subnormal results) to 128 stays representable.
 // The body is written out in the loop, not in a helper: a helper compiled
 // for the baseline target would not be inlined into the AVX2 clone.
-__attribute__((target_clones("arch=haswell", "default"))) void exp_floats(const float* x, float* y, int64_t n) {
+__attribute__((target_clones("avx2", "default"))) void exp_floats(const float* x, float* y, int64_t n) {
   constexpr float kMax = 88.72283905206835f, kMin = -103.97207708f;
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i];
@@ -37,7 +37,7 @@ __attribute__((target_clones("arch=haswell", "default"))) void exp_floats(const 
   }
 }
 
-__attribute__((target_clones("arch=haswell", "default"))) double sum_floats(const float* x, int64_t n) {
+__attribute__((target_clones("avx2", "default"))) double sum_floats(const float* x, int64_t n) {
   constexpr int64_t kLanes = 32, kBlock = 4096;
   double total = 0.0;
   for (int64_t start = 0; start < n; start += kBlock) {

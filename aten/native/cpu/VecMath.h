@@ -1,6 +1,6 @@
 #pragma once
 // Hot loops over contiguous float arrays, written so the compiler
-// vectorizes them, and compiled twice (AVX2+FMA and baseline x86-64) with
+// vectorizes them, and compiled twice (AVX2 and baseline x86-64) with
 // the better one chosen when the library loads.
 
 #include <cstdint>
