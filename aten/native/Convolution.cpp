@@ -226,7 +226,13 @@ Tensor pool2d(const Tensor& self_, IntArrayRef kernel_size, IntArrayRef stride_,
   EMBER_CHECK(oh > 0 && ow > 0, "{}: output size is too small ({}x{})", name, oh, ow);
   Tensor out = ember::empty({n, c, oh, ow}, self.dtype(), self.device());
   if (self.is_meta()) return batched ? out : out.squeeze(0);
-  if (self.dtype() != ScalarType::Float || fallback) {
+  // oneDNN's max pooling drops NaN, and its average over a ceil_mode
+  // overhang divides by the whole kernel; torch does neither.
+  const bool is_max = algorithm == dnnl::algorithm::pooling_max;
+  const bool needs_direct = fallback || self.dtype() != ScalarType::Float ||
+                            (!is_max && ceil_mode && algorithm == dnnl::algorithm::pooling_avg_include_padding) ||
+                            (is_max && ember::ne(self, self).any().item<bool>());
+  if (needs_direct) {
     pool2d_direct(self, out, kernel, s2, padding, dilation, algorithm == dnnl::algorithm::pooling_max,
                   algorithm == dnnl::algorithm::pooling_avg_include_padding, divisor_override);
     return batched ? out : out.squeeze(0);

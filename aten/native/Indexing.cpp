@@ -36,7 +36,7 @@ Tensor long_contiguous(const Tensor& index, const char* name) {
 // ---- cat / stack / split / chunk ---------------------------------------------------
 
 Tensor cat_out(c10::ArrayRef<Tensor> tensors, int64_t dim, const Tensor& out) {
-  EMBER_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  EMBER_CHECK_VALUE(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   // Legacy rule kept by torch: 1-D empty tensors are skipped.
   const Tensor* ref = nullptr;
   for (const Tensor& t : tensors)
@@ -120,8 +120,10 @@ std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes
 std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   EMBER_CHECK(self.dim() > 0, "chunk expects at least a 1-dimensional tensor");
   EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: {}", chunks);
-  const int64_t size = self.size(maybe_wrap_dim(dim, self.dim()));
-  return ember::split(self, std::max<int64_t>((size + chunks - 1) / chunks, 1), dim);
+  const int64_t d = maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.size(d);
+  if (size == 0) return std::vector<Tensor>(static_cast<size_t>(chunks), self.narrow(d, 0, 0));
+  return ember::split(self, (size + chunks - 1) / chunks, d);
 }
 
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
@@ -135,6 +137,8 @@ std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   EMBER_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  EMBER_CHECK(self.dim() > 0 || index.numel() <= 1,
+              "index_select(): Index to scalar can have only 1 value, got {} value(s)", index.numel());
   dim = maybe_wrap_dim(dim, self.dim());
   const Tensor idx = long_contiguous(index.reshape({-1}), "index_select");
   std::vector<int64_t> shape = self.sizes().vec();
@@ -148,7 +152,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.size(d);
   const int64_t* ip = idx.data_ptr<int64_t>();
   const int64_t n = idx.numel();
-  for (int64_t j = 0; j < n; ++j) checked_index(ip[j], size, dim);
+  for (int64_t j = 0; j < n; ++j) EMBER_CHECK_INDEX(ip[j] >= 0 && ip[j] < size, "index out of range in self");
   const size_t row_bytes = static_cast<size_t>(inner) * self.element_size();
   const char* s = static_cast<const char*>(src.data_ptr());
   char* o = static_cast<char*>(out.data_ptr());
@@ -214,7 +218,8 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*spars
     const T* s = static_cast<const T*>(src.data_ptr());
     T* o = static_cast<T*>(out.data_ptr());
     for_each_index(index, src, dim, [&](int64_t pos, int64_t offset, int64_t i, const std::vector<int64_t>&) {
-      o[pos] = s[offset + checked_index(i, size, dim) * dim_stride];
+      EMBER_CHECK(i >= 0 && i < size, "index {} is out of bounds for dimension {} with size {}", i, dim, size);
+      o[pos] = s[offset + i * dim_stride];
     });
   });
   return out;
@@ -224,23 +229,34 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
                     bool inplace) {
   dim = maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   check_gather_shapes(self, dim, index, "scatter");
+  const bool scalar_src = src.unsafeGetTensorImpl()->is_wrapped_number();
+  if (!scalar_src) {
+    EMBER_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
+    EMBER_CHECK(src.dim() == index.dim(), "Index tensor must have the same number of dimensions as src tensor");
+    for (int64_t d = 0; d < index.dim(); ++d) {
+      EMBER_CHECK(index.size(d) <= src.size(d),
+                  "Expected index {} to be no larger than self {} apart from dimension {} and to be no larger size "
+                  "than src {}",
+                  str_sizes(index.sizes()), str_sizes(self.sizes()), dim, str_sizes(src.sizes()));
+    }
+  }
   Tensor out = inplace ? self : self.clone();
   if (self.is_meta() || index.numel() == 0) return out;
   const Tensor values = src.to(self.dtype()).contiguous();
-  EMBER_CHECK(values.dim() == index.dim() || values.numel() == 1, "Index tensor must have the same number of dimensions as src tensor");
   const int64_t size = self.dim() > 0 ? self.size(dim) : 1;
   const Tensor target = out.is_contiguous() ? out : out.contiguous();
   c10::visit_scalar_type(self.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* t = static_cast<T*>(target.data_ptr());
     const T* v = static_cast<const T*>(values.data_ptr());
-    const bool scalar = values.numel() == 1 && index.numel() != 1;
+    const bool scalar = scalar_src;
     for_each_index(index, target, dim, [&](int64_t, int64_t offset, int64_t i, const std::vector<int64_t>& coord) {
       int64_t vpos = 0;
       if (!scalar) {
         for (size_t d = 0; d < coord.size(); ++d) vpos += coord[d] * values.stride(static_cast<int64_t>(d));
       }
-      T& slot = t[offset + checked_index(i, size, dim) * (self.dim() > 0 ? target.stride(dim) : 0)];
+      EMBER_CHECK(i >= 0 && i < size, "index {} is out of bounds for dimension {} with size {}", i, dim, size);
+      T& slot = t[offset + i * (self.dim() > 0 ? target.stride(dim) : 0)];
       if (accumulate) {
         if constexpr (std::is_same_v<T, bool>) {
           slot = slot || v[vpos];
@@ -408,7 +424,9 @@ Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indic
   const AdvancedIndex a = prepare(self, indices);
   if (a.nindexed == 0) return self;
   std::vector<int64_t> rest_shape(a.src.sizes().begin() + a.nindexed, a.src.sizes().end());
-  std::vector<int64_t> merged{-1};
+  int64_t indexed_numel = 1;
+  for (int64_t k = 0; k < a.nindexed; ++k) indexed_numel *= a.src.size(k);
+  std::vector<int64_t> merged{indexed_numel};
   merged.insert(merged.end(), rest_shape.begin(), rest_shape.end());
   Tensor gathered = ember::index_select(a.src.reshape(merged), 0, linear_positions(a));
   std::vector<int64_t> shape = a.index_shape;
@@ -552,11 +570,17 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   const int64_t nd = std::max<int64_t>(self.dim(), 1);
   dim = maybe_wrap_dim(dim, nd);
   const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
-  EMBER_CHECK_INDEX(k >= 0 && k <= size, "selected index k out of range");
+  EMBER_CHECK(k >= 0 && k <= size, "selected index k out of range");
   auto [values, indices] = ember::sort(self, dim, largest);
   (void)sorted;  // sorted output is always produced
   if (self.dim() == 0) return {values, indices};
   return {values.narrow(dim, 0, k), indices.narrow(dim, 0, k)};
 }
 
+}  // namespace ember::native
+
+namespace ember::native {
+std::vector<Tensor> split(const Tensor& self, IntArrayRef split_size, int64_t dim) {
+  return ember::split_with_sizes(self, split_size, dim);
+}
 }  // namespace ember::native

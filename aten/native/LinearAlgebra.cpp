@@ -220,7 +220,8 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     const Tensor b = db == 1 ? other.unsqueeze(1) : other;
     std::vector<int64_t> out_shape(self.sizes().begin(), self.sizes().end() - 1);
     out_shape.push_back(b.size(1));
-    Tensor folded = ember::mm(self.reshape({-1, self.size(-1)}), b).view(out_shape);
+    const int64_t rows = c10::checked_numel(self.sizes().slice(0, self.dim() - 1));
+    Tensor folded = ember::mm(self.reshape({rows, self.size(-1)}), b).view(out_shape);
     return db == 1 ? folded.squeeze(-1) : folded;
   }
   const Tensor a = da == 1 ? self.unsqueeze(0) : self;

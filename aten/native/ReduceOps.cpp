@@ -311,7 +311,7 @@ void extrema(const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim, 
               "{}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with "
               "the 'dim' argument.",
               name);
-  EMBER_CHECK(!self.is_complex(), "{}(): does not support complex input", name);
+  EMBER_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "{}(): does not support complex input", name);
   const Plan plan = make_plan(self, mask, keepdim, self.dtype());
   body(plan);
 }
@@ -512,9 +512,10 @@ AlongDim along_dim(const Tensor& self, int64_t dim, ScalarType dtype) {
 }
 
 Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log) {
-  ScalarType t = dtype.value_or(self.dtype());
-  if (c10::isIntegralType(t, true)) t = c10::get_default_dtype();
-  EMBER_CHECK(c10::isFloatingType(t), "\"softmax\" not implemented for '{}'", c10::toString(t));
+  const ScalarType t = dtype.value_or(self.dtype());
+  EMBER_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(t), "\"{}\" not implemented for '{}'",
+                              log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
+                              c10::toString(t));
   if (self.is_meta()) return ember::empty(self.sizes(), t, self.device());
   const AlongDim a = along_dim(self, dim, t);
   Tensor out = ember::empty_like(a.rows);

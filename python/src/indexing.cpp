@@ -9,8 +9,22 @@ namespace ember::python {
 
 namespace {
 
+// NumPy arrays of one or more dims index like tensors (their __index__ is
+// only for 0-d arrays).
+bool is_array(py::handle h) {
+  return !py::isinstance<c10::TensorImpl>(h) && py::hasattr(h, "__array__") && py::hasattr(h, "ndim") &&
+         h.attr("ndim").cast<int64_t>() > 0;
+}
+
+// A 0-d bool tensor indexes like the Python bool it holds.
+bool is_bool_scalar_tensor(py::handle h) {
+  if (!py::isinstance<c10::TensorImpl>(h)) return false;
+  const Tensor t = h.cast<Tensor>();
+  return t.dim() == 0 && t.dtype() == ScalarType::Bool;
+}
+
 bool is_int_index(py::handle h) {
-  if (PyBool_Check(h.ptr())) return false;
+  if (PyBool_Check(h.ptr()) || is_array(h)) return false;
   if (PyIndex_Check(h.ptr()) && !py::isinstance<c10::TensorImpl>(h)) return true;
   if (py::isinstance<c10::TensorImpl>(h)) {
     const Tensor t = h.cast<Tensor>();
@@ -24,10 +38,23 @@ int64_t int_index(py::handle h) {
   return index_from_object(h, "index");
 }
 
+// As in torch, a value may carry extra leading size-1 dims (x[0] = y[None]);
+// dropping them leaves broadcasting against the target to do the rest.
+Tensor without_leading_ones(Tensor value) {
+  while (value.dim() > 0 && value.size(0) == 1) value = value.squeeze(0);
+  return value;
+}
+
 // Tensors, lists and arrays used as indices.
 bool is_advanced(py::handle h) {
-  if (py::isinstance<c10::TensorImpl>(h)) return !is_int_index(h);
-  return py::isinstance<py::list>(h) || (py::hasattr(h, "__array__") && !PyIndex_Check(h.ptr()));
+  if (py::isinstance<c10::TensorImpl>(h)) return !is_int_index(h) && !is_bool_scalar_tensor(h);
+  return py::isinstance<py::list>(h) || is_array(h);
+}
+
+bool is_bool_index(py::handle h) { return PyBool_Check(h.ptr()) || is_bool_scalar_tensor(h); }
+
+bool bool_value(py::handle h) {
+  return PyBool_Check(h.ptr()) ? h.ptr() == Py_True : h.cast<Tensor>().item().toBool();
 }
 
 Tensor as_index_tensor(py::handle h) {
@@ -63,7 +90,7 @@ Indexed apply_index(const Tensor& self, py::handle index) {
       tensors.push_back(as_index_tensor(item));
       const Tensor& t = tensors.back();
       consuming += t.dtype() == ScalarType::Bool ? std::max<int64_t>(t.dim(), 1) : 1;
-    } else if (!item.is_none() && !PyBool_Check(item.ptr())) {
+    } else if (!item.is_none() && !is_bool_index(item)) {
       unsupported_index(item);
     }
   }
@@ -78,10 +105,10 @@ Indexed apply_index(const Tensor& self, py::handle index) {
       dim += self.dim() - consuming;
     } else if (item.is_none()) {
       result = result.unsqueeze(dim++);
-    } else if (PyBool_Check(item.ptr())) {
+    } else if (is_bool_index(item)) {
       // x[True] adds a dim of size 1; x[False] one of size 0.
       result = result.unsqueeze(dim);
-      if (item.ptr() == Py_False) result = result.slice(dim, 0, 0);
+      if (!bool_value(item)) result = result.slice(dim, 0, 0);
       ++dim;
     } else if (is_int_index(item)) {
       const int64_t i = int_index(item);
@@ -114,13 +141,6 @@ Indexed apply_index(const Tensor& self, py::handle index) {
   return out;
 }
 
-// As in torch, a value may carry extra leading size-1 dims (x[0] = y[None]);
-// dropping them leaves broadcasting against the target to do the rest.
-Tensor without_leading_ones(Tensor value) {
-  while (value.dim() > 0 && value.size(0) == 1) value = value.squeeze(0);
-  return value;
-}
-
 }  // namespace
 
 void init_indexing(TensorClass& cls) {
@@ -137,7 +157,7 @@ void init_indexing(TensorClass& cls) {
                           ? value.cast<Tensor>()
                           : py::module_::import("ember").attr("tensor")(value, py::arg("dtype") = target.dtype())
                                 .cast<Tensor>();
-      ember::index_put_(target, indexed.advanced, values);
+      ember::index_put_(target, indexed.advanced, without_leading_ones(values));
       return;
     }
     if (py::isinstance<c10::TensorImpl>(value)) {

@@ -214,6 +214,7 @@ SAMPLES.update({
     "stack": lambda d: ember.stack([t(d, 2, 3), t(d, 2, 3)], 1),
     "split.Tensor": lambda d: t(d, 5, 2).split(2),
     "split_with_sizes": lambda d: t(d, 5, 2).split_with_sizes([1, 4]),
+    "split.sizes": lambda d: t(d, 5, 2).split([2, 3]),
     "chunk": lambda d: t(d, 2, 7).chunk(3, 1),
     "unbind.int": lambda d: t(d, 3, 2).unbind(1),
     "index_select": lambda d: t(d, 4, 3).index_select(0, ember.zeros(5, dtype=ember.int64, device=d)),
