@@ -445,3 +445,19 @@ Tensor clip_(const Tensor& self, const std::optional<Scalar>& min, const std::op
   return self.clamp_(min, max);
 }
 }  // namespace ember::native
+
+namespace ember::native {
+Tensor floor_divide_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return ember::div_outf(self, other, "floor", out);
+}
+Tensor true_divide_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return ember::div_outf(self, other, out);
+}
+Tensor clip_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+                const Tensor& out) {
+  return ember::clamp_outf(self, min, max, out);
+}
+Tensor pow_out(const Scalar& self, const Tensor& exponent, const Tensor& out) {
+  return ember::pow_outf(wrapped_scalar_tensor(self), exponent, out);
+}
+}  // namespace ember::native

@@ -463,7 +463,9 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
 namespace {
 Tensor truth_reduce(const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim, bool want_all) {
   const Plan plan = make_plan(self, reduced_mask(self, dims, want_all ? "all" : "any"), keepdim, ScalarType::Bool);
-  Tensor out = make_output(plan, ScalarType::Bool, self.device());
+  // uint8 in, uint8 out: torch keeps this legacy rule.
+  const ScalarType out_dtype = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
+  Tensor out = make_output(plan, out_dtype, self.device());
   if (self.is_meta()) return out;
   const auto values = reduce<bool, int64_t>(
       plan, want_all ? 1 : 0,
@@ -603,6 +605,9 @@ Tensor cumsum_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
   return into_out(ember::cumsum(self, dim, dtype.value_or(out.dtype())), out);
 }
 Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_CHECK(!dtype || *dtype == self.dtype(),
+              "Bad in-place call: input tensor dtype {} and output tensor dtype {} should match",
+              c10::toString(self.dtype()), c10::toString(*dtype));
   return self.copy_(ember::cumsum(self, dim, dtype));
 }
 

@@ -687,13 +687,10 @@ for _mode in ("trunc", "floor"):
     binary(f"div.{_mode}", ref_div, REAL_NUMBERS, aten="div", kwargs={"rounding_mode": _mode}, other_nonzero=True,
            scalars=DIV_SCALARS)
 binary("floor_divide", lambda a, b: np.floor_divide(a, b), REAL_NUMBERS, other_nonzero=True, scalars=DIV_SCALARS,
-       supports_out=False, torch_has_inplace=True,
-       xfails=[XFail("test_out_overload_like_torch", "ember.floor_divide has no out= overload")])
-binary("true_divide", ref_div, ALL, promotes_int_to_float=True, scalar_other=False, supports_out=False,
-       xfails=[XFail("test_out_overload_like_torch", "ember.true_divide has no out= overload")])
+       supports_out=False, torch_has_inplace=True)
+binary("true_divide", ref_div, ALL, promotes_int_to_float=True, scalar_other=False, supports_out=False)
 binary("true_divide.scalar", ref_div, ALL, aten="true_divide", promotes_int_to_float=True, tensor_other=False,
-       supports_out=False, has_inplace=False,
-       xfails=[XFail("test_out_overload_like_torch", "ember.true_divide has no out= overload")])
+       supports_out=False, has_inplace=False)
 binary("remainder", lambda a, b: np.remainder(a, b), REAL_NUMBERS, other_nonzero=True, scalars=DIV_SCALARS)
 binary("pow", ref_pow, NUMBERS, domain=(0.5, 3.0), other_domain=(-3.0, 3.0), int_domain=(-5, 5),
        other_int_domain=(0, 4), scalars={"int": 2, "float": 0.5, "complex": 0.5 + 1j})
@@ -721,10 +718,9 @@ binary("where.scalar_other", lambda c, a, b: np.where(c, a, b), ALL, sample_fn=s
        method_call=lambda args, kw: args[1].where(args[0], args[2], **kw))
 binary("where.scalar_self", lambda c, a, b: np.where(c, a, b), ALL, sample_fn=sample_where, has_inplace=False,
        specials=False, aten="where", supports_out=False, torch_supports_out=False, method=False)
-binary("pow.scalar_self", lambda a, s: ref_pow(s, a), ALL, aten="pow", fn=lambda lib, a, s: lib.pow(s, a),
+binary("pow.scalar_self", lambda a, s: ref_pow(s, a), ALL, aten="pow", fn=lambda lib, a, s, **kw: lib.pow(s, a, **kw),
        reflected=True, method=False, has_inplace=False, supports_out=False, specials=False, int_domain=(0, 4),
-       domain=(-3.0, 3.0), scalars={"int": 2, "float": 2.5, "complex": 0.5 + 1j},
-       xfails=[XFail("test_out_overload_like_torch", "ember.pow(number, tensor) has no out= overload")])
+       domain=(-3.0, 3.0), scalars={"int": 2, "float": 2.5, "complex": 0.5 + 1j})
 CLAMP_TENSOR_BOOL = "clamp(bool, min_tensor, max_tensor) works in Ember; torch raises NotImplementedError"
 CLAMP_INPLACE = "int_tensor.clamp_(float bounds) truncates silently; torch raises RuntimeError (unsafe cast)"
 CLAMP_OUT = "clamp(x, ..., out=) has no safe-cast check: clamp(int32, 0, 1, out=bool) casts silently; torch raises"
@@ -733,7 +729,7 @@ for _name in ("clamp", "clamp.min", "clamp.max", "clip"):
     binary(_name, ref_clamp, REAL_NUMBERS, sample_fn=sample_clamp, aten=_name.split(".")[0], specials=False,
            supports_out=_name != "clip", function_inplace=True,
            xfails=(
-               [XFail("test_out_overload_like_torch", "ember.clip has no out= overload")] if _name == "clip" else []))
+               []))
 binary("clamp.tensor", ref_clamp, REAL_NUMBERS, sample_fn=sample_clamp, aten="clamp", specials=False,
        function_inplace=True)
 

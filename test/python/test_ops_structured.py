@@ -1452,9 +1452,8 @@ OPS = [
        tol=lowp_loose(4.0)),
     Op("logsumexp", logsumexp_samples, FLOATS + ("int64",), ref_logsumexp, method=True),
     Op("all", lambda d: all_samples(d) + large_samples(d, dim_kw=False), ("bool", "uint8", "int64", "float32"),
-       ref_all, method=True, dtype_xfails={"uint8": xfail(UINT8_ALL, needs_torch=True)}),
-    Op("any", all_samples, ("bool", "uint8", "int64", "float32"), ref_any, method=True,
-       dtype_xfails={"uint8": xfail(UINT8_ALL, needs_torch=True)}),
+       ref_all, method=True),
+    Op("any", all_samples, ("bool", "uint8", "int64", "float32"), ref_any, method=True),
     Op("softmax", softmax_samples, FLOATS, ref_softmax, method=True),
     Op("log_softmax", softmax_samples, FLOATS, lambda a, dim, dtype=None: ref_softmax(a, dim, log=True), method=True),
     Op("cumsum", cum_samples, ("bool", "int32", "int64") + FLOATS + ("complex64",), ref_cumsum, method=True,
@@ -2152,10 +2151,7 @@ def _err_cases():
         pytest.param(("max_complex", lambda lib: lib.max(lib.ones(2, dtype=lib.complex64)), NotImplementedError,
                       r"[Cc]omplex"), id="max_complex"),
         pytest.param(("cumsum__dtype_mismatch", lambda lib: lib.ones(3).cumsum_(0, dtype=lib.float64), RuntimeError,
-                      r"dtype"), id="cumsum__dtype_mismatch",
-                     marks=xfail("cumsum_(dim, dtype=) with a dtype other than self's computes and casts back; "
-                                 "torch raises 'Bad in-place call: input tensor dtype float and output tensor dtype "
-                                 "double should match'")),
+                      r"dtype"), id="cumsum__dtype_mismatch"),
         pytest.param(("softmax_int_no_dtype", lambda lib: lib.softmax(lt(lib, [1, 2, 3]), 0), NotImplementedError,
                       r"not implemented for 'Long'"), id="softmax_int_no_dtype"),
         pytest.param(("log_softmax_int_no_dtype", lambda lib: lib.log_softmax(lt(lib, [1, 2, 3]), 0),
