@@ -20,6 +20,18 @@ using c10::str_sizes;
 
 namespace {
 
+// slot = v, or slot += v (logical or for bools): the write of scatter(_add) and index_put_.
+template <typename T>
+void store(T& slot, T v, bool accumulate) {
+  if (!accumulate) {
+    slot = v;
+  } else if constexpr (std::is_same_v<T, bool>) {
+    slot = slot || v;
+  } else {
+    slot = static_cast<T>(slot + v);
+  }
+}
+
 int64_t checked_index(int64_t i, int64_t size, int64_t dim) {
   EMBER_CHECK_INDEX(i >= -size && i < size, "index {} is out of bounds for dimension {} with size {}", i, dim, size);
   return i < 0 ? i + size : i;
@@ -256,16 +268,7 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
         for (size_t d = 0; d < coord.size(); ++d) vpos += coord[d] * values.stride(static_cast<int64_t>(d));
       }
       EMBER_CHECK(i >= 0 && i < size, "index {} is out of bounds for dimension {} with size {}", i, dim, size);
-      T& slot = t[offset + i * (self.dim() > 0 ? target.stride(dim) : 0)];
-      if (accumulate) {
-        if constexpr (std::is_same_v<T, bool>) {
-          slot = slot || v[vpos];
-        } else {
-          slot = static_cast<T>(slot + v[vpos]);
-        }
-      } else {
-        slot = v[vpos];
-      }
+      store(t[offset + i * (self.dim() > 0 ? target.stride(dim) : 0)], v[vpos], accumulate);
     });
   });
   if (!target.is_same(out)) out.copy_(target);
@@ -489,16 +492,7 @@ Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& 
       T* base = static_cast<T*>(self.data_ptr());
       const T* src = static_cast<const T*>(v_rows.data_ptr());
       for (int64_t i = 0; i < flat.numel(); ++i) {
-        T& slot = base[offset_of(f[i])];
-        if (accumulate) {
-          if constexpr (std::is_same_v<T, bool>) {
-            slot = slot || src[i];
-          } else {
-            slot = static_cast<T>(slot + src[i]);
-          }
-        } else {
-          slot = src[i];
-        }
+        store(base[offset_of(f[i])], src[i], accumulate);
       }
     });
     self.unsafeGetTensorImpl()->bump_version();
