@@ -299,18 +299,16 @@ Extremum<M> better(Extremum<M> a, Extremum<M> b, bool is_max) {
 template <typename Body>
 void extrema(const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim, const char* name, Body body) {
   const auto mask = reduced_mask(self, dims, name);
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    EMBER_CHECK_INDEX(!mask[d] || self.size(d) > 0 || self.numel() != 0 || !dims,
-                      "{}(): Expected reduction dim {} to have non-zero size.", name, d);
-  }
-  EMBER_CHECK(self.numel() > 0 || (dims && !dims->empty() && [&] {
-                for (int64_t d = 0; d < self.dim(); ++d)
-                  if (mask[d] && self.size(d) == 0) return false;
-                return true;
-              }()),
+  // max/min/argmax have no identity: an empty reduction is an error, as in torch.
+  const bool all_dims = !dims || dims->empty();
+  EMBER_CHECK(!(all_dims && self.numel() == 0),
               "{}(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with "
               "the 'dim' argument.",
               name);
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    EMBER_CHECK_INDEX(!mask[d] || self.size(d) > 0, "{}(): Expected reduction dim {} to have non-zero size.", name,
+                      d);
+  }
   EMBER_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "{}(): does not support complex input", name);
   const Plan plan = make_plan(self, mask, keepdim, self.dtype());
   body(plan);
