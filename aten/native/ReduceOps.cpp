@@ -340,6 +340,8 @@ Tensor extreme_values(const Tensor& self, std::optional<IntArrayRef> dims, bool 
 }
 
 Tensor extreme_indices(const Tensor& self, std::optional<int64_t> dim, bool keepdim, bool is_max, const char* name) {
+  EMBER_CHECK_INDEX(dim || self.numel() > 0, "{}(): Expected reduction dim to be specified for input.numel() == 0.",
+                    name);
   const Tensor input = dim ? self : self.reshape({-1});
   Tensor out;
   const std::optional<IntArrayRef> dims = dim ? std::optional<IntArrayRef>(IntArrayRef(*dim)) : std::nullopt;
