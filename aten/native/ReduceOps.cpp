@@ -344,8 +344,8 @@ Tensor extreme_indices(const Tensor& self, std::optional<int64_t> dim, bool keep
                     name);
   const Tensor input = dim ? self : self.reshape({-1});
   Tensor out;
-  const std::optional<IntArrayRef> dims = dim ? std::optional<IntArrayRef>(IntArrayRef(*dim)) : std::nullopt;
-  extrema(input, dim ? dims : std::optional<IntArrayRef>(IntArrayRef({0})), dim ? keepdim : false, name,
+  const int64_t reduced = dim.value_or(0);  // a flattened input reduces its only dim
+  extrema(input, IntArrayRef(reduced), dim ? keepdim : false, name,
           [&](const Plan& plan) {
             out = make_output(plan, ScalarType::Long, self.device());
             if (self.is_meta()) return;
