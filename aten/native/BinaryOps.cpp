@@ -103,7 +103,7 @@ Tensor comparison(const Tensor& self, const Tensor& other, const Tensor& out, co
 
 Tensor logical(const Tensor& self, const Tensor& other, const Tensor& out, const char* name, int kind) {
   TensorIteratorConfig config;
-  config.name(name).resize_outputs(!(out.defined() && out.is_same(self))).add_output(out).add_input(self).add_input(other);
+  config.name(name).add_output(out).add_input(self).add_input(other);
   config.promote_inputs_to_common_dtype().cast_common_dtype_to_outputs();
   config.declare_static_output_dtype(ScalarType::Bool);
   auto iter = config.build();
@@ -385,7 +385,7 @@ Tensor clamp_out(const Tensor& self, const std::optional<Tensor>& min, const std
                  const Tensor& out) {
   EMBER_CHECK(min.has_value() || max.has_value(), "torch.clamp: At least one of 'min' or 'max' must not be None");
   TensorIteratorConfig config;
-  config.name("clamp").resize_outputs(!(out.defined() && out.is_same(self))).add_output(out).add_input(self);
+  config.name("clamp").add_output(out).add_input(self);
   if (min) config.add_input(*min);
   if (max) config.add_input(*max);
   auto iter = config.promote_inputs_to_common_dtype().cast_common_dtype_to_outputs().enforce_safe_casting_to_output().build();

@@ -104,10 +104,6 @@ TensorIteratorConfig& TensorIteratorConfig::declare_static_output_dtype(ScalarTy
   static_dtype_ = t;
   return *this;
 }
-TensorIteratorConfig& TensorIteratorConfig::resize_outputs(bool v) {
-  resize_outputs_ = v;
-  return *this;
-}
 TensorIteratorConfig& TensorIteratorConfig::declare_static_shape(IntArrayRef shape) {
   static_shape_ = shape.vec();
   return *this;
@@ -126,71 +122,48 @@ TensorIterator TensorIteratorConfig::build() {
 // ---- the common configurations -----------------------------------------------
 
 namespace {
-// In-place ops write into their first input, whose shape is fixed; out=
-// tensors are resized to the result (PyTorch semantics).
-bool writes_into(const Tensor& out, const Tensor& a) { return out.defined() && out.is_same(a); }
-}  // namespace
-
-TensorIterator TensorIterator::binary_op(const Tensor& out, const Tensor& a, const Tensor& b, std::string name) {
-  return TensorIteratorConfig()
-      .name(std::move(name))
-      .resize_outputs(!writes_into(out, a))
-      .add_output(out)
-      .add_input(a)
-      .add_input(b)
-      .promote_inputs_to_common_dtype()
+// The configuration arithmetic shares: promote inputs, cast into out=
+// tensors that can hold the result. `b` is undefined for unary ops.
+TensorIterator arithmetic(const Tensor& out, const Tensor& a, const Tensor& b, std::string name, bool int_to_float) {
+  TensorIteratorConfig config;
+  config.name(std::move(name)).add_output(out).add_input(a);
+  if (b.defined()) config.add_input(b);
+  return config.promote_inputs_to_common_dtype()
+      .promote_integer_inputs_to_float(int_to_float)
       .cast_common_dtype_to_outputs()
       .enforce_safe_casting_to_output()
       .build();
+}
+}  // namespace
+
+TensorIterator TensorIterator::binary_op(const Tensor& out, const Tensor& a, const Tensor& b, std::string name) {
+  return arithmetic(out, a, b, std::move(name), false);
 }
 
 TensorIterator TensorIterator::binary_float_op(const Tensor& out, const Tensor& a, const Tensor& b,
                                                std::string name) {
+  return arithmetic(out, a, b, std::move(name), true);
+}
+
+TensorIterator TensorIterator::comparison_op(const Tensor& out, const Tensor& a, const Tensor& b, std::string name) {
+  // Results are bool; an out= tensor of another dtype receives them cast.
   return TensorIteratorConfig()
       .name(std::move(name))
-      .resize_outputs(!writes_into(out, a))
       .add_output(out)
       .add_input(a)
       .add_input(b)
       .promote_inputs_to_common_dtype()
-      .promote_integer_inputs_to_float()
+      .declare_static_output_dtype(ScalarType::Bool)
       .cast_common_dtype_to_outputs()
-      .enforce_safe_casting_to_output()
       .build();
-}
-
-TensorIterator TensorIterator::comparison_op(const Tensor& out, const Tensor& a, const Tensor& b, std::string name) {
-  TensorIteratorConfig config;
-  config.name(std::move(name)).resize_outputs(!writes_into(out, a)).add_output(out).add_input(a).add_input(b);
-  config.promote_inputs_to_common_dtype();
-  // Results are bool; an out= tensor of another dtype receives them cast.
-  config.declare_static_output_dtype(ScalarType::Bool);
-  return config.cast_common_dtype_to_outputs().build();
 }
 
 TensorIterator TensorIterator::unary_op(const Tensor& out, const Tensor& a, std::string name) {
-  return TensorIteratorConfig()
-      .name(std::move(name))
-      .resize_outputs(!writes_into(out, a))
-      .add_output(out)
-      .add_input(a)
-      .promote_inputs_to_common_dtype()
-      .cast_common_dtype_to_outputs()
-      .enforce_safe_casting_to_output()
-      .build();
+  return arithmetic(out, a, Tensor(), std::move(name), false);
 }
 
 TensorIterator TensorIterator::unary_float_op(const Tensor& out, const Tensor& a, std::string name) {
-  return TensorIteratorConfig()
-      .name(std::move(name))
-      .resize_outputs(!writes_into(out, a))
-      .add_output(out)
-      .add_input(a)
-      .promote_inputs_to_common_dtype()
-      .promote_integer_inputs_to_float()
-      .cast_common_dtype_to_outputs()
-      .enforce_safe_casting_to_output()
-      .build();
+  return arithmetic(out, a, Tensor(), std::move(name), true);
 }
 
 // ---- building ---------------------------------------------------------------
@@ -249,10 +222,13 @@ void TensorIterator::compute_shape(TensorIteratorConfig& config) {
       first = false;
     }
   }
+  // out= tensors are resized to the result; an output that is the first
+  // input is an in-place op's self and keeps its shape (PyTorch semantics).
   for (const Operand& op : operands_) {
     if (!op.is_output || !op.tensor.defined()) continue;
     if (op.tensor.sizes() == IntArrayRef(shape_)) continue;
-    EMBER_CHECK(config.resize_outputs_, "{}: output with shape {} doesn't match the broadcast shape {}", name_,
+    const bool in_place = !config.inputs_.empty() && config.inputs_.front().is_same(op.tensor);
+    EMBER_CHECK(!in_place, "{}: output with shape {} doesn't match the broadcast shape {}", name_,
                 str_sizes(op.tensor.sizes()), str_sizes(shape_));
   }
 }

@@ -32,8 +32,6 @@ class TensorIteratorConfig {
   TensorIteratorConfig& enforce_safe_casting_to_output(bool v = true);
   // Outputs have this dtype whatever the inputs are (e.g. bool for comparisons).
   TensorIteratorConfig& declare_static_output_dtype(ScalarType t);
-  // Outputs of the wrong shape are resized (out= semantics) instead of refused.
-  TensorIteratorConfig& resize_outputs(bool v = true);
   // Outputs have this shape; inputs broadcast to it (reductions).
   TensorIteratorConfig& declare_static_shape(IntArrayRef shape);
   // Names the operation in error messages.
@@ -45,7 +43,6 @@ class TensorIteratorConfig {
   friend class TensorIterator;
   std::vector<Tensor> outputs_, inputs_;
   bool promote_inputs_ = false, promote_int_to_float_ = false, cast_outputs_ = false, safe_cast_ = false;
-  bool resize_outputs_ = true;
   std::optional<ScalarType> static_dtype_;
   std::optional<std::vector<int64_t>> static_shape_;
   std::string name_ = "operation";

@@ -172,7 +172,7 @@ Tensor abs_out(const Tensor& self, const Tensor& out) {
   EMBER_CHECK(!(self.is_complex() && out.defined() && out.is_same(self)),
               "In-place abs is not supported for complex tensors.");
   TensorIteratorConfig config;
-  config.name("abs").resize_outputs(!(out.defined() && out.is_same(self))).add_output(out).add_input(self);
+  config.name("abs").add_output(out).add_input(self);
   if (self.is_complex()) config.declare_static_output_dtype(c10::toRealValueType(self.dtype()));
   auto iter = config.cast_common_dtype_to_outputs().enforce_safe_casting_to_output().build();
   c10::visit_scalar_type(self.dtype(), [&](auto tag) {
@@ -196,7 +196,7 @@ Tensor abs_out(const Tensor& self, const Tensor& out) {
 
 Tensor logical_not_out(const Tensor& self, const Tensor& out) {
   TensorIteratorConfig config;
-  config.name("logical_not").resize_outputs(!(out.defined() && out.is_same(self))).add_output(out).add_input(self);
+  config.name("logical_not").add_output(out).add_input(self);
   config.declare_static_output_dtype(ScalarType::Bool);
   auto iter = config.cast_common_dtype_to_outputs().build();
   c10::visit_scalar_type(self.dtype(), [&](auto tag) {
