@@ -323,51 +323,12 @@ std::vector<Extremum<cpu::opmath_t<T>>> find_extrema(const Plan& plan, bool is_m
       [is_max](E a, E b) { return better(a, b, is_max); });
 }
 
-Tensor extreme_values(const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim, bool is_max, const char* name) {
-  Tensor out;
-  extrema(self, dims, keepdim, name, [&](const Plan& plan) {
-    out = make_output(plan, self.dtype(), self.device());
-    if (self.is_meta()) return;
-    c10::visit_scalar_type(self.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      if constexpr (!c10::is_complex_v<T>) {
-        const auto found = find_extrema<T>(plan, is_max);
-        write_results(out, found, [](const auto& e) { return e.value; });
-      }
-    });
-  });
-  return out;
-}
-
-Tensor extreme_indices(const Tensor& self, std::optional<int64_t> dim, bool keepdim, bool is_max, const char* name) {
-  EMBER_CHECK_INDEX(dim || self.numel() > 0, "{}(): Expected reduction dim to be specified for input.numel() == 0.",
-                    name);
-  const Tensor input = dim ? self : self.reshape({-1});
-  Tensor out;
-  const int64_t reduced = dim.value_or(0);  // a flattened input reduces its only dim
-  extrema(input, IntArrayRef(reduced), dim ? keepdim : false, name,
-          [&](const Plan& plan) {
-            out = make_output(plan, ScalarType::Long, self.device());
-            if (self.is_meta()) return;
-            c10::visit_scalar_type(self.dtype(), [&](auto tag) {
-              using T = typename decltype(tag)::type;
-              if constexpr (!c10::is_complex_v<T>) {
-                const auto found = find_extrema<T>(plan, is_max);
-                write_results(out, found, [](const auto& e) { return e.index; });
-              }
-            });
-          });
-  if (!dim && keepdim) {
-    std::vector<int64_t> ones(self.dim(), 1);
-    out = out.reshape(ones);
-  }
-  return out;
-}
-
-std::tuple<Tensor, Tensor> extreme_with_indices(const Tensor& self, int64_t dim, bool keepdim, bool is_max,
-                                                const char* name) {
+// Values and indices of the extrema over `dims`. (Callers wanting one of
+// the two drop the other: both are the size of the reduced output.)
+std::tuple<Tensor, Tensor> extremes(const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim, bool is_max,
+                                    const char* name) {
   Tensor values, indices;
-  extrema(self, IntArrayRef(dim), keepdim, name, [&](const Plan& plan) {
+  extrema(self, dims, keepdim, name, [&](const Plan& plan) {
     values = make_output(plan, self.dtype(), self.device());
     indices = make_output(plan, ScalarType::Long, self.device());
     if (self.is_meta()) return;
@@ -383,6 +344,20 @@ std::tuple<Tensor, Tensor> extreme_with_indices(const Tensor& self, int64_t dim,
   return {values, indices};
 }
 
+Tensor extreme_values(const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim, bool is_max, const char* name) {
+  return std::get<0>(extremes(self, dims, keepdim, is_max, name));
+}
+
+Tensor extreme_indices(const Tensor& self, std::optional<int64_t> dim, bool keepdim, bool is_max, const char* name) {
+  EMBER_CHECK_INDEX(dim || self.numel() > 0, "{}(): Expected reduction dim to be specified for input.numel() == 0.",
+                    name);
+  if (dim) return std::get<1>(extremes(self, IntArrayRef(*dim), keepdim, is_max, name));
+  // Without a dim: the index into the flattened tensor.
+  const int64_t only_dim = 0;
+  Tensor out = std::get<1>(extremes(self.reshape({-1}), IntArrayRef(only_dim), false, is_max, name));
+  return keepdim ? out.reshape(std::vector<int64_t>(self.dim(), 1)) : out;
+}
+
 }  // namespace
 
 Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) { return extreme_values(self, dim, keepdim, true, "amax"); }
@@ -390,10 +365,10 @@ Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) { return extreme_
 Tensor max(const Tensor& self) { return extreme_values(self, std::nullopt, false, true, "max"); }
 Tensor min(const Tensor& self) { return extreme_values(self, std::nullopt, false, false, "min"); }
 std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim) {
-  return extreme_with_indices(self, dim, keepdim, true, "max");
+  return extremes(self, IntArrayRef(dim), keepdim, true, "max");
 }
 std::tuple<Tensor, Tensor> min(const Tensor& self, int64_t dim, bool keepdim) {
-  return extreme_with_indices(self, dim, keepdim, false, "min");
+  return extremes(self, IntArrayRef(dim), keepdim, false, "min");
 }
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return extreme_indices(self, dim, keepdim, true, "argmax");
