@@ -3,3 +3,4 @@
 // native_functions.yaml, generated into aten/generated/Functions.h.
 
 #include <aten/generated/Functions.h>
+#include <aten/core/TensorOperators.h>

@@ -6,6 +6,9 @@
 #include <aten/core/ExpandUtils.h>
 #include <aten/core/Generator.h>
 #include <aten/core/Tensor.h>
+#include <autograd/Autograd.h>
 #include <autograd/AutogradMeta.h>
+#include <autograd/CustomFunction.h>
+#include <c10/core/GradMode.h>
 #include <c10/core/Scalar.h>
 #include <c10/core/ScalarType.h>

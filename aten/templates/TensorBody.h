@@ -7,9 +7,12 @@
 
 #include <aten/core/Generator.h>
 #include <aten/core/TensorOptions.h>
+#include <aten/core/VariableHooksInterface.h>
 #include <c10/core/Scalar.h>
 #include <c10/core/TensorImpl.h>
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -71,9 +74,28 @@ class Tensor {
     return static_cast<T*>(impl_->data());
   }
 
-  // Autograd state (the engine arrives with the autograd library).
+  // Autograd state; the autograd library implements these.
   bool requires_grad() const { return impl_->requires_grad(); }
   Tensor& set_requires_grad(bool requires_grad);
+  const Tensor& requires_grad_(bool requires_grad = true) const;
+  const Tensor& grad() const;
+  Tensor& mutable_grad() const;
+  const std::shared_ptr<autograd::Node>& grad_fn() const;
+  bool is_leaf() const;
+  int64_t output_nr() const;
+  void retain_grad() const;
+  bool retains_grad() const;
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
+  // The tensor whose memory this view aliases; undefined when not a view.
+  const Tensor& _base() const;
+  bool is_view() const;
+  bool is_inference() const { return impl_->is_inference(); }
+  // `hook(grad)` runs when this tensor's gradient is computed and may return
+  // a replacement (or an undefined tensor to keep it). Returns an id for
+  // remove_hook.
+  uint64_t register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  void remove_hook(uint64_t id) const;
 
   // item<T>(): the value of a one-element tensor as T.
   template <typename T>

@@ -1,5 +1,7 @@
 #include <c10/core/TensorImpl.h>
 
+#include <c10/core/GradMode.h>
+
 namespace c10 {
 
 std::vector<int64_t> contiguous_strides(IntArrayRef sizes) {
@@ -44,8 +46,11 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
       strides_(strides.vec()),
       storage_offset_(storage_offset),
       dtype_(dtype),
-      key_set_(backendKey(storage_.device().type)),
-      version_counter_(std::move(version_counter)) {
+      // Every tensor passes the Autograd key: its kernel records history when
+      // an input requires grad and tracks views either way.
+      key_set_(DispatchKeySet(backendKey(storage_.device().type)).add(DispatchKey::Autograd)),
+      version_counter_(std::move(version_counter)),
+      inference_(InferenceMode::is_enabled()) {
   EMBER_INTERNAL_ASSERT(sizes.size() == strides.size());
   refresh_numel_and_contiguity();
 }
@@ -61,6 +66,15 @@ void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, i
   refresh_numel_and_contiguity();
 }
 
+void TensorImpl::set_data(const TensorImpl& other) {
+  storage_ = other.storage_;
+  dtype_ = other.dtype_;
+  key_set_ = DispatchKeySet(backendKey(storage_.device().type)).add(DispatchKey::Autograd);
+  conj_ = other.conj_;
+  neg_ = other.neg_;
+  set_sizes_and_strides(other.sizes_, other.strides_, other.storage_offset_);
+}
+
 void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
   set_sizes_and_strides(sizes, contiguous_strides(sizes), storage_offset_);
 }
@@ -74,7 +88,6 @@ size_t TensorImpl::required_storage_nbytes() const {
 
 void TensorImpl::set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta) {
   autograd_meta_ = std::move(meta);
-  key_set_ = autograd_meta_ ? key_set_.add(DispatchKey::Autograd) : key_set_.remove(DispatchKey::Autograd);
 }
 
 namespace {
@@ -84,6 +97,8 @@ std::atomic<AutogradMetaFactory> autograd_meta_factory{nullptr};
 void SetAutogradMetaFactory(AutogradMetaFactory factory) { autograd_meta_factory.store(factory); }
 
 void TensorImpl::set_requires_grad(bool value) {
+  EMBER_CHECK(!value || !inference_ || InferenceMode::is_enabled(),
+              "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
   if (!autograd_meta_) {
     if (!value) return;
     EMBER_CHECK(isFloatingType(dtype_) || isComplexType(dtype_),

@@ -61,6 +61,9 @@ class TensorImpl final : public intrusive_ptr_target {
 
   void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
   void set_sizes_contiguous(IntArrayRef sizes);
+  // `tensor.data = other`: takes other's memory, geometry and dtype; keeps
+  // this tensor's identity, version counter and autograd state.
+  void set_data(const TensorImpl& other);
   // Smallest storage size (in bytes) that these sizes/strides/offset touch.
   size_t required_storage_nbytes() const;
 
@@ -88,6 +91,9 @@ class TensorImpl final : public intrusive_ptr_target {
   bool is_wrapped_number() const { return wrapped_number_; }
   void set_wrapped_number(bool v) { wrapped_number_ = v; }
 
+  // Made under InferenceMode; autograd refuses to record or save it.
+  bool is_inference() const { return inference_; }
+
  private:
   void refresh_numel_and_contiguity();
 
@@ -104,6 +110,7 @@ class TensorImpl final : public intrusive_ptr_target {
   bool conj_ = false;
   bool neg_ = false;
   bool wrapped_number_ = false;
+  bool inference_ = false;
 };
 
 using AutogradMetaFactory = std::unique_ptr<AutogradMetaInterface> (*)();

@@ -119,3 +119,16 @@ Tensor.__hash__ = object.__hash__
 
 def _comparable(other):
     return isinstance(other, (Tensor, int, float, complex, bool)) or hasattr(other, "__index__")
+
+
+# ---- Autograd ---------------------------------------------------------------------
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulates the gradient of this tensor into the leaves' ``.grad``."""
+    from . import autograd
+
+    autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+Tensor.backward = _backward

@@ -4,7 +4,6 @@
 
 #include "pybind_tensor.h"
 
-#include <autograd/AutogradMeta.h>
 
 #include <pybind11/complex.h>
 
@@ -29,10 +28,6 @@ py::tuple to_tuple(c10::IntArrayRef values) {
   py::tuple t(values.size());
   for (size_t i = 0; i < values.size(); ++i) t[i] = py::int_(values[i]);
   return t;
-}
-
-autograd::AutogradMeta* autograd_meta(const Tensor& t) {
-  return static_cast<autograd::AutogradMeta*>(t.unsafeGetTensorImpl()->autograd_meta());
 }
 
 // A device from a str or ember.device. Parsing the string here lets its
@@ -201,36 +196,6 @@ void init_tensor(py::module_& m) {
         return self.transpose(-2, -1);
       });
 
-  // Autograd state. The graph itself arrives with the autograd engine.
-  cls.def_property(
-         "requires_grad", [](const Tensor& self) { return self.requires_grad(); },
-         [](Tensor& self, bool value) { self.set_requires_grad(value); })
-      .def(
-          "requires_grad_", [](Tensor& self, bool value) -> Tensor { return self.set_requires_grad(value); },
-          py::arg("requires_grad") = true)
-      .def_property_readonly("is_leaf", [](const Tensor&) { return true; })
-      .def_property_readonly("grad_fn", [](const Tensor&) { return py::none(); })
-      .def_property(
-          "grad",
-          [](const Tensor& self) -> Tensor {
-            auto* meta = autograd_meta(self);
-            return meta ? meta->grad : Tensor();
-          },
-          [](Tensor& self, std::optional<Tensor> grad) {
-            if (grad && grad->defined()) {
-              EMBER_CHECK(grad->sizes() == self.sizes(), "assigned grad has data of a different size");
-              EMBER_CHECK(grad->dtype() == self.dtype(), "assigned grad has data of a different type");
-              EMBER_CHECK(grad->device() == self.device(), "assigned grad has data located on a different device");
-            }
-            auto* meta = autograd_meta(self);
-            if (!meta) {
-              if (!grad || !grad->defined()) return;
-              self.unsafeGetTensorImpl()->set_autograd_meta(std::make_unique<autograd::AutogradMeta>());
-              meta = autograd_meta(self);
-            }
-            meta->grad = grad.value_or(Tensor());
-          });
-
   // Python number protocol for one-element tensors.
   cls.def("__len__",
            [](const Tensor& self) {
@@ -255,6 +220,7 @@ void init_tensor(py::module_& m) {
       });
 
   init_generated_methods(cls);
+  init_autograd(m, cls);
   init_tensor_data(m, cls);
   init_indexing(cls);
 }

@@ -1,10 +1,12 @@
 """Generates the C++ API, kernel registrations and Python bindings.
 
-    python -m tools.codegen.gen --yaml native_functions.yaml --templates aten/templates --out <dir>
+    python -m tools.codegen.gen --yaml native_functions.yaml --derivatives derivatives.yaml \
+        --templates aten/templates --out <dir>
 
 Writes <dir>/aten/generated/{Functions.h, Functions.cpp, TensorBody.h,
 TensorMethods.cpp, NativeFunctions.h, RegisterNativeFunctions.cpp} and
-<dir>/python/generated/python_bindings.cpp. A file is rewritten only when
+<dir>/python/generated/python_bindings.cpp, and from derivatives.yaml the
+autograd nodes and kernels in <dir>/autograd/generated/. A file is rewritten only when
 its content changes, so unchanged outputs do not trigger recompiles.
 """
 
@@ -17,6 +19,7 @@ import sys
 
 import yaml
 
+from . import autograd as autograd_gen
 from . import cpp
 from . import python as pygen
 from .model import NativeFunction, parse_native_functions
@@ -200,6 +203,7 @@ def write_if_changed(path: str, content: str) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--yaml", required=True)
+    parser.add_argument("--derivatives", required=True)
     parser.add_argument("--templates", required=True)
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
@@ -214,6 +218,10 @@ def main(argv=None) -> int:
         os.path.join(aten, "RegisterNativeFunctions.cpp"): gen_register_cpp(functions),
         os.path.join(args.out, "python", "generated", "python_bindings.cpp"): pygen.gen_bindings(functions),
     }
+    with open(args.derivatives) as f:
+        derivatives = yaml.safe_load(f)
+    for name, content in autograd_gen.generate(functions, derivatives).items():
+        outputs[os.path.join(args.out, "autograd", "generated", name)] = content
     for path, content in outputs.items():
         write_if_changed(path, content)
     return 0

@@ -36,12 +36,17 @@ void OperatorEntry::recompute(const std::array<KernelFunction, c10::kNumDispatch
   };
   const KernelFunction* explicit_kernel = newest(DispatchKey::CompositeExplicitAutograd);
   const KernelFunction* implicit_kernel = newest(DispatchKey::CompositeImplicitAutograd);
+  bool has_backend_kernel = false;
+  for (int i = 1; i < c10::kNumDispatchKeys; ++i) {
+    has_backend_kernel = has_backend_kernel || (c10::isBackendKey(static_cast<DispatchKey>(i)) &&
+                                                newest(static_cast<DispatchKey>(i)) != nullptr);
+  }
   runnable_keys_ = DispatchKeySet();
   for (int i = 1; i < c10::kNumDispatchKeys; ++i) {
     const auto k = static_cast<DispatchKey>(i);
     const KernelFunction* chosen = newest(k);
     if (!chosen && c10::isBackendKey(k)) chosen = explicit_kernel ? explicit_kernel : implicit_kernel;
-    if (!chosen && k == DispatchKey::Autograd && !explicit_kernel) chosen = implicit_kernel;
+    if (!chosen && k == DispatchKey::Autograd && !explicit_kernel && !has_backend_kernel) chosen = implicit_kernel;
     table_[i] = chosen ? *chosen : fallbacks[i];
     if (!table_[i].isFallthrough()) runnable_keys_ = runnable_keys_.add(k);
   }

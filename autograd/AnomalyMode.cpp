@@ -1,0 +1,46 @@
+#include <autograd/AnomalyMode.h>
+
+#include <atomic>
+#include <mutex>
+
+namespace ember::autograd {
+
+namespace {
+// Process-wide, like torch.autograd.set_detect_anomaly.
+std::atomic<bool> enabled{false};
+std::atomic<bool> check_nan{true};
+std::mutex capturer_mutex;
+std::function<std::string()>& capturer() {
+  static std::function<std::string()> fn;
+  return fn;
+}
+}  // namespace
+
+bool AnomalyMode::is_enabled() { return enabled.load(std::memory_order_relaxed); }
+bool AnomalyMode::should_check_nan() { return check_nan.load(std::memory_order_relaxed); }
+void AnomalyMode::set_enabled(bool value, bool nan) {
+  enabled = value;
+  check_nan = nan;
+}
+
+void AnomalyMode::set_trace_capturer(std::function<std::string()> fn) {
+  std::lock_guard<std::mutex> lock(capturer_mutex);
+  capturer() = std::move(fn);
+}
+
+std::string AnomalyMode::capture_forward_trace() {
+  std::function<std::string()> fn;
+  {
+    std::lock_guard<std::mutex> lock(capturer_mutex);
+    fn = capturer();
+  }
+  return fn ? fn() : std::string();
+}
+
+DetectAnomalyGuard::DetectAnomalyGuard(bool nan)
+    : previous_enabled_(AnomalyMode::is_enabled()), previous_check_nan_(AnomalyMode::should_check_nan()) {
+  AnomalyMode::set_enabled(true, nan);
+}
+DetectAnomalyGuard::~DetectAnomalyGuard() { AnomalyMode::set_enabled(previous_enabled_, previous_check_nan_); }
+
+}  // namespace ember::autograd

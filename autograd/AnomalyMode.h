@@ -1,0 +1,34 @@
+#pragma once
+// Anomaly mode: nodes remember where their forward op ran, and the engine
+// reports a backward function that returns NaN, naming that forward op.
+
+#include <functional>
+#include <string>
+
+namespace ember::autograd {
+
+struct AnomalyMode {
+  static bool is_enabled();
+  static bool should_check_nan();
+  static void set_enabled(bool enabled, bool check_nan = true);
+
+  // How a forward trace is captured. Python installs one that formats its
+  // stack; C++ programs get none unless they install their own.
+  static void set_trace_capturer(std::function<std::string()> capturer);
+  static std::string capture_forward_trace();
+};
+
+// Turns anomaly mode on (or off) for a scope.
+class DetectAnomalyGuard {
+ public:
+  explicit DetectAnomalyGuard(bool check_nan = true);
+  ~DetectAnomalyGuard();
+  DetectAnomalyGuard(const DetectAnomalyGuard&) = delete;
+  DetectAnomalyGuard& operator=(const DetectAnomalyGuard&) = delete;
+
+ private:
+  bool previous_enabled_;
+  bool previous_check_nan_;
+};
+
+}  // namespace ember::autograd

@@ -1,0 +1,328 @@
+#include <autograd/FunctionsManual.h>
+
+#include <cmath>
+
+namespace ember::autograd::manual {
+
+namespace {
+TensorOptions long_options() { return TensorOptions().dtype(ScalarType::Long); }
+
+// Dims reduced by a reduction over `dim` (all when absent or empty).
+std::vector<bool> reduced_dims(int64_t ndim, std::optional<IntArrayRef> dim) {
+  std::vector<bool> reduced(ndim, !dim || dim->empty());
+  if (dim) {
+    for (int64_t d : *dim) reduced[c10::maybe_wrap_dim(d, ndim)] = true;
+  }
+  return reduced;
+}
+
+// Puts back the reduced dims of a keepdim=False result as size 1.
+Tensor unsqueeze_reduced(const Tensor& t, int64_t ndim, const std::vector<bool>& reduced, bool keepdim) {
+  if (keepdim || ndim == 0) return t;
+  Tensor out = t;
+  for (int64_t d = 0; d < ndim; ++d) {
+    if (reduced[d]) out = out.unsqueeze(d);
+  }
+  return out;
+}
+
+// Adds `values` into a zero tensor of `numel` elements at flat `places`.
+Tensor scatter_to_places(const Tensor& values, const Tensor& places, int64_t numel) {
+  return ember::zeros({numel}, values.options()).scatter_add(0, places.reshape({-1}), values.reshape({-1}));
+}
+}  // namespace
+
+bool materialize_grads(const Node& node, variable_list& grads) {
+  bool any = false;
+  for (const Tensor& g : grads) any = any || g.defined();
+  if (!any) return false;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!grads[i].defined() && i < node.num_inputs()) grads[i] = node.input_metadata(i).zeros();
+  }
+  return true;
+}
+
+bool any_should_compute(const Node& node, size_t start, size_t count) {
+  for (size_t i = start; i < start + count; ++i) {
+    if (node.should_compute_output(i)) return true;
+  }
+  return false;
+}
+
+Tensor sum_to(const Tensor& grad, IntArrayRef shape) {
+  if (grad.sizes() == shape) return grad;
+  const int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < lead; ++d) dims.push_back(d);
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1 && grad.size(lead + static_cast<int64_t>(i)) != 1) dims.push_back(lead + static_cast<int64_t>(i));
+  }
+  Tensor out = dims.empty() ? grad : grad.sum(dims, /*keepdim=*/true);
+  if (lead > 0 || out.sizes() != shape) out = out.reshape(shape);
+  return out;
+}
+
+Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
+  const bool is_one = s.isIntegral(false) ? s.toLong() == 1 : (!s.isComplex() && s.toDouble() == 1.0);
+  return is_one ? t : t * s;
+}
+
+Tensor flip(const Tensor& t, int64_t dim) {
+  const int64_t n = t.size(dim);
+  return t.index_select(dim, ember::arange(n - 1, -1, -1, long_options()));
+}
+
+std::vector<std::vector<int64_t>> to_args_sizes(c10::ArrayRef<Tensor> tensors) {
+  std::vector<std::vector<int64_t>> out;
+  for (const Tensor& t : tensors) out.push_back(t.sizes().vec());
+  return out;
+}
+
+std::vector<ScalarType> to_args_scalartypes(c10::ArrayRef<Tensor> tensors) {
+  std::vector<ScalarType> out;
+  for (const Tensor& t : tensors) out.push_back(t.scalar_type());
+  return out;
+}
+
+Tensor permute_backwards(const Tensor& grad, IntArrayRef dims) {
+  std::vector<int64_t> inverse(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) inverse[c10::maybe_wrap_dim(dims[i], grad.dim())] = static_cast<int64_t>(i);
+  return grad.permute(inverse);
+}
+
+Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+  Tensor out = ember::zeros(input_sizes, grad.options());
+  out.select(dim, index).copy_(grad);
+  return out;
+}
+
+Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step) {
+  Tensor out = ember::zeros(input_sizes, grad.options());
+  out.slice(dim, start, end, step).copy_(grad);
+  return out;
+}
+
+Tensor unfold_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step) {
+  const int64_t numel = c10::checked_numel(input_sizes);
+  Tensor places = ember::arange(numel, long_options()).view(input_sizes).unfold(dim, size, step);
+  return scatter_to_places(grad, places, numel).view(input_sizes);
+}
+
+Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
+                           int64_t input_offset, IntArrayRef sizes, IntArrayRef strides,
+                           std::optional<int64_t> storage_offset) {
+  auto extent = [](IntArrayRef sz, IntArrayRef st) {
+    int64_t last = 0;
+    for (size_t i = 0; i < sz.size(); ++i) {
+      if (sz[i] == 0) return int64_t{0};
+      last += (sz[i] - 1) * st[i];
+    }
+    return last + 1;
+  };
+  const int64_t out_offset = storage_offset.value_or(input_offset);
+  const int64_t lo = std::min(input_offset, out_offset);
+  const int64_t n = std::max(input_offset + extent(input_sizes, input_strides), out_offset + extent(sizes, strides)) - lo;
+  Tensor places = ember::arange(n, long_options()).as_strided(sizes, strides, out_offset - lo);
+  return scatter_to_places(grad, places, n).as_strided(input_sizes, input_strides, input_offset - lo);
+}
+
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate) {
+  if (approximate == "tanh") {
+    const double k = std::sqrt(2.0 / M_PI);
+    Tensor inner = (self + self.pow(3) * 0.044715) * k;
+    Tensor t = inner.tanh();
+    Tensor d_inner = (self.pow(2) * (3 * 0.044715) + 1) * k;
+    return grad * ((t + 1) * 0.5 + self * 0.5 * (1 - t * t) * d_inner);
+  }
+  Tensor cdf = ((self * M_SQRT1_2).erf() + 1) * 0.5;
+  Tensor pdf = (self * self * -0.5).exp() * (M_2_SQRTPI * M_SQRT1_2 * 0.5);
+  return grad * (cdf + self * pdf);
+}
+
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  Tensor g = grad * exponent * self.pow(exponent - 1);
+  // d/dx x^0 is 0 even at x = 0 (where x^-1 is inf).
+  return g.masked_fill(exponent.eq(0), 0);
+}
+
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
+  if (!exponent.isComplex() && exponent.toDouble() == 0.0) return ember::zeros_like(self);
+  const Scalar minus_one = exponent.isIntegral(false) ? Scalar(exponent.toLong() - 1) : Scalar(exponent.toDouble() - 1);
+  return grad * self.pow(minus_one) * exponent;
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
+  // 0^e has derivative 0 in e for e >= 0 (log 0 would give nan).
+  Tensor g = grad * result * self.log();
+  return g.masked_fill(self.eq(0).logical_and(exponent.ge(0)), 0);
+}
+
+Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool is_max) {
+  // Ties split the gradient evenly, as torch does.
+  Tensor wins = (is_max ? self.gt(other) : self.lt(other)).to(grad.scalar_type());
+  Tensor ties = self.eq(other).to(grad.scalar_type());
+  return grad * (wins + ties * 0.5);
+}
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) {
+  Tensor keep = ember::ones_like(self, ScalarType::Bool);
+  if (min) keep = keep.logical_and(self.ge(*min));
+  if (max) keep = keep.logical_and(self.le(*max));
+  return grad * keep;
+}
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max) {
+  Tensor keep = ember::ones_like(self, ScalarType::Bool);
+  if (min.defined()) keep = keep.logical_and(self.ge(min));
+  if (max.defined()) keep = keep.logical_and(self.le(max));
+  return grad * keep;
+}
+
+Tensor div_rounding_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
+                             std::optional<std::string_view> rounding_mode, bool for_self) {
+  // Rounded quotients are piecewise constant.
+  if (rounding_mode) return ember::zeros_like(grad);
+  return for_self ? grad / other : -grad * self / (other * other);
+}
+
+Tensor sum_backward(const Tensor& grad, IntArrayRef input_sizes, std::optional<IntArrayRef> dim, bool keepdim) {
+  const int64_t ndim = static_cast<int64_t>(input_sizes.size());
+  return unsqueeze_reduced(grad, ndim, reduced_dims(ndim, dim), keepdim).expand(input_sizes);
+}
+
+Tensor mean_backward(const Tensor& grad, IntArrayRef input_sizes, std::optional<IntArrayRef> dim, bool keepdim) {
+  const int64_t ndim = static_cast<int64_t>(input_sizes.size());
+  const auto reduced = reduced_dims(ndim, dim);
+  int64_t count = 1;
+  for (int64_t d = 0; d < ndim; ++d) {
+    if (reduced[d]) count *= input_sizes[d];
+  }
+  return sum_backward(grad, input_sizes, dim, keepdim) / Scalar(static_cast<double>(count));
+}
+
+namespace {
+// Product of every other element along the last dim, without dividing
+// (zeros are fine): exclusive prefix times exclusive suffix products.
+Tensor prod_of_others_last_dim(const Tensor& x) {
+  const int64_t n = x.size(-1);
+  if (n == 0) return x;
+  std::vector<int64_t> one_shape = x.sizes().vec();
+  one_shape.back() = 1;
+  Tensor ones = ember::ones(one_shape, x.options());
+  Tensor prefix = ember::cat({ones, x.narrow(-1, 0, n - 1)}, -1).cumprod(-1);
+  Tensor reversed = flip(x, x.dim() - 1);
+  Tensor suffix = flip(ember::cat({ones, reversed.narrow(-1, 0, n - 1)}, -1).cumprod(-1), x.dim() - 1);
+  return prefix * suffix;
+}
+}  // namespace
+
+Tensor prod_backward(const Tensor& grad, const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  if (self.dim() == 0) return grad;
+  if (!dim) {
+    Tensor others = prod_of_others_last_dim(self.reshape({-1}));
+    return (grad * others).reshape(self.sizes());
+  }
+  const int64_t d = c10::maybe_wrap_dim(*dim, self.dim());
+  Tensor g = keepdim ? grad : grad.unsqueeze(d);
+  Tensor others = prod_of_others_last_dim(self.movedim(d, -1)).movedim(-1, d);
+  return g * others;
+}
+
+Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim) {
+  const int64_t ndim = self.dim();
+  const auto reduced = reduced_dims(ndim, dim);
+  Tensor r = unsqueeze_reduced(result, ndim, reduced, keepdim);
+  Tensor g = unsqueeze_reduced(grad, ndim, reduced, keepdim);
+  Tensor mask = self.eq(r).to(grad.scalar_type());
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < ndim; ++d) {
+    if (reduced[d]) dims.push_back(d);
+  }
+  Tensor count = ndim == 0 ? mask : mask.sum(dims, /*keepdim=*/true);
+  return g * mask / count;
+}
+
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  Tensor mask = self.eq(result).to(grad.scalar_type());
+  return mask * (grad / mask.sum());
+}
+
+Tensor value_selecting_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef input_sizes,
+                                bool keepdim) {
+  if (input_sizes.empty()) return grad.reshape(input_sizes);
+  const int64_t d = c10::maybe_wrap_dim(dim, static_cast<int64_t>(input_sizes.size()));
+  Tensor g = keepdim ? grad : grad.unsqueeze(d);
+  Tensor idx = keepdim ? indices : indices.unsqueeze(d);
+  return ember::zeros(input_sizes, grad.options()).scatter(d, idx, g);
+}
+
+Tensor softmax_backward(const Tensor& grad, const Tensor& result, int64_t dim) {
+  if (result.dim() == 0) return grad * 0;
+  return (grad - (grad * result).sum(IntArrayRef({dim}), /*keepdim=*/true)) * result;
+}
+
+Tensor log_softmax_backward(const Tensor& grad, const Tensor& result, int64_t dim) {
+  if (result.dim() == 0) return grad * 0;
+  return grad - result.exp() * grad.sum(IntArrayRef({dim}), /*keepdim=*/true);
+}
+
+Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
+  if (grad.dim() == 0) return grad;
+  const int64_t d = c10::maybe_wrap_dim(dim, grad.dim());
+  return flip(flip(grad, d).cumsum(d), d);
+}
+
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result) {
+  if (self.dim() == 0 || self.numel() == 0) return grad;
+  const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
+  if (!self.eq(0).any().item().toBool()) {
+    return cumsum_backward(grad * result, d) / self;
+  }
+  // With zeros, division is not an option: d out_j / d x_i is the product
+  // of x_k for k <= j, k != i. One pass per position keeps it exact.
+  const int64_t n = self.size(d);
+  std::vector<Tensor> columns;
+  for (int64_t i = 0; i < n; ++i) {
+    Tensor replaced = self.clone();
+    replaced.narrow(d, i, 1).fill_(1);
+    Tensor partial = replaced.cumprod(d).narrow(d, i, n - i);
+    columns.push_back((grad.narrow(d, i, n - i) * partial).sum(IntArrayRef({d}), /*keepdim=*/true));
+  }
+  return ember::cat(columns, d);
+}
+
+std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes, int64_t dim) {
+  std::vector<Tensor> out;
+  int64_t ndim = 0;
+  for (const auto& s : sizes) {
+    if (!(s.size() == 1 && s[0] == 0)) ndim = static_cast<int64_t>(s.size());
+  }
+  const int64_t d = c10::maybe_wrap_dim(dim, ndim);
+  int64_t offset = 0;
+  for (const auto& s : sizes) {
+    if (s.size() == 1 && s[0] == 0 && ndim != 1) {  // legacy empty inputs take no part
+      out.push_back(ember::zeros({0}, grad.options()));
+      continue;
+    }
+    out.push_back(grad.narrow(d, offset, s[d]));
+    offset += s[d];
+  }
+  return out;
+}
+
+Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index) {
+  if (input_sizes.empty()) return ember::zeros(input_sizes, grad.options()) + grad.sum();
+  const int64_t d = c10::maybe_wrap_dim(dim, static_cast<int64_t>(input_sizes.size()));
+  std::vector<int64_t> shape(grad.dim(), 1);
+  shape[d] = -1;
+  Tensor idx = index.reshape(shape).expand(grad.sizes());
+  return ember::zeros(input_sizes, grad.options()).scatter_add(d, idx, grad);
+}
+
+Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, const std::vector<std::optional<Tensor>>& indices) {
+  return ember::zeros(input_sizes, grad.options()).index_put_(indices, grad, /*accumulate=*/true);
+}
+
+}  // namespace ember::autograd::manual

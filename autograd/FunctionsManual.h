@@ -1,0 +1,81 @@
+#pragma once
+// Gradient formulas too long for a line of derivatives.yaml. Each is
+// written in terms of differentiable operators, so the gradients they
+// return are themselves differentiable (double backward).
+
+#include <aten/Functions.h>
+#include <autograd/Node.h>
+
+#include <array>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+namespace ember::autograd::manual {
+
+// Fills undefined incoming gradients with zeros; false when none is defined
+// (then every input gradient is undefined too).
+bool materialize_grads(const Node& node, variable_list& grads);
+bool any_should_compute(const Node& node, size_t start, size_t count);
+
+// Sums `grad` down to `shape` (the inverse of broadcasting).
+Tensor sum_to(const Tensor& grad, IntArrayRef shape);
+Tensor maybe_multiply(const Tensor& t, const Scalar& s);
+// Reverses `t` along `dim`.
+Tensor flip(const Tensor& t, int64_t dim);
+
+std::vector<std::vector<int64_t>> to_args_sizes(c10::ArrayRef<Tensor> tensors);
+std::vector<ScalarType> to_args_scalartypes(c10::ArrayRef<Tensor> tensors);
+
+// Views.
+Tensor permute_backwards(const Tensor& grad, IntArrayRef dims);
+Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t index);
+Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step);
+Tensor unfold_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step);
+Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
+                           int64_t input_offset, IntArrayRef sizes, IntArrayRef strides,
+                           std::optional<int64_t> storage_offset);
+
+// Pointwise.
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate);
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Scalar& exponent);
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result);
+Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool is_max);
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max);
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);
+Tensor div_rounding_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
+                             std::optional<std::string_view> rounding_mode, bool for_self);
+
+// Reductions.
+Tensor sum_backward(const Tensor& grad, IntArrayRef input_sizes, std::optional<IntArrayRef> dim, bool keepdim);
+Tensor mean_backward(const Tensor& grad, IntArrayRef input_sizes, std::optional<IntArrayRef> dim, bool keepdim);
+Tensor prod_backward(const Tensor& grad, const Tensor& self, std::optional<int64_t> dim, bool keepdim);
+Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+Tensor value_selecting_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef input_sizes,
+                                bool keepdim);
+Tensor softmax_backward(const Tensor& grad, const Tensor& result, int64_t dim);
+Tensor log_softmax_backward(const Tensor& grad, const Tensor& result, int64_t dim);
+Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
+
+// Joining and indexing.
+std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes, int64_t dim);
+Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
+Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, const std::vector<std::optional<Tensor>>& indices);
+
+// Convolution and pooling.
+std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                                   int64_t groups, std::array<bool, 3> mask);
+Tensor max_pool2d_backward(const Tensor& grad, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                           IntArrayRef padding, IntArrayRef dilation, bool ceil_mode);
+Tensor avg_pool2d_backward(const Tensor& grad, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                           IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override);
+
+}  // namespace ember::autograd::manual

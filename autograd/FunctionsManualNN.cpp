@@ -1,0 +1,172 @@
+// Backward formulas of convolution and pooling, composed from operators
+// (convolution itself, scatter_add over window positions) so that they are
+// differentiable again.
+
+#include <autograd/FunctionsManual.h>
+
+#include <c10/core/GradMode.h>
+
+#include <limits>
+
+namespace ember::autograd::manual {
+
+namespace {
+TensorOptions long_options() { return TensorOptions().dtype(ScalarType::Long); }
+
+// Pads (positive) or crops (negative) `t` along `dim`, before and after.
+Tensor pad_or_crop(const Tensor& t, int64_t dim, int64_t before, int64_t after) {
+  Tensor out = t;
+  if (before < 0) out = out.narrow(dim, -before, out.size(dim) + before);
+  if (after < 0) out = out.narrow(dim, 0, out.size(dim) + after);
+  const int64_t pb = std::max<int64_t>(before, 0), pa = std::max<int64_t>(after, 0);
+  if (pb == 0 && pa == 0) return out;
+  std::vector<int64_t> shape = out.sizes().vec();
+  shape[dim] += pb + pa;
+  Tensor padded = ember::zeros(shape, out.options());
+  padded.narrow(dim, pb, out.size(dim)).copy_(out);
+  return padded;
+}
+
+int64_t at(IntArrayRef v, size_t i) { return v.size() == 1 ? v[0] : v[i]; }
+
+// For pooling: where, in the (padded, possibly ceil-extended) input plane
+// of Hp x Wp elements, each element of each window sits.
+struct Windows {
+  int64_t H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw, Hp, Wp;
+  Tensor places;  // [OH*OW, kh*kw] flat positions in the Hp x Wp plane
+
+  Windows(int64_t H_, int64_t W_, int64_t OH_, int64_t OW_, IntArrayRef kernel, IntArrayRef stride,
+          IntArrayRef padding, IntArrayRef dilation)
+      : H(H_), W(W_), OH(OH_), OW(OW_) {
+    kh = at(kernel, 0);
+    kw = at(kernel, 1);
+    sh = stride.empty() ? kh : at(stride, 0);
+    sw = stride.empty() ? kw : at(stride, 1);
+    ph = at(padding, 0);
+    pw = at(padding, 1);
+    dh = dilation.empty() ? 1 : at(dilation, 0);
+    dw = dilation.empty() ? 1 : at(dilation, 1);
+    Hp = std::max(H + 2 * ph, (OH - 1) * sh + dh * (kh - 1) + 1);
+    Wp = std::max(W + 2 * pw, (OW - 1) * sw + dw * (kw - 1) + 1);
+    places = ember::arange(Hp * Wp, long_options())
+                 .as_strided({OH, OW, kh, kw}, {sh * Wp, sw, dh * Wp, dw}, 0)
+                 .reshape({OH * OW, kh * kw});
+  }
+
+  // Adds per-window-element gradients [N, C, OH*OW, kh*kw] at `positions`
+  // (same shape) into the input plane, then drops the padding.
+  Tensor scatter_back(const Tensor& values, const Tensor& positions, int64_t N, int64_t C) const {
+    Tensor plane = ember::zeros({N, C, Hp * Wp}, values.options())
+                       .scatter_add(2, positions.reshape({N, C, -1}), values.reshape({N, C, -1}));
+    return plane.view({N, C, Hp, Wp}).narrow(2, ph, H).narrow(3, pw, W);
+  }
+};
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad_, const Tensor& input_, const Tensor& weight,
+                                                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                                   int64_t groups, std::array<bool, 3> mask) {
+  const bool unbatched = input_.dim() == 3;
+  Tensor input = unbatched ? input_.unsqueeze(0) : input_;
+  Tensor grad = unbatched ? grad_.unsqueeze(0) : grad_;
+  const int64_t N = input.size(0), H = input.size(2), W = input.size(3);
+  const int64_t O = weight.size(0), Cg = weight.size(1), KH = weight.size(2), KW = weight.size(3);
+  const int64_t OH = grad.size(2), OW = grad.size(3), G = groups, Og = O / G;
+  const int64_t s[2] = {at(stride, 0), at(stride, 1)};
+  const int64_t p[2] = {at(padding, 0), at(padding, 1)};
+  const int64_t d[2] = {at(dilation, 0), at(dilation, 1)};
+  const int64_t k[2] = {KH, KW};
+  const int64_t in[2] = {H, W};
+  const int64_t outs[2] = {OH, OW};
+  Tensor grad_input, grad_weight, grad_bias;
+
+  if (mask[0]) {
+    // The transposed convolution: spread grad by the stride, pad it for a
+    // full correlation, convolve with the flipped, in/out-swapped kernel.
+    Tensor g = grad;
+    if (s[0] > 1 || s[1] > 1) {
+      g = ember::zeros({N, O, (OH - 1) * s[0] + 1, (OW - 1) * s[1] + 1}, grad.options());
+      g.slice(2, 0, std::nullopt, s[0]).slice(3, 0, std::nullopt, s[1]).copy_(grad);
+    }
+    for (int i = 0; i < 2; ++i) {
+      const int64_t full = d[i] * (k[i] - 1) - p[i];
+      g = pad_or_crop(g, 2 + i, full, full);
+    }
+    Tensor w = flip(flip(weight, 2), 3).reshape({G, Og, Cg, KH, KW}).transpose(1, 2).reshape({G * Cg, Og, KH, KW});
+    grad_input = ember::conv2d(g, w, std::nullopt, {1, 1}, {0, 0}, {d[0], d[1]}, G);
+    // Rows and columns the forward stride never reached get zero gradient.
+    for (int i = 0; i < 2; ++i) grad_input = pad_or_crop(grad_input, 2 + i, 0, in[i] - grad_input.size(2 + i));
+    if (unbatched) grad_input = grad_input.squeeze(0);
+  }
+  if (mask[1]) {
+    // Correlating the input with grad (batch as channels) gives the kernel's
+    // gradient; the forward dilation becomes the stride and vice versa.
+    std::vector<Tensor> per_group;
+    for (int64_t gi = 0; gi < G; ++gi) {
+      Tensor x = input.narrow(1, gi * Cg, Cg).transpose(0, 1);
+      Tensor gg = grad.narrow(1, gi * Og, Og).transpose(0, 1);
+      Tensor full = ember::conv2d(x, gg, std::nullopt, {d[0], d[1]}, {p[0], p[1]}, {s[0], s[1]}, 1);
+      per_group.push_back(full.narrow(2, 0, KH).narrow(3, 0, KW).transpose(0, 1));
+    }
+    grad_weight = G == 1 ? per_group[0] : ember::cat(per_group, 0);
+    (void)outs;
+  }
+  if (mask[2]) grad_bias = grad.sum(IntArrayRef({0, 2, 3}));
+  return {grad_input, grad_weight, grad_bias};
+}
+
+Tensor max_pool2d_backward(const Tensor& grad_, const Tensor& self_, IntArrayRef kernel_size, IntArrayRef stride,
+                           IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const bool unbatched = self_.dim() == 3;
+  Tensor self = unbatched ? self_.unsqueeze(0) : self_;
+  Tensor grad = unbatched ? grad_.unsqueeze(0) : grad_;
+  const int64_t N = self.size(0), C = self.size(1);
+  Windows win(self.size(2), self.size(3), grad.size(2), grad.size(3), kernel_size, stride, padding, dilation);
+  Tensor positions;
+  {
+    // Which element won each window is a constant of the gradient.
+    c10::NoGradGuard no_grad;
+    Tensor plane = ember::full({N, C, win.Hp, win.Wp}, -std::numeric_limits<double>::infinity(), self.options());
+    plane.narrow(2, win.ph, win.H).narrow(3, win.pw, win.W).copy_(self.detach());
+    Tensor values = plane.reshape({N, C, win.Hp * win.Wp})
+                        .index_select(2, win.places.reshape({-1}))
+                        .reshape({N, C, win.OH * win.OW, win.kh * win.kw});
+    Tensor winner = values.argmax(-1, /*keepdim=*/true);
+    positions = win.places.expand({N, C, win.OH * win.OW, win.kh * win.kw}).gather(3, winner);
+  }
+  Tensor result = win.scatter_back(grad.reshape({N, C, win.OH * win.OW, 1}), positions, N, C);
+  (void)ceil_mode;  // already in the output size
+  return unbatched ? result.squeeze(0) : result;
+}
+
+Tensor avg_pool2d_backward(const Tensor& grad_, const Tensor& self_, IntArrayRef kernel_size, IntArrayRef stride,
+                           IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
+  const bool unbatched = self_.dim() == 3;
+  Tensor self = unbatched ? self_.unsqueeze(0) : self_;
+  Tensor grad = unbatched ? grad_.unsqueeze(0) : grad_;
+  const int64_t N = self.size(0), C = self.size(1);
+  Windows win(self.size(2), self.size(3), grad.size(2), grad.size(3), kernel_size, stride, padding, {});
+  const int64_t cells = win.OH * win.OW, taps = win.kh * win.kw;
+  Tensor divisor;
+  if (divisor_override) {
+    divisor = ember::full({cells, 1}, static_cast<double>(*divisor_override), grad.options());
+  } else {
+    // Window elements that count: inside the padded input, or inside the
+    // input proper; never the extension ceil_mode adds.
+    Tensor counted = ember::zeros({win.Hp, win.Wp}, grad.options());
+    if (count_include_pad) {
+      counted.narrow(0, 0, win.H + 2 * win.ph).narrow(1, 0, win.W + 2 * win.pw).fill_(1);
+    } else {
+      counted.narrow(0, win.ph, win.H).narrow(1, win.pw, win.W).fill_(1);
+    }
+    divisor = counted.reshape({-1}).index_select(0, win.places.reshape({-1})).reshape({cells, taps}).sum(IntArrayRef({1}), true);
+  }
+  Tensor share = (grad.reshape({N, C, cells, 1}) / divisor).expand({N, C, cells, taps});
+  Tensor positions = win.places.expand({N, C, cells, taps});
+  Tensor result = win.scatter_back(share, positions, N, C);
+  (void)ceil_mode;
+  return unbatched ? result.squeeze(0) : result;
+}
+
+}  // namespace ember::autograd::manual

@@ -1,0 +1,70 @@
+"""Automatic differentiation: backward/grad, grad modes, custom functions,
+anomaly detection and gradient checking.
+
+The graph is recorded by the C++ operators; this package is the Python face
+of the engine in ``ember._C._autograd``.
+"""
+
+from .. import _C
+from . import graph  # noqa: F401
+from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly  # noqa: F401
+from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from .grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
+
+_ag = _C._autograd
+_Tensor = _C.Tensor
+
+
+def _as_list(x, what):
+    if x is None:
+        return None
+    if isinstance(x, _Tensor):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    raise TypeError(f"{what} must be a Tensor or a sequence of Tensors, not {type(x).__name__}")
+
+
+def _grads(grads, n, what):
+    if grads is None:
+        return [None] * n
+    grads = _as_list(grads, what)
+    if len(grads) != n:
+        raise RuntimeError(f"{what} has {len(grads)} entries but {n} were expected")
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulates the gradients of ``tensors`` into the ``.grad`` of every
+    leaf they depend on (or only of ``inputs``)."""
+    tensors = _as_list(tensors, "tensors")
+    inputs = _as_list(inputs, "inputs") or []
+    _ag.backward(tensors, _grads(grad_tensors, len(tensors), "grad_tensors"), retain_graph, create_graph, inputs)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, returned as a
+    tuple (nothing is accumulated into ``.grad``)."""
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported")
+    outputs = _as_list(outputs, "outputs")
+    inputs = _as_list(inputs, "inputs")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    result = _ag.grad(outputs, inputs, _grads(grad_outputs, len(outputs), "grad_outputs"), retain_graph,
+                      create_graph, allow_unused)
+    if materialize_grads:
+        result = [r if r is not None else _C.zeros_like(i) for r, i in zip(result, inputs)]
+    return tuple(result)
+
+
+Variable = _Tensor  # the pre-1.0 name, kept for old code
