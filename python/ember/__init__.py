@@ -80,3 +80,12 @@ def is_floating_point(input):
 
 def is_complex(input):
     return input.is_complex()
+
+
+def get_rng_state():
+    """The default generator's state, as a uint8 tensor."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state):
+    default_generator.set_state(new_state)
