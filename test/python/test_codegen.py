@@ -10,7 +10,7 @@ from expecttest import TestCase
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, ROOT)
 
-from tools.codegen import gen, python as pygen  # noqa: E402
+from tools.codegen import autograd as autograd_gen, gen, python as pygen  # noqa: E402
 from tools.codegen.model import SchemaError, parse_native_functions, parse_schema  # noqa: E402
 
 import ember  # noqa: E402
@@ -154,6 +154,174 @@ void init_generated_methods(TensorClass& cls) {
             gen.write_if_changed(path, "b")
             with open(path) as f:
                 self.assertEqual(f.read(), "b")
+
+
+AUTOGRAD_YAML = [
+    {"func": "scale(Tensor self, float factor=2, *, Scalar shift=0) -> Tensor", "dispatch": {"CPU": "scale"}},
+    {"func": "scale_(Tensor(a!) self, float factor=2, *, Scalar shift=0) -> Tensor(a!)", "dispatch": {"CPU": "scale_"}},
+    {"func": "narrow_view(Tensor(a) self, int length) -> Tensor(a)", "dispatch": {"CompositeExplicitAutograd": "nv"}},
+]
+AUTOGRAD_DERIVATIVES = [
+    {"name": "scale(Tensor self, float factor=2, *, Scalar shift=0) -> Tensor", "self": "grad * factor + 0 * self"},
+    {"name": "narrow_view(Tensor(a) self, int length) -> Tensor(a)", "self": "pad_back(grad, self.sizes())"},
+]
+
+
+class TestGeneratedAutograd(TestCase):
+    def setUp(self):
+        self.generated = autograd_gen.generate(parse_native_functions(AUTOGRAD_YAML), AUTOGRAD_DERIVATIVES)
+
+    def test_nodes(self):
+        self.assertExpectedInline(self.generated["Functions.h"].split("generated {\n", 1)[1], """\
+
+struct ScaleBackward0 final : Node {
+  std::string name() const override { return "ScaleBackward0"; }
+  void release_variables() override;
+  SavedVariable self_;
+  double factor;
+ protected:
+  variable_list apply(variable_list&& grads) override;
+};
+
+struct NarrowViewBackward0 final : Node {
+  std::string name() const override { return "NarrowViewBackward0"; }
+  void release_variables() override;
+  std::vector<int64_t> self_sizes;
+ protected:
+  variable_list apply(variable_list&& grads) override;
+};
+
+}  // namespace ember::autograd::generated
+""")
+        self.assertExpectedInline(self.generated["Functions.cpp"].split("manual;\n", 1)[1], """\
+
+void ScaleBackward0::release_variables() {
+  self_.reset_data();
+}
+
+variable_list ScaleBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!materialize_grads(*this, grads)) return grad_inputs;
+  [[maybe_unused]] const Tensor& grad = grads[0];
+  [[maybe_unused]] const auto self_node = shared_from_this();
+  Tensor self = self_.unpack();
+  if (should_compute_output(0)) grad_inputs[0] = grad * factor + 0 * self;
+  return grad_inputs;
+}
+
+void NarrowViewBackward0::release_variables() {
+}
+
+variable_list NarrowViewBackward0::apply(variable_list&& grads) {
+  variable_list grad_inputs(num_outputs());
+  if (!materialize_grads(*this, grads)) return grad_inputs;
+  [[maybe_unused]] const Tensor& grad = grads[0];
+  [[maybe_unused]] const auto self_node = shared_from_this();
+  if (should_compute_output(0)) grad_inputs[0] = pad_back(grad, self_sizes);
+  return grad_inputs;
+}
+
+}  // namespace ember::autograd::generated
+""")
+
+    def test_kernels(self):
+        self.assertExpectedInline(self.generated["VariableType.cpp"].split("manual;\n", 1)[1], """\
+
+Tensor scale(c10::DispatchKeySet ks, const Tensor& self, double factor, const Scalar& shift) {
+  static const auto op = Dispatcher::singleton().findTyped<Tensor(const Tensor&, double, const Scalar&)>("aten::scale", "");
+  const bool requires_grad = compute_requires_grad(self);
+  std::shared_ptr<ScaleBackward0> grad_fn;
+  if (requires_grad) {
+    grad_fn = std::make_shared<ScaleBackward0>();
+    grad_fn->set_next_edges(collect_next_edges(self));
+    grad_fn->self_ = SavedVariable(self, false);
+    grad_fn->factor = factor;
+  }
+  auto result = [&] {
+    c10::ExcludeDispatchKeyGuard guard(c10::DispatchKey::Autograd);
+    return op.redispatch(below_autograd(ks), self, factor, shift);
+  }();
+  if (result.is_same(self)) return result;
+  if (grad_fn && is_differentiable_type(result)) {
+    set_history(result, grad_fn);
+  }
+  return result;
+}
+
+Tensor scale_(c10::DispatchKeySet ks, const Tensor& self, double factor, const Scalar& shift) {
+  static const auto op = Dispatcher::singleton().findTyped<Tensor(const Tensor&, double, const Scalar&)>("aten::scale_", "");
+  const bool requires_grad = compute_requires_grad(self);
+  check_inplace(self, requires_grad);
+  std::shared_ptr<ScaleBackward0> grad_fn;
+  if (requires_grad) {
+    grad_fn = std::make_shared<ScaleBackward0>();
+    grad_fn->set_next_edges(collect_next_edges(self));
+    grad_fn->self_ = SavedVariable(self.clone(), false);
+    grad_fn->factor = factor;
+  }
+  auto result = [&] {
+    c10::ExcludeDispatchKeyGuard guard(c10::DispatchKey::Autograd);
+    return op.redispatch(below_autograd(ks), self, factor, shift);
+  }();
+  if (grad_fn) {
+    rebase_history(self, grad_fn);
+  }
+  return result;
+}
+
+Tensor narrow_view(c10::DispatchKeySet ks, const Tensor& self, int64_t length) {
+  static const auto op = Dispatcher::singleton().findTyped<Tensor(const Tensor&, int64_t)>("aten::narrow_view", "");
+  const bool requires_grad = compute_requires_grad(self);
+  std::shared_ptr<NarrowViewBackward0> grad_fn;
+  if (requires_grad) {
+    grad_fn = std::make_shared<NarrowViewBackward0>();
+    grad_fn->set_next_edges(collect_next_edges(self));
+    grad_fn->self_sizes = self.sizes().vec();
+  }
+  auto result = [&] {
+    c10::ExcludeDispatchKeyGuard guard(c10::DispatchKey::Autograd);
+    return op.redispatch(below_autograd(ks), self, length);
+  }();
+  if (result.is_same(self)) return result;
+  as_view(self, result);
+  if (grad_fn && is_differentiable_type(result)) {
+    set_history(result, grad_fn);
+  }
+  return result;
+}
+
+EMBER_LIBRARY_IMPL(aten, Autograd, m) {
+  m.impl("scale", &scale);
+  m.impl("scale_", &scale_);
+  m.impl("narrow_view", &narrow_view);
+}
+
+}  // namespace
+}  // namespace ember::autograd
+""")
+
+    def test_schema_must_match_native_functions(self):
+        with self.assertRaises(SchemaError) as e:
+            autograd_gen.generate(parse_native_functions(AUTOGRAD_YAML),
+                                  [{"name": "scale(Tensor self, float factor=3, *, Scalar shift=0) -> Tensor",
+                                    "self": "grad"}])
+        self.assertExpectedInline(str(e.exception), """\
+derivatives.yaml: schema of scale differs from native_functions.yaml:
+  scale(Tensor self, float factor=3, *, Scalar shift=0) -> Tensor
+  scale(Tensor self, float factor=2, *, Scalar shift=0) -> Tensor""")
+        with self.assertRaises(SchemaError) as e:
+            autograd_gen.generate(parse_native_functions(AUTOGRAD_YAML),
+                                  [{"name": AUTOGRAD_YAML[0]["func"], "other": "grad"}])
+        self.assertExpectedInline(str(e.exception), """derivatives.yaml: scale has no argument 'other'""")
+
+
+def test_derivatives_yaml_matches_native_functions():
+    with open(os.path.join(ROOT, "derivatives.yaml")) as f:
+        entries = yaml.safe_load(f)
+    with open(YAML_PATH) as f:
+        functions = parse_native_functions(yaml.safe_load(f))
+    infos = autograd_gen.parse_derivatives(entries, functions)
+    assert len(infos) == len(entries)
 
 
 def test_every_yaml_operator_is_registered():
