@@ -72,10 +72,28 @@ def cases(quick):
     for n in ((512, 1024) if quick else (1024, 2048)):
         yield (f"matmul {n}x{n} float32", arrays((n, n), (n, n)), lambda a, b: a @ b, lambda a, b: a @ b,
                lambda a, b: a @ b)
+    yield ("autograd: add 10 floats, recorded", tiny, _recorded_add, _recorded_add, None)
+    mlp = arrays((64, 256), (256, 256), (256, 10))
+    yield ("autograd: MLP [64,256] fwd+bwd", mlp, _mlp_step, _mlp_step, None)
     if hasattr(ember, "conv2d"):
         yield ("conv2d [8,64,56,56] 3x3x64", arrays((8, 64, 56, 56), (64, 64, 3, 3)),
                lambda x, w: ember.conv2d(x, w, padding=1), lambda x, w: torch.nn.functional.conv2d(x, w, padding=1),
                None)
+
+
+def _recorded_add(a, b):
+    a.requires_grad_()
+    return a + b
+
+
+def _mlp_step(x, w1, w2):
+    # The same code drives both libraries: the Tensor APIs match.
+    w1.requires_grad_()
+    w2.requires_grad_()
+    y = (x @ w1).tanh() @ w2
+    (y * y).mean().backward()
+    w1.grad = None
+    w2.grad = None
 
 
 def _np_softmax(a):
