@@ -103,16 +103,24 @@ struct BitwiseNot { template <typename T> static constexpr bool supports = std::
 
 }  // namespace
 
-Tensor exp_out(const Tensor& self, const Tensor& out) {
-  auto iter = TensorIterator::unary_float_op(out, self, "exp");
+// Contiguous float32 goes through the vectorized loop; everything else
+// through the generic kernel of Op.
+template <typename Op>
+Tensor float_unary_vectorized(const Tensor& self, const Tensor& out, const char* name,
+                              void (*floats)(const float*, float*, int64_t)) {
+  auto iter = TensorIterator::unary_float_op(out, self, name);
   if (iter.common_dtype() == ScalarType::Float && iter.is_contiguous()) {
-    iter.for_each([](char** data, const int64_t*, int64_t n) {
-      cpu::exp_floats(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n);
+    iter.for_each([floats](char** data, const int64_t*, int64_t n) {
+      floats(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n);
     });
     return iter.output();
   }
-  apply_same_type<Exp>(iter, "exp", kNumber);
+  apply_same_type<Op>(iter, name, kNumber);
   return iter.output();
+}
+
+Tensor exp_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Exp>(self, out, "exp", &cpu::exp_floats);
 }
 Tensor exp2_out(const Tensor& self, const Tensor& out) { return float_unary<Exp2>(self, out, "exp2"); }
 Tensor log_out(const Tensor& self, const Tensor& out) { return float_unary<Log>(self, out, "log"); }
@@ -130,8 +138,12 @@ Tensor acos_out(const Tensor& self, const Tensor& out) { return float_unary<Acos
 Tensor atan_out(const Tensor& self, const Tensor& out) { return float_unary<Atan>(self, out, "atan"); }
 Tensor sinh_out(const Tensor& self, const Tensor& out) { return float_unary<Sinh>(self, out, "sinh"); }
 Tensor cosh_out(const Tensor& self, const Tensor& out) { return float_unary<Cosh>(self, out, "cosh"); }
-Tensor tanh_out(const Tensor& self, const Tensor& out) { return float_unary<Tanh>(self, out, "tanh"); }
-Tensor sigmoid_out(const Tensor& self, const Tensor& out) { return float_unary<Sigmoid>(self, out, "sigmoid"); }
+Tensor tanh_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Tanh>(self, out, "tanh", &cpu::tanh_floats);
+}
+Tensor sigmoid_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Sigmoid>(self, out, "sigmoid", &cpu::sigmoid_floats);
+}
 Tensor erf_out(const Tensor& self, const Tensor& out) { return float_unary<Erf>(self, out, "erf", kReal); }
 Tensor erfc_out(const Tensor& self, const Tensor& out) { return float_unary<Erfc>(self, out, "erfc", kReal); }
 Tensor reciprocal_out(const Tensor& self, const Tensor& out) { return float_unary<Reciprocal>(self, out, "reciprocal"); }

@@ -9,32 +9,56 @@ namespace ember::native::cpu {
 // exp(x) = 2^k * exp(r) with k = round(x / ln 2) and |r| <= ln(2)/2; exp(r)
 // by a degree-6 polynomial (Cephes' coefficients). 2^k is applied as two
 // halves so that k from -150 (subnormal results) to 128 stays representable.
-// The body is written out in the loop, not in a helper: a helper compiled
-// for the baseline target would not be inlined into the AVX2 clone.
-__attribute__((target_clones("avx2", "default"))) void exp_floats(const float* x, float* y, int64_t n) {
+// Always inlined, so that each target_clones clone below gets it compiled
+// for its own instruction set.
+__attribute__((always_inline)) inline float exp_approx(float v) {
   constexpr float kMax = 88.72283905206835f, kMin = -103.97207708f;
+  float xc = v < kMin ? kMin : v;
+  xc = xc > kMax ? kMax : xc;
+  const float k = std::floor(xc * 1.44269504088896341f + 0.5f);
+  const float r = xc - k * 0.693359375f + k * 2.12194440e-4f;  // ln 2 split in two for precision
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * (r * r) + r + 1.0f;
+  const int32_t ki = static_cast<int32_t>(k);
+  const int32_t half = ki >> 1;
+  const float s1 = c10::bit_cast<float>(static_cast<uint32_t>(half + 127) << 23);
+  const float s2 = c10::bit_cast<float>(static_cast<uint32_t>(ki - half + 127) << 23);
+  float e = p * s1 * s2;
+  e = v > kMax ? INFINITY : e;
+  e = v < kMin ? 0.0f : e;
+  return v != v ? v : e;
+}
+
+__attribute__((target_clones("avx2", "default"))) void exp_floats(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = exp_approx(x[i]);
+}
+
+// tanh: Cephes' odd polynomial near 0 (where 1 - 2/(e^2x + 1) would cancel),
+// that formula elsewhere.
+__attribute__((target_clones("avx2", "default"))) void tanh_floats(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i];
-    float xc = v < kMin ? kMin : v;
-    xc = xc > kMax ? kMax : xc;
-    const float k = std::floor(xc * 1.44269504088896341f + 0.5f);
-    const float r = xc - k * 0.693359375f + k * 2.12194440e-4f;  // ln 2 split in two for precision
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * (r * r) + r + 1.0f;
-    const int32_t ki = static_cast<int32_t>(k);
-    const int32_t half = ki >> 1;
-    const float s1 = c10::bit_cast<float>(static_cast<uint32_t>(half + 127) << 23);
-    const float s2 = c10::bit_cast<float>(static_cast<uint32_t>(ki - half + 127) << 23);
-    float e = p * s1 * s2;
-    e = v > kMax ? INFINITY : e;
-    e = v < kMin ? 0.0f : e;
-    y[i] = v != v ? v : e;
+    const float a = std::fabs(v);
+    const float z = v * v;
+    float p = -5.70498872745e-3f;
+    p = p * z + 2.06390887954e-2f;
+    p = p * z - 5.37397155531e-2f;
+    p = p * z + 1.33314422036e-1f;
+    p = p * z - 3.33332819422e-1f;
+    const float small = p * z * v + v;
+    const float big = 1.0f - 2.0f / (exp_approx(2.0f * a) + 1.0f);
+    const float signed_big = v < 0 ? -big : big;
+    y[i] = a < 0.625f ? std::copysign(small, v) : signed_big;  // keeps tanh(-0) = -0
   }
+}
+
+__attribute__((target_clones("avx2", "default"))) void sigmoid_floats(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + exp_approx(-x[i]));
 }
 
 __attribute__((target_clones("avx2", "default"))) double sum_floats(const float* x, int64_t n) {

@@ -9,6 +9,8 @@ namespace ember::native::cpu {
 
 // y[i] = exp(x[i]); within 2 ulp on [-87, 88], inf/0 beyond, NaN kept.
 void exp_floats(const float* x, float* y, int64_t n);
+void tanh_floats(const float* x, float* y, int64_t n);
+void sigmoid_floats(const float* x, float* y, int64_t n);
 // Sum of n floats, accumulated in float lanes per block and double across
 // blocks: vector speed with error far below naive float summation.
 double sum_floats(const float* x, int64_t n);
