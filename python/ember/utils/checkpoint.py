@@ -9,7 +9,7 @@ block's intermediate results for backward and recomputing them instead.
 * ``use_reentrant=False``: ``fn`` runs normally under saved-tensor hooks
   that keep nothing; the first time backward unpacks one of its saved
   tensors, ``fn`` is rerun to regenerate them all. Works with
-  ``autograd.grad``, inputs that don't require grad, and double backward.
+  ``autograd.grad`` and inputs that don't require grad.
 
 With ``preserve_rng_state`` (the default) the recomputation draws the same
 random numbers as the forward (e.g. dropout masks).
