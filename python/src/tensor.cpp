@@ -123,9 +123,39 @@ py::object named_tuple(const char* op_name, std::initializer_list<const char*> f
   return it->second(*values);
 }
 
+// A tensor with no Python object yet, handed to Tensor.__init__ so that a
+// subclass instance (Parameter, as_subclass) can wrap it. Not constructible
+// from Python: wrapping an impl that already has an object would break the
+// one-object-per-tensor rule.
+struct FreshTensor {
+  Tensor tensor;
+};
+
+py::object wrap_as(py::handle cls, Tensor fresh) {
+  py::object obj = py::type::of<c10::TensorImpl>().attr("__new__")(cls);
+  py::type::of<c10::TensorImpl>().attr("__init__")(obj, FreshTensor{std::move(fresh)});
+  return obj;
+}
+
 void init_tensor(py::module_& m) {
+  py::class_<FreshTensor>(m, "_FreshTensor");
   TensorClass cls(m, "Tensor", py::dynamic_attr());
   cls.def(py::init([]() { return empty({0}).impl_ptr(); }));
+  cls.def(py::init([](const FreshTensor& fresh) { return fresh.tensor.impl_ptr(); }));
+  // Parameter-style subclasses: a new `cls` object over data's memory (and
+  // version counter), a leaf outside any graph.
+  cls.def_static(
+      "_make_subclass",
+      [](py::handle cls, const Tensor& data, bool require_grad) {
+        py::object obj = wrap_as(cls, ember::detach(data));
+        obj.cast<Tensor>().set_requires_grad(require_grad);
+        return obj;
+      },
+      py::arg("cls"), py::arg("data"), py::arg("require_grad") = false);
+  // The same data as a `cls` instance that stays in self's graph.
+  cls.def(
+      "as_subclass", [](const Tensor& self, py::handle cls) { return wrap_as(cls, ember::alias(self)); },
+      py::arg("cls"));
 
   m.def("_set_size_class", [](py::object cls) { size_class() = std::move(cls); });
 
