@@ -6,6 +6,7 @@
 #include <aten/core/ExpandUtils.h>
 #include <aten/core/Generator.h>
 #include <aten/core/Tensor.h>
+#include <aten/serialize/Serialization.h>
 #include <autograd/Autograd.h>
 #include <autograd/AutogradMeta.h>
 #include <autograd/CustomFunction.h>

@@ -6,6 +6,7 @@ set -euo pipefail
 apt_packages=(
   build-essential ninja-build ccache
   libfmt-dev libgtest-dev libgmock-dev libopenblas-dev libdnnl-dev libdlpack-dev
+  libprotobuf-dev protobuf-compiler
 )
 missing=()
 for p in "${apt_packages[@]}"; do

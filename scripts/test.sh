@@ -25,7 +25,13 @@ trap 'rm -rf "$work"' EXIT
 cmake --install build --prefix "$work/prefix" >/dev/null
 cmake -S examples/cpp -B "$work/example" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/example" >/dev/null
-"$work/example/ember_example"
+# A file written by Python's ember.save, read by the C++ program.
+PYTHONPATH="$root/python" python3 -c "
+import collections, ember, sys
+ember.save(collections.OrderedDict(weight=ember.ones(2, 3), bias=ember.arange(4.0)), sys.argv[1])" "$work/weights.ember"
+"$work/example/ember_example" "$work/weights.ember" | tee "$work/example.out"
+grep -q "weight: float32 of 6 elements, sum 6" "$work/example.out"
+grep -q "bias: float32 of 4 elements, sum 6" "$work/example.out"
 
 echo "== Wheel (pip install .)"
 python3 -m pip install -q --disable-pip-version-check --no-build-isolation .

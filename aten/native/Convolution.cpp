@@ -21,7 +21,6 @@ dnnl::engine& cpu_engine() {
   return engine;
 }
 
-memory::dims dims_of(IntArrayRef sizes) { return memory::dims(sizes.begin(), sizes.end()); }
 
 // A pair like stride=2 or padding=[1, 2]; PyTorch accepts one value for both.
 std::array<int64_t, 2> pair(IntArrayRef v, const char* name, int64_t fallback) {

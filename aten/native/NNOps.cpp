@@ -101,7 +101,7 @@ Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
 
 Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction,
                 int64_t ignore_index) {
-  EMBER_CHECK(self.dim() >= 1 && self.dim() <= 2 || self.dim() > 2, "nll_loss: expected input of 1 or more dims");
+  EMBER_CHECK(self.dim() >= 1, "nll_loss: expected input of 1 or more dims");
   EMBER_CHECK(target.dtype() == ScalarType::Long, "nll_loss: expected target of dtype Long but got {}",
               c10::toString(target.dtype()));
   // Class dim is 1 (or 0 for an unbatched input); move it last and flatten the rest.
