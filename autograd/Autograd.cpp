@@ -91,8 +91,9 @@ variable_list grad(const variable_list& outputs, const variable_list& inputs, co
       Engine::execute(roots, grads, retain_graph.value_or(create_graph), create_graph, /*accumulate_grad=*/false, wanted);
   for (size_t i = 0; i < result.size(); ++i) {
     EMBER_CHECK(allow_unused || result[i].defined(),
-                "One of the differentiated Tensors appears to not have been used in the graph. Set "
-                "allow_unused=True if this is the desired behavior.");
+                "The differentiated Tensor at index {} appears to not have been used in the graph. Set "
+                "allow_unused=True if this is the desired behavior.",
+                i);
   }
   return result;
 }

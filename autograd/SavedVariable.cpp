@@ -2,6 +2,9 @@
 
 #include <autograd/Variable.h>
 
+#include <cctype>
+#include <string_view>
+
 namespace ember::autograd {
 
 namespace {
@@ -36,6 +39,17 @@ const char* legacy_type_name(ScalarType t) {
     default: return "Tensor";
   }
 }
+// "SigmoidBackward0" -> "Sigmoid": error messages name the forward op.
+std::string forward_name(const std::string& node_name) {
+  size_t end = node_name.size();
+  while (end > 0 && std::isdigit(static_cast<unsigned char>(node_name[end - 1]))) --end;
+  constexpr std::string_view suffix = "Backward";
+  if (end >= suffix.size() && node_name.compare(end - suffix.size(), suffix.size(), suffix) == 0 &&
+      end > suffix.size()) {
+    return node_name.substr(0, end - suffix.size());
+  }
+  return node_name;
+}
 }  // namespace
 
 void push_saved_variable_hooks(SavedVariableHooksFactory factory) { hooks_stack.push_back(std::move(factory)); }
@@ -51,8 +65,9 @@ std::string describe_tensor(const Tensor& t) {
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) : saved_(true) {
   if (!t.defined()) return;
   EMBER_CHECK(!t.unsafeGetTensorImpl()->is_inference(),
-              "Inference tensors cannot be saved for backward. To work around you can make a clone to get a "
-              "normal tensor and use it in autograd.");
+              "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+              "mode in computation tracked by autograd. To work around this, you can make a clone to get a normal "
+              "tensor and use it in autograd, or use `ember.no_grad()` instead of `ember.inference_mode()`.");
   defined_ = true;
   is_output_ = is_output;
   requires_grad_ = t.requires_grad();
@@ -88,11 +103,12 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (current != saved_version_) {
     std::string origin;
     const std::shared_ptr<Node> producer = is_output_ ? saved_for : grad_fn_of_input_.lock();
-    if (producer) origin = fmt::format(", which is output {} of {},", output_nr_, producer->name());
+    if (producer) origin = fmt::format(", which is output {} of {},", output_nr_, forward_name(producer->name()));
     EMBER_CHECK(false,
                 "one of the variables needed for gradient computation has been modified by an inplace operation: "
                 "[{}]{} is at version {}; expected version {} instead. Hint: enable anomaly detection to find the "
-                "operation that failed to compute its gradient, with ember.autograd.set_detect_anomaly(True).",
+                "operation that failed to compute its gradient, with ember.autograd.set_detect_anomaly(True, "
+                "check_nan=False).",
                 describe_tensor(data_), origin, current, saved_version_);
   }
   if (!is_output_ || !requires_grad_ || !saved_for) return data_;

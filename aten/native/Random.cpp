@@ -13,6 +13,14 @@
 namespace ember::native {
 
 namespace {
+// A result only this factory has touched starts at version 0.
+Tensor fresh(Tensor t) {
+  t.unsafeGetTensorImpl()->reset_version();
+  return t;
+}
+}  // namespace
+
+namespace {
 
 CPUGeneratorImpl& pick(const std::optional<Generator>& generator) {
   return generator ? generator->impl() : default_cpu_generator().impl();
@@ -154,7 +162,7 @@ Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to_opt,
 
 Tensor rand(IntArrayRef size, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
             std::optional<Device> device) {
-  return ember::empty(size, dtype, device).uniform_(0, 1, generator);
+  return fresh(ember::empty(size, dtype, device).uniform_(0, 1, generator));
 }
 
 Tensor rand_out(IntArrayRef size, const std::optional<Generator>& generator, const Tensor& out) {
@@ -163,7 +171,7 @@ Tensor rand_out(IntArrayRef size, const std::optional<Generator>& generator, con
 
 Tensor randn(IntArrayRef size, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
              std::optional<Device> device) {
-  return ember::empty(size, dtype, device).normal_(0, 1, generator);
+  return fresh(ember::empty(size, dtype, device).normal_(0, 1, generator));
 }
 
 Tensor randn_out(IntArrayRef size, const std::optional<Generator>& generator, const Tensor& out) {
@@ -177,7 +185,7 @@ Tensor randint(int64_t high, IntArrayRef size, const std::optional<Generator>& g
 
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, const std::optional<Generator>& generator,
                std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return ember::empty(size, dtype.value_or(ScalarType::Long), device).random_(low, high, generator);
+  return fresh(ember::empty(size, dtype.value_or(ScalarType::Long), device).random_(low, high, generator));
 }
 
 Tensor randint_out(int64_t high, IntArrayRef size, const std::optional<Generator>& generator, const Tensor& out) {
@@ -190,11 +198,11 @@ Tensor randint_out(int64_t low, int64_t high, IntArrayRef size, const std::optio
 }
 
 Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return ember::empty_like(self, dtype, device).uniform_(0, 1);
+  return fresh(ember::empty_like(self, dtype, device).uniform_(0, 1));
 }
 
 Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return ember::empty_like(self, dtype, device).normal_(0, 1);
+  return fresh(ember::empty_like(self, dtype, device).normal_(0, 1));
 }
 
 }  // namespace ember::native

@@ -13,6 +13,14 @@
 namespace ember::native {
 
 namespace {
+// A result only this factory has touched starts at version 0.
+Tensor fresh(Tensor t) {
+  t.unsafeGetTensorImpl()->reset_version();
+  return t;
+}
+}  // namespace
+
+namespace {
 
 using OptDtype = std::optional<ScalarType>;
 using OptDevice = std::optional<Device>;
@@ -85,7 +93,7 @@ Tensor ones(IntArrayRef size, OptDtype dtype, OptDevice device) {
 Tensor ones_out(IntArrayRef size, const Tensor& out) { return out.resize_(size).fill_(1); }
 
 Tensor full(IntArrayRef size, const Scalar& fill_value, OptDtype dtype, OptDevice device) {
-  return ember::empty(size, dtype.value_or(dtype_for_value(fill_value)), device).fill_(fill_value);
+  return fresh(ember::empty(size, dtype.value_or(dtype_for_value(fill_value)), device).fill_(fill_value));
 }
 
 Tensor full_out(IntArrayRef size, const Scalar& fill_value, const Tensor& out) {
@@ -110,15 +118,15 @@ Tensor empty_like(const Tensor& self, OptDtype dtype, OptDevice device) {
 }
 
 Tensor zeros_like(const Tensor& self, OptDtype dtype, OptDevice device) {
-  return ember::empty_like(self, dtype, device).zero_();
+  return fresh(ember::empty_like(self, dtype, device).zero_());
 }
 
 Tensor ones_like(const Tensor& self, OptDtype dtype, OptDevice device) {
-  return ember::empty_like(self, dtype, device).fill_(1);
+  return fresh(ember::empty_like(self, dtype, device).fill_(1));
 }
 
 Tensor full_like(const Tensor& self, const Scalar& fill_value, OptDtype dtype, OptDevice device) {
-  return ember::empty_like(self, dtype, device).fill_(fill_value);
+  return fresh(ember::empty_like(self, dtype, device).fill_(fill_value));
 }
 
 Tensor arange(const Scalar& end, OptDtype dtype, OptDevice device) { return ember::arange(0, end, 1, dtype, device); }

@@ -285,6 +285,7 @@ void TensorIterator::allocate_outputs(TensorIteratorConfig& config) {
   }
   auto allocate = [&](Operand& op) {
     op.tensor = ember::empty_strided(tensor_shape, tensor_strides, output_dtype, device);
+    op.is_new = true;
     const int64_t itemsize = static_cast<int64_t>(op.tensor.element_size());
     op.strides.resize(nd);
     for (int64_t i = 0; i < nd; ++i) op.strides[i] = shape_[i] == 1 ? 0 : tensor_strides[perm_[i]] * itemsize;
@@ -437,7 +438,7 @@ void TensorIterator::for_each(const Loop& loop, int64_t grain_size) {
 
 void TensorIterator::finish() {
   for (Operand& op : operands_) {
-    if (op.is_output) op.tensor.unsafeGetTensorImpl()->bump_version();
+    if (op.is_output && !op.is_new) op.tensor.unsafeGetTensorImpl()->bump_version();
     if (op.original.defined()) {
       op.original.copy_(op.tensor);
       op.tensor = op.original;

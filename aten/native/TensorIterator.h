@@ -93,6 +93,9 @@ class TensorIterator {
     Tensor original;  // the caller's out= tensor when `tensor` is a cast temporary
     std::vector<int64_t> strides;  // bytes, per iteration dim
     bool is_output = false;
+    // Allocated by the iterator: nobody else has seen it, so writing it is
+    // not a modification (a fresh result starts at version 0).
+    bool is_new = false;
   };
 
   void build(TensorIteratorConfig& config);

@@ -102,13 +102,13 @@ void TensorImpl::set_requires_grad(bool value) {
   if (!autograd_meta_) {
     if (!value) return;
     EMBER_CHECK(isFloatingType(dtype_) || isComplexType(dtype_),
-                "only Tensors of floating point and complex dtype can require gradients");
+                "Only Tensors of floating point and complex dtype can require gradients");
     const AutogradMetaFactory factory = autograd_meta_factory.load();
     EMBER_CHECK(factory != nullptr, "requires_grad needs the ember autograd library, which is not loaded");
     set_autograd_meta(factory());
   } else {
     EMBER_CHECK(!value || isFloatingType(dtype_) || isComplexType(dtype_),
-                "only Tensors of floating point and complex dtype can require gradients");
+                "Only Tensors of floating point and complex dtype can require gradients");
   }
   autograd_meta_->set_requires_grad(value, this);
 }

@@ -71,6 +71,9 @@ class TensorImpl final : public intrusive_ptr_target {
   void bump_version() { version_counter_->version.fetch_add(1, std::memory_order_relaxed); }
   const intrusive_ptr<VersionCounter>& version_counter() const { return version_counter_; }
   void set_version_counter(intrusive_ptr<VersionCounter> vc) { version_counter_ = std::move(vc); }
+  // For a factory's result that no one else has seen yet: the writes that
+  // filled it are not modifications (torch.ones(2)._version is 0).
+  void reset_version() { version_counter_->version.store(0, std::memory_order_relaxed); }
 
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta);

@@ -115,9 +115,18 @@ void init_tensor_autograd(TensorClass& cls) {
           },
           [](Tensor& self, std::optional<Tensor> grad) {
             if (grad && grad->defined()) {
-              EMBER_CHECK(grad->sizes() == self.sizes(), "assigned grad has data of a different size");
-              EMBER_CHECK(grad->dtype() == self.dtype(), "assigned grad has data of a different type");
-              EMBER_CHECK(grad->device() == self.device(), "assigned grad has data located on a different device");
+              EMBER_CHECK(grad->sizes() == self.sizes(),
+                          "attempting to assign a gradient of size '{}' to a tensor of size '{}'. Please ensure that "
+                          "the gradient and the tensor are the same size",
+                          c10::str_sizes(grad->sizes()), c10::str_sizes(self.sizes()));
+              EMBER_CHECK(grad->dtype() == self.dtype(),
+                          "attempting to assign a gradient with dtype '{}' to a tensor with dtype '{}'. Please ensure "
+                          "that the gradient and the tensor have the same dtype",
+                          c10::python_name(grad->dtype()), c10::python_name(self.dtype()));
+              EMBER_CHECK(grad->device() == self.device(),
+                          "attempting to assign a gradient with device type '{}' to a tensor with device type '{}'. "
+                          "Please ensure that the gradient and the tensor are on the same device",
+                          grad->device().str(), self.device().str());
             }
             if (!impl::get_autograd_meta(self) && (!grad || !grad->defined())) return;
             impl::materialize_autograd_meta(self)->grad = grad.value_or(Tensor());

@@ -176,7 +176,7 @@ TEST(RequiresGrad, OnlyForFloatingAndComplex) {
   t.set_requires_grad(true);
   EXPECT_TRUE(t.requires_grad());
   expect_inline(error_of([] { zeros({2}, ScalarType::Long).set_requires_grad(true); }),
-                R"(only Tensors of floating point and complex dtype can require gradients)");
+                R"(Only Tensors of floating point and complex dtype can require gradients)");
 }
 
 TEST(Meta, HasShapesWithoutData) {

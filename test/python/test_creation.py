@@ -364,9 +364,9 @@ def test_requires_grad_kwarg(dtype):
 
 @pytest.mark.parametrize("dtype", INT_DTYPES + [ember.bool], ids=name)
 def test_requires_grad_rejects_integer_dtypes(dtype):
-    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point"):
         ember.zeros(2, dtype=dtype, requires_grad=True)
-    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point"):
         ember.zeros(2, dtype=dtype).requires_grad_()
     if torch is not None:
         with pytest.raises(RuntimeError):

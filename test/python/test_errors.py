@@ -146,11 +146,11 @@ Invoked with: 10"""
     def test_requires_grad_on_integers(self):
         self.assertExpectedInline(
             self.raises(lambda m: m.zeros(2, dtype=m.int64, requires_grad=True), RuntimeError),
-            """only Tensors of floating point and complex dtype can require gradients""",
+            """Only Tensors of floating point and complex dtype can require gradients""",
         )
         self.assertExpectedInline(
             self.raises(lambda m: m.tensor([True]).requires_grad_(), RuntimeError),
-            """only Tensors of floating point and complex dtype can require gradients""",
+            """Only Tensors of floating point and complex dtype can require gradients""",
         )
 
     def test_devices(self):
@@ -624,14 +624,14 @@ class TestConversionErrors(ErrorTestCase):
             m.zeros(3, requires_grad=True).grad = m.zeros(2)
 
         self.assertExpectedInline(
-            self.raises(wrong_size, RuntimeError), """assigned grad has data of a different size"""
+            self.raises(wrong_size, RuntimeError), """attempting to assign a gradient of size '[2]' to a tensor of size '[3]'. Please ensure that the gradient and the tensor are the same size"""
         )
 
         def wrong_dtype(m):
             m.zeros(3, requires_grad=True).grad = m.zeros(3, dtype=m.float64)
 
         self.assertExpectedInline(
-            self.raises(wrong_dtype, RuntimeError), """assigned grad has data of a different type"""
+            self.raises(wrong_dtype, RuntimeError), """attempting to assign a gradient with dtype 'float64' to a tensor with dtype 'float32'. Please ensure that the gradient and the tensor have the same dtype"""
         )
 
 

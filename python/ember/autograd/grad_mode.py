@@ -43,7 +43,16 @@ class _DecoratorContextManager:
         return self.__class__()
 
 
-class no_grad(_DecoratorContextManager):
+class _BareDecoratable(_DecoratorContextManager):
+    """Also usable as a bare decorator: ``@no_grad`` as well as ``@no_grad()``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_BareDecoratable):
     """Operations inside do not record history: results have requires_grad=False."""
 
     def __enter__(self):
@@ -54,7 +63,7 @@ class no_grad(_DecoratorContextManager):
         _ag.set_grad_enabled(self.prev)
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_BareDecoratable):
     """Turns recording back on inside a no_grad region."""
 
     def __enter__(self):
@@ -73,8 +82,13 @@ class set_grad_enabled(_DecoratorContextManager):
         self.mode = bool(mode)
         _ag.set_grad_enabled(self.mode)
 
+    def __call__(self, fn):
+        # As a decorator it must not change the mode where it is applied.
+        _ag.set_grad_enabled(self.prev)
+        return super().__call__(fn)
+
     def __enter__(self):
-        pass
+        _ag.set_grad_enabled(self.mode)
 
     def __exit__(self, *exc):
         _ag.set_grad_enabled(self.prev)
@@ -86,6 +100,11 @@ class set_grad_enabled(_DecoratorContextManager):
 class inference_mode(_DecoratorContextManager):
     """A stricter no_grad: tensors made inside are inference tensors, which
     autograd refuses to record or save later."""
+
+    def __new__(cls, mode=True):
+        if callable(mode):  # bare @inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
 
     def __init__(self, mode=True):
         self.mode = mode
