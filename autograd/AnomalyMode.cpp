@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <utility>
 
 namespace ember::autograd {
 
@@ -36,6 +37,16 @@ std::string AnomalyMode::capture_forward_trace() {
   }
   return fn ? fn() : std::string();
 }
+
+namespace {
+thread_local std::string last_report;
+}
+
+// The innermost failure wins: an enclosing (reentrant) node reports after it.
+void AnomalyMode::set_last_report(std::string report) {
+  if (last_report.empty()) last_report = std::move(report);
+}
+std::string AnomalyMode::take_last_report() { return std::exchange(last_report, std::string()); }
 
 DetectAnomalyGuard::DetectAnomalyGuard(bool nan)
     : previous_enabled_(AnomalyMode::is_enabled()), previous_check_nan_(AnomalyMode::should_check_nan()) {

@@ -16,6 +16,12 @@ struct AnomalyMode {
   // stack; C++ programs get none unless they install their own.
   static void set_trace_capturer(std::function<std::string()> capturer);
   static std::string capture_forward_trace();
+
+  // When a backward pass fails under anomaly mode: "Error detected in
+  // <node>. Traceback of forward call that caused the error: ...". Python
+  // turns it into a warning next to the error, as torch does.
+  static void set_last_report(std::string report);
+  static std::string take_last_report();
 };
 
 // Turns anomaly mode on (or off) for a scope.

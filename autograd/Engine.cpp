@@ -64,16 +64,19 @@ void validate_outputs(const Node& node, variable_list& grads) {
   }
 }
 
+void report_anomaly(const Node& node) {
+  if (node.forward_trace().empty()) return;
+  AnomalyMode::set_last_report(fmt::format("Error detected in {}. Traceback of forward call that caused the error:\n{}",
+                                           node.name(), node.forward_trace()));
+}
+
 void check_nan(const Node& node, const variable_list& grads) {
   for (size_t i = 0; i < grads.size(); ++i) {
     const Tensor& g = grads[i];
     if (!g.defined() || !(g.is_floating_point() || g.is_complex())) continue;
-    if (g.ne(g).any().item().toBool()) {  // NaN is the value unequal to itself
-      std::string message = fmt::format("Function '{}' returned nan values in its {}th output.", node.name(), i);
-      if (!node.forward_trace().empty()) {
-        message += fmt::format("\nTraceback of forward call that caused the error:\n{}", node.forward_trace());
-      }
-      EMBER_CHECK(false, "{}", message);
+    if (g.ne(g).any().item().toBool()) {
+      report_anomaly(node);
+      EMBER_CHECK(false, "Function '{}' returned nan values in its {}th output.", node.name(), i);
     }
   }
 }
@@ -85,10 +88,9 @@ variable_list call_function(Node& fn, variable_list inputs, bool keep_graph) {
   if (AnomalyMode::is_enabled()) {
     try {
       outputs = fn(std::move(inputs));
-    } catch (const c10::Error& e) {
-      if (fn.forward_trace().empty()) throw;
-      throw c10::Error(fmt::format("{}\nError detected in {}. Traceback of forward call that caused the error:\n{}",
-                                   e.what(), fn.name(), fn.forward_trace()));
+    } catch (...) {
+      report_anomaly(fn);
+      throw;
     }
   } else {
     outputs = fn(std::move(inputs));

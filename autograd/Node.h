@@ -122,6 +122,10 @@ struct Node : std::enable_shared_from_this<Node> {
   std::vector<std::pair<uint64_t, PostHook>> post_hooks_;
   std::vector<std::pair<uint32_t, std::function<void(const Tensor&)>>> retains_grad_hooks_;
   std::string forward_trace_;
+
+ public:
+  // Owned by the Python binding (grad_fn.metadata); opaque here.
+  std::shared_ptr<void> python_metadata;
 };
 
 // The edge a gradient for `t` flows into: its grad_fn, its grad accumulator

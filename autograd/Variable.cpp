@@ -132,9 +132,14 @@ void check_inplace(const Tensor& t, bool requires_grad) {
               "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
               "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
               "details.");
-  if (!requires_grad) return;
   AutogradMeta* meta = get_autograd_meta(t);
   if (!meta) return;
+  // A view made in no_grad of a tensor that requires grad: whether the
+  // change should reach the base's history is ambiguous, so it is refused.
+  const bool ambiguous_view = c10::GradMode::is_enabled() && meta->is_view &&
+                              meta->creation_meta == CreationMeta::NoGradMode &&
+                              (requires_grad || meta->base.requires_grad());
+  if (!requires_grad && !ambiguous_view) return;
   if (meta->is_view) {
     EMBER_CHECK(meta->creation_meta != CreationMeta::NoGradMode,
                 "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given "

@@ -91,9 +91,9 @@ Tensor view(const Tensor& self, IntArrayRef sizes) {
 
 Tensor reshape(const Tensor& self, IntArrayRef sizes) {
   const std::vector<int64_t> shape = infer_size(sizes, self.numel());
-  if (const auto strides = compute_view_strides(self.sizes(), self.strides(), shape)) {
-    return make_view(self, shape, *strides, self.storage_offset());
-  }
+  // Through the view operator (not make_view): reshape is a composite, so
+  // the view must be recorded by autograd like any other.
+  if (compute_view_strides(self.sizes(), self.strides(), shape)) return ember::view(self, shape);
   // Not viewable, so `self` is not contiguous: contiguous() copies.
   return ember::view(ember::contiguous(self), shape);
 }

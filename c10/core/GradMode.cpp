@@ -14,7 +14,12 @@ InferenceMode::InferenceMode(bool enabled) : previous_inference_(inference_enabl
   inference_enabled = enabled;
   // Leaving inference mode (InferenceMode(false)) restores grad mode on.
   grad_enabled = !enabled;
-  if (enabled) skip_autograd_.emplace(DispatchKeySet{DispatchKey::Autograd, DispatchKey::ADInplaceOrView});
+  const DispatchKeySet autograd_keys{DispatchKey::Autograd, DispatchKey::ADInplaceOrView};
+  if (enabled) {
+    skip_autograd_.emplace(autograd_keys);
+  } else {
+    resume_autograd_.emplace(autograd_keys);
+  }
 }
 
 InferenceMode::~InferenceMode() {

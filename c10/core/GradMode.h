@@ -45,6 +45,7 @@ class InferenceMode {
   bool previous_grad_;
   // Inference tensors skip the autograd kernels altogether.
   std::optional<ExcludeDispatchKeyGuard> skip_autograd_;
+  std::optional<UnexcludeDispatchKeyGuard> resume_autograd_;
 };
 
 }  // namespace c10

@@ -18,4 +18,9 @@ ExcludeDispatchKeyGuard::ExcludeDispatchKeyGuard(DispatchKeySet keys) : added_(k
 }
 ExcludeDispatchKeyGuard::~ExcludeDispatchKeyGuard() { tls.excluded = tls.excluded - added_; }
 
+UnexcludeDispatchKeyGuard::UnexcludeDispatchKeyGuard(DispatchKeySet keys) : removed_(keys & tls.excluded) {
+  tls.excluded = tls.excluded - removed_;
+}
+UnexcludeDispatchKeyGuard::~UnexcludeDispatchKeyGuard() { tls.excluded = tls.excluded | removed_; }
+
 }  // namespace c10

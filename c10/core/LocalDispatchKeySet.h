@@ -38,4 +38,17 @@ class ExcludeDispatchKeyGuard {
   DispatchKeySet added_;
 };
 
+// Takes keys out of the excluded set for a scope (InferenceMode(false)
+// inside an inference-mode region).
+class UnexcludeDispatchKeyGuard {
+ public:
+  explicit UnexcludeDispatchKeyGuard(DispatchKeySet keys);
+  ~UnexcludeDispatchKeyGuard();
+  UnexcludeDispatchKeyGuard(const UnexcludeDispatchKeyGuard&) = delete;
+  UnexcludeDispatchKeyGuard& operator=(const UnexcludeDispatchKeyGuard&) = delete;
+
+ private:
+  DispatchKeySet removed_;  // only the keys this guard took out
+};
+
 }  // namespace c10

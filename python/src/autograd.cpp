@@ -105,12 +105,23 @@ void init_tensor_autograd(TensorClass& cls) {
       .def_property_readonly("grad_fn", [](const Tensor& self) { return impl::grad_fn(self); })
       .def_property_readonly("output_nr", [](const Tensor& self) { return impl::output_nr(self); })
       .def_property_readonly("_base", [](const Tensor& self) { return impl::base(self); })
-      .def_property_readonly("_is_view", [](const Tensor& self) { return impl::is_view(self); })
+      .def("_is_view", [](const Tensor& self) { return impl::is_view(self); })
       .def("is_inference", [](const Tensor& self) { return self.is_inference(); })
       .def_property(
           "grad",
           [](const Tensor& self) -> Tensor {
             auto* meta = impl::get_autograd_meta(self);
+            if (meta && !meta->retains_grad && !impl::is_leaf(self)) {
+              if (PyErr_WarnEx(PyExc_UserWarning,
+                               "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                               ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                               "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                               "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+                               "the leaf Tensor instead.",
+                               1) != 0) {
+                throw py::error_already_set();
+              }
+            }
             return meta ? meta->grad : Tensor();
           },
           [](Tensor& self, std::optional<Tensor> grad) {
@@ -187,8 +198,12 @@ void init_tensor_autograd(TensorClass& cls) {
       .def_property(
           "data",
           [](const Tensor& self) {
+            // Like torch: shares memory but not the version counter, so
+            // changes through .data escape autograd's checks.
             c10::AutoGradMode no_grad(false);
-            return self.detach();
+            Tensor data = self.detach();
+            data.unsafeGetTensorImpl()->set_version_counter(c10::make_intrusive<c10::VersionCounter>());
+            return data;
           },
           [](Tensor& self, const Tensor& data) {
             self.unsafeGetTensorImpl()->set_data(*data.unsafeGetTensorImpl());
@@ -206,9 +221,16 @@ void init_nodes(py::module_& m) {
       .def_property_readonly("next_functions", &next_functions)
       .def_property_readonly("_sequence_nr", &Node::sequence_nr)
       .def_property_readonly("metadata",
-                             [](py::object self) {
-                               if (!py::hasattr(self, "_metadata")) self.attr("_metadata") = py::dict();
-                               return self.attr("_metadata");
+                             [](Node& self) {
+                               // Kept on the node, so it outlives this Python wrapper.
+                               if (!self.python_metadata) {
+                                 auto* dict = new py::dict();
+                                 self.python_metadata = std::shared_ptr<void>(dict, [](void* p) {
+                                   py::gil_scoped_acquire gil;
+                                   delete static_cast<py::dict*>(p);
+                                 });
+                               }
+                               return *static_cast<py::dict*>(self.python_metadata.get());
                              })
       .def_property_readonly("variable",
                              [](const Node& self) -> Tensor {
@@ -297,6 +319,7 @@ void init_autograd(py::module_& m, TensorClass& cls) {
   ag.def("set_anomaly_enabled", &autograd::AnomalyMode::set_enabled, py::arg("enabled"), py::arg("check_nan") = true);
   ag.def("is_anomaly_enabled", &autograd::AnomalyMode::is_enabled);
   ag.def("is_anomaly_check_nan_enabled", &autograd::AnomalyMode::should_check_nan);
+  ag.def("_take_anomaly_report", &autograd::AnomalyMode::take_last_report);
   ag.def("_set_forward_trace_capturer", [](py::function fn) {
     // Leaked on purpose: the capturer may run until the process ends.
     auto* held = new py::function(std::move(fn));

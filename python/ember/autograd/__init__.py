@@ -5,6 +5,9 @@ The graph is recorded by the C++ operators; this package is the Python face
 of the engine in ``ember._C._autograd``.
 """
 
+import contextlib
+import warnings
+
 from .. import _C
 from . import graph  # noqa: F401
 from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly  # noqa: F401
@@ -21,6 +24,20 @@ from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 
 _ag = _C._autograd
 _Tensor = _C.Tensor
+
+
+@contextlib.contextmanager
+def _anomaly_report():
+    """Under anomaly mode, a failing backward also warns with the traceback
+    of the forward call behind the failing node."""
+    _ag._take_anomaly_report()
+    try:
+        yield
+    except RuntimeError:
+        report = _ag._take_anomaly_report()
+        if report:
+            warnings.warn(report, stacklevel=4)
+        raise
 
 
 def _as_list(x, what):
@@ -46,8 +63,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """Accumulates the gradients of ``tensors`` into the ``.grad`` of every
     leaf they depend on (or only of ``inputs``)."""
     tensors = _as_list(tensors, "tensors")
+    if inputs is not None and len(_as_list(inputs, "inputs")) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
     inputs = _as_list(inputs, "inputs") or []
-    _ag.backward(tensors, _grads(grad_tensors, len(tensors), "grad_tensors"), retain_graph, create_graph, inputs)
+    with _anomaly_report():
+        _ag.backward(tensors, _grads(grad_tensors, len(tensors), "grad_tensors"), retain_graph, create_graph,
+                     inputs)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -60,8 +81,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs = _as_list(inputs, "inputs")
     if allow_unused is None:
         allow_unused = materialize_grads
-    result = _ag.grad(outputs, inputs, _grads(grad_outputs, len(outputs), "grad_outputs"), retain_graph,
-                      create_graph, allow_unused)
+    with _anomaly_report():
+        result = _ag.grad(outputs, inputs, _grads(grad_outputs, len(outputs), "grad_outputs"), retain_graph,
+                          create_graph, allow_unused)
     if materialize_grads:
         result = [r if r is not None else _C.zeros_like(i) for r, i in zip(result, inputs)]
     return tuple(result)
