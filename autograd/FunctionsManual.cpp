@@ -10,7 +10,7 @@ TensorOptions long_options() { return TensorOptions().dtype(ScalarType::Long); }
 // Dims reduced by a reduction over `dim` (all when absent or empty).
 std::vector<bool> reduced_dims(int64_t ndim, std::optional<IntArrayRef> dim) {
   std::vector<bool> reduced(ndim, !dim || dim->empty());
-  if (dim) {
+  if (dim && ndim > 0) {  // a 0-d tensor has no dims to mark (dim 0 / -1 mean itself)
     for (int64_t d : *dim) reduced[c10::maybe_wrap_dim(d, ndim)] = true;
   }
   return reduced;
@@ -309,6 +309,16 @@ std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<std::vect
     out.push_back(grad.narrow(d, offset, s[d]));
     offset += s[d];
   }
+  return out;
+}
+
+Tensor gather_to_source(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes) {
+  Tensor picked = grad.gather(dim, index);
+  if (picked.sizes() == src_sizes) return picked;
+  Tensor out = ember::zeros(src_sizes, grad.options());
+  Tensor region = out;
+  for (int64_t d = 0; d < index.dim(); ++d) region = region.narrow(d, 0, index.size(d));
+  region.copy_(picked);
   return out;
 }
 

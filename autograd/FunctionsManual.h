@@ -65,6 +65,8 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 
 // Joining and indexing.
 std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes, int64_t dim);
+// scatter's src may be larger than index: elements index does not reach get 0.
+Tensor gather_to_source(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes);
 Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
 Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, const std::vector<std::optional<Tensor>>& indices);
 

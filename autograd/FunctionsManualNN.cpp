@@ -89,13 +89,15 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad_, const Te
       g.slice(2, 0, std::nullopt, s[0]).slice(3, 0, std::nullopt, s[1]).copy_(grad);
     }
     for (int i = 0; i < 2; ++i) {
-      const int64_t full = d[i] * (k[i] - 1) - p[i];
-      g = pad_or_crop(g, 2 + i, full, full);
+      // Left: a full correlation less the forward padding. Right: whatever
+      // makes the result as long as the input (rows past the last window
+      // get zero gradient; the input has them even if no window reached).
+      const int64_t left = d[i] * (k[i] - 1) - p[i];
+      const int64_t right = in[i] - g.size(2 + i) - left + d[i] * (k[i] - 1);
+      g = pad_or_crop(g, 2 + i, left, right);
     }
     Tensor w = flip(flip(weight, 2), 3).reshape({G, Og, Cg, KH, KW}).transpose(1, 2).reshape({G * Cg, Og, KH, KW});
     grad_input = ember::conv2d(g, w, std::nullopt, {1, 1}, {0, 0}, {d[0], d[1]}, G);
-    // Rows and columns the forward stride never reached get zero gradient.
-    for (int i = 0; i < 2; ++i) grad_input = pad_or_crop(grad_input, 2 + i, 0, in[i] - grad_input.size(2 + i));
     if (unbatched) grad_input = grad_input.squeeze(0);
   }
   if (mask[1]) {

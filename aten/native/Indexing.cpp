@@ -309,7 +309,11 @@ Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value)
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
   EMBER_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {} dimension(s).",
               value.dim());
-  return ember::masked_fill(self, mask, value.item());
+  EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype {}",
+              c10::toString(mask.dtype()));
+  // Through where() with the tensor itself (not value.item()), so that the
+  // value gets its gradient.
+  return ember::where(mask, value.to(self.dtype()), self);
 }
 Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
   return self.copy_(ember::masked_fill(self, mask, value));

@@ -26,10 +26,17 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
               "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
               "got {} instead",
               c10::toString(indices.dtype()));
-  (void)padding_idx;  // only changes the gradient
   std::vector<int64_t> shape = indices.sizes().vec();
   shape.push_back(weight.size(1));
-  return ember::index_select(weight, 0, indices.reshape({-1})).view(shape);
+  const Tensor flat = indices.reshape({-1});
+  Tensor rows = ember::index_select(weight, 0, flat);
+  if (padding_idx >= 0 && rows.requires_grad()) {
+    // The padding row is looked up like any other but gets no gradient:
+    // its lookups read a detached copy of the same values.
+    const Tensor is_padding = flat.eq(padding_idx).unsqueeze(1);
+    rows = ember::where(is_padding, rows.detach(), rows);
+  }
+  return rows.view(shape);
 }
 
 Tensor dropout(const Tensor& input, double p, bool train) {

@@ -25,7 +25,7 @@ def _numpy(t):
     return t.detach().numpy(force=True).astype(np.float64).reshape(-1)
 
 
-def _numerical_jacobians(func, inputs, wrt, outputs, eps):
+def _numerical_jacobians(func, inputs, wrt, outputs, eps, positions):
     """J[o][w]: d output o / d input wrt[w], shape (out.numel, in.numel)."""
     jac = [[np.zeros((o.numel(), inputs[w].numel())) for w in wrt] for o in outputs]
     for col, w in enumerate(wrt):
@@ -34,9 +34,9 @@ def _numerical_jacobians(func, inputs, wrt, outputs, eps):
             index = tuple(int(i) for i in np.unravel_index(k, tuple(x.shape)))
             original = x[index].item() if index else x.item()
             _set(x, index, original + eps)
-            plus = [_numpy(o) for o in _outputs_of(func, inputs)]
+            plus = [_numpy(o) for o in _outputs_of(func, inputs, positions)]
             _set(x, index, original - eps)
-            minus = [_numpy(o) for o in _outputs_of(func, inputs)]
+            minus = [_numpy(o) for o in _outputs_of(func, inputs, positions)]
             _set(x, index, original)
             for r in range(len(outputs)):
                 jac[r][col][:, k] = (plus[r] - minus[r]) / (2 * eps)
@@ -51,8 +51,13 @@ def _set(x, index, value):
             x.fill_(value)
 
 
-def _outputs_of(func, inputs):
-    return [o for o in _as_tuple(func(*inputs)) if isinstance(o, _Tensor) and (o.is_floating_point() or o.is_complex())]
+def _outputs_of(func, inputs, positions):
+    results = _as_tuple(func(*inputs))
+    return [results[i] for i in positions]
+
+
+def _differentiable_positions(results):
+    return [i for i, o in enumerate(results) if isinstance(o, _Tensor) and o.requires_grad]
 
 
 def _analytical_jacobians(inputs, wrt, outputs):
@@ -61,7 +66,7 @@ def _analytical_jacobians(inputs, wrt, outputs):
     jac = [[np.zeros((o.numel(), inputs[w].numel())) for w in wrt] for o in outputs]
     for r, out in enumerate(outputs):
         for m in range(out.numel()):
-            seed = _C.zeros_like(out)
+            seed = _C.zeros(tuple(out.shape), dtype=out.dtype)  # contiguous, whatever out's layout
             seed.view(-1)[m] = 1
             grads = autograd_grad([out], [inputs[w] for w in wrt], [seed], retain_graph=True, allow_unused=True)
             for col, g in enumerate(grads):
@@ -91,18 +96,20 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
             raise GradcheckError(message)
         return False
 
-    outputs = _differentiable_outputs(_as_tuple(func(*inputs)))
-    for o in _as_tuple(func(*inputs)):
+    results = _as_tuple(func(*inputs))
+    positions = _differentiable_positions(results)
+    outputs = [results[i] for i in positions]
+    for i, o in enumerate(results):
         if isinstance(o, _Tensor) and o.is_floating_point() and not o.requires_grad:
-            numerical = _numerical_jacobians(func, inputs, wrt, [o], eps)
+            numerical = _numerical_jacobians(func, inputs, wrt, [o], eps, [i])
             if any(np.any(j != 0) for j in numerical[0]):
                 return fail("Numerical gradient for function expected to be zero")
     if not outputs:
         return True
 
-    numerical = _numerical_jacobians(func, inputs, wrt, outputs, eps)
+    numerical = _numerical_jacobians(func, inputs, wrt, outputs, eps, positions)
     # Perturbing the inputs bumped their versions: take a fresh graph.
-    outputs = _differentiable_outputs(_as_tuple(func(*inputs)))
+    outputs = [_as_tuple(func(*inputs))[i] for i in positions]
     analytical = _analytical_jacobians(inputs, wrt, outputs)
     for r in range(len(outputs)):
         for col, w in enumerate(wrt):
