@@ -177,7 +177,18 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& self, const Tensor& min,
   Tensor keep = ember::ones_like(self, ScalarType::Bool);
   if (min.defined()) keep = keep.logical_and(self.ge(min));
   if (max.defined()) keep = keep.logical_and(self.le(max));
+  if (min.defined() && max.defined()) keep = keep.logical_and(min.le(max));
   return grad * keep;
+}
+
+Tensor clamp_bound_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max, bool for_min) {
+  if (for_min) {
+    Tensor picked = self.lt(min);
+    if (max.defined()) picked = picked.logical_and(min.le(max));
+    return grad * picked;
+  }
+  const Tensor raised = min.defined() ? self.maximum(min) : self;
+  return grad * raised.gt(max);
 }
 
 Tensor div_rounding_backward(const Tensor& grad, const Tensor& self, const Tensor& other,

@@ -47,6 +47,9 @@ Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& o
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);
+// clamp(x, min, max) = minimum(maximum(x, min), max): which bound's gradient
+// an element carries (max wins where min > max, as in torch).
+Tensor clamp_bound_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max, bool for_min);
 Tensor div_rounding_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
                              std::optional<std::string_view> rounding_mode, bool for_self);
 
