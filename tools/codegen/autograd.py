@@ -209,6 +209,9 @@ def plan_node(info: DifferentiabilityInfo, f: NativeFunction, *, inplace_from_fu
                         take = cname
                         if name == "self" and schema.is_inplace:
                             take = "self.clone()"
+                        elif schema.is_inplace and not a.type.optional:
+                            # x.mul_(x): the argument is about to change too.
+                            take = f"({cname}.is_same(self) ? {cname}.clone() : {cname})"
                         plan.saved_before.append(Saved(f"{cname}_", "SavedVariable", f"SavedVariable({take}, false)",
                                                        f"Tensor {cname} = {cname}_.unpack();"))
             elif _word(name).search(text) and cname not in seen:
