@@ -435,8 +435,6 @@ for _name in ("sum", "mean"):
     case(_name, "strided_dim1", fn(_name), Sv(3, 4), dim=[1])
     case(_name, "0d", fn(_name), N())
     case(_name, "0d_dim0", fn(_name), N(), dim=[0])
-    case(_name, "dtype_float64", fn(_name), N(3, 4), dtype=ember.float64,
-         torch_call=lambda lib, x, dtype: getattr(lib, _name)(x, dtype=lib.float64))
     case(_name, "dim_dtype_float64", fn(_name), N(3, 4), dim=[1], dtype=ember.float64,
          torch_call=(lambda n: lambda lib, x, dim, dtype: getattr(lib, n)(x, dim=dim, dtype=lib.float64))(_name))
     case(_name, "empty_dim_list_is_all", fn(_name), N(3, 4), dim=[])
@@ -444,8 +442,6 @@ case("sum", "dtype_float64", fn("sum"), N(3, 4), dtype=ember.float64,
      torch_call=lambda lib, x, dtype: lib.sum(x, dtype=lib.float64))
 case("mean", "dtype_float64", fn("mean"), N(3, 4), dtype=ember.float64,
      torch_call=lambda lib, x, dtype: lib.mean(x, dtype=lib.float64))
-STRUCTURED[:] = [c for c in STRUCTURED if not (c.desc == "dtype_float64" and c.kwargs.get("dtype") is ember.float64
-                                                and c.torch_call is not None and c.torch_call.__code__.co_argcount != 3)]
 
 case("prod", "full", fn("prod"), P(3, 4))
 case("prod", "full_large", fn("prod"), P(2, 3, 4))

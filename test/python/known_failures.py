@@ -1,0 +1,88 @@
+"""Tests known to fail, by pytest node id, each with why. conftest.py turns
+them into strict xfails: fixing one makes its entry fail until it is removed.
+"""
+
+KNOWN_FAILURES = {
+    'test/python/test_autograd.py::TestBasicBackward::test_next_functions':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestBasicBackward::test_integer_tensors_cannot_require_grad':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestAutogradGrad::test_unused_input_errors':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestBackwardInputs::test_inputs_empty_list_errors':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestNodeHooks::test_accumulate_grad_node_hooks':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestGradModes::test_no_grad_view_requires_grad_matches_torch':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestModifiedSavedTensor::test_saved_input_modified':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestModifiedSavedTensor::test_saved_input_modified_through_view':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestViewInPlace::test_output_nr':
+        'split/unbind/chunk are composites of single-output views: no multi-output view nodes yet',
+    'test/python/test_autograd.py::TestViewInPlace::test_mul_into_slice_of_clone':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestViewInPlace::test_in_place_view_uses_original_values':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestViewInPlace::test_setitem_into_tensor_not_requiring_grad':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestViewInPlace::test_view_grad_fn_after_in_place':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestViewInPlace::test_multi_output_view_in_place_errors':
+        'split/unbind/chunk are composites of single-output views: no multi-output view nodes yet',
+    'test/python/test_autograd.py::TestViewInPlace::test_unbind_view_in_place_errors':
+        'split/unbind/chunk are composites of single-output views: no multi-output view nodes yet',
+    'test/python/test_autograd.py::TestCustomFunction::test_mark_dirty_on_leaf_errors':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestCustomFunction::test_mark_dirty_on_view':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestCustomFunction::test_once_differentiable':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestCustomFunction::test_saved_tensors_version_check':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestCustomFunction::test_ctx_saved_tensors_in_forward_context':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestAnomaly::test_forward_traceback_in_message':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_autograd.py::TestAnomaly::test_anomaly_decorator':
+        "the test's torch half raises under torch 2.13 (test bug)",
+    'test/python/test_autograd.py::TestSavedTensorsHooks::test_pack_unpack_counts[pow_exp]':
+        "Ember's pow/exp formulas save more tensors than torch's",
+    'test/python/test_autograd.py::TestMisc::test_requires_grad_setter_on_non_leaf_true_ok':
+        "the test's torch half raises under torch 2.13 (test bug)",
+    'test/python/test_ops_grad.py::test_gradcheck[pow-function-mixed 0-d int64 with float64]':
+        'sample draws negative bases with fractional exponents: both gradients are NaN (test domain)',
+    'test/python/test_ops_grad.py::test_gradcheck[pow-method-mixed 0-d int64 with float64]':
+        'sample draws negative bases with fractional exponents: both gradients are NaN (test domain)',
+    'test/python/test_ops_grad.py::test_gradcheck[__pow__-function-mixed 0-d int64 with float64]':
+        'sample draws negative bases with fractional exponents: both gradients are NaN (test domain)',
+    'test/python/test_ops_grad.py::test_gradgradcheck[pow-function-mixed 0-d int64 with float64]':
+        'sample draws negative bases with fractional exponents: both gradients are NaN (test domain)',
+    'test/python/test_ops_grad.py::test_gradgradcheck[__pow__-function-mixed 0-d int64 with float64]':
+        'sample draws negative bases with fractional exponents: both gradients are NaN (test domain)',
+    'test/python/test_ops_grad.py::test_grad_like_torch[clamp.tensor-function-bounds broadcast the result]':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_ops_grad.py::test_grad_like_torch[__rmod__-function-int scalar]':
+        'torch 2.13 has no derivative of remainder for its second operand; Ember does (test compares to torch)',
+    'test/python/test_ops_grad.py::test_grad_like_torch[__rmod__-function-int scalar, 1-d]':
+        'torch 2.13 has no derivative of remainder for its second operand; Ember does (test compares to torch)',
+    'test/python/test_ops_grad.py::test_grad_like_torch[__rmod__-function-float scalar]':
+        'torch 2.13 has no derivative of remainder for its second operand; Ember does (test compares to torch)',
+    'test/python/test_ops_grad.py::test_grad_like_torch[__rmod__-function-float scalar, 1-d]':
+        'torch 2.13 has no derivative of remainder for its second operand; Ember does (test compares to torch)',
+    'test/python/test_ops_grad.py::test_grad_like_torch[__rmod__-function-transposed]':
+        'torch 2.13 has no derivative of remainder for its second operand; Ember does (test compares to torch)',
+    'test/python/test_ops_grad.py::test_grad_like_torch[scatter-function-src_dim1]':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_ops_grad.py::test_grad_like_torch[scatter-method-src_dim1]':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_ops_grad.py::test_grad_like_torch[scatter-inplace-src_dim1]':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_ops_grad.py::test_grad_like_torch[scatter_add-function-transposed_src_larger]':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_ops_grad.py::test_grad_like_torch[norm-subgradient-at_zero_p2]':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+    'test/python/test_ops_grad.py::test_every_structured_op_has_gradgradcheck':
+        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+}
