@@ -51,38 +51,6 @@ KNOWN_FAILURES = {
         "Ember's pow/exp formulas save more tensors than torch's",
     'test/python/test_autograd.py::TestMisc::test_requires_grad_setter_on_non_leaf_true_ok':
         "the test's torch half raises under torch 2.13 (test bug)",
-    'test/python/test_ops_grad.py::test_gradcheck[pow-function-mixed 0-d int64 with float64]':
-        'sample draws negative bases with fractional exponents: both gradients are NaN (test domain)',
-    'test/python/test_ops_grad.py::test_gradcheck[pow-method-mixed 0-d int64 with float64]':
-        'sample draws negative bases with fractional exponents: both gradients are NaN (test domain)',
-    'test/python/test_ops_grad.py::test_gradcheck[__pow__-function-mixed 0-d int64 with float64]':
-        'sample draws negative bases with fractional exponents: both gradients are NaN (test domain)',
-    'test/python/test_ops_grad.py::test_gradgradcheck[pow-function-mixed 0-d int64 with float64]':
-        'sample draws negative bases with fractional exponents: both gradients are NaN (test domain)',
-    'test/python/test_ops_grad.py::test_gradgradcheck[__pow__-function-mixed 0-d int64 with float64]':
-        'sample draws negative bases with fractional exponents: both gradients are NaN (test domain)',
-    'test/python/test_ops_grad.py::test_grad_like_torch[clamp.tensor-function-bounds broadcast the result]':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_ops_grad.py::test_grad_like_torch[__rmod__-function-int scalar]':
-        'torch 2.13 has no derivative of remainder for its second operand; Ember does (test compares to torch)',
-    'test/python/test_ops_grad.py::test_grad_like_torch[__rmod__-function-int scalar, 1-d]':
-        'torch 2.13 has no derivative of remainder for its second operand; Ember does (test compares to torch)',
-    'test/python/test_ops_grad.py::test_grad_like_torch[__rmod__-function-float scalar]':
-        'torch 2.13 has no derivative of remainder for its second operand; Ember does (test compares to torch)',
-    'test/python/test_ops_grad.py::test_grad_like_torch[__rmod__-function-float scalar, 1-d]':
-        'torch 2.13 has no derivative of remainder for its second operand; Ember does (test compares to torch)',
-    'test/python/test_ops_grad.py::test_grad_like_torch[__rmod__-function-transposed]':
-        'torch 2.13 has no derivative of remainder for its second operand; Ember does (test compares to torch)',
-    'test/python/test_ops_grad.py::test_grad_like_torch[scatter-function-src_dim1]':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_ops_grad.py::test_grad_like_torch[scatter-method-src_dim1]':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_ops_grad.py::test_grad_like_torch[scatter-inplace-src_dim1]':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_ops_grad.py::test_grad_like_torch[scatter_add-function-transposed_src_larger]':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
     'test/python/test_ops_grad.py::test_grad_like_torch[norm-subgradient-at_zero_p2]':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_ops_grad.py::test_every_structured_op_has_gradgradcheck':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
+        'norm at a zero vector (p not in {1, inf, -inf, 0}) has a NaN gradient where torch gives 0: the composite norm differentiates sqrt at 0',
 }

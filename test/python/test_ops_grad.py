@@ -181,7 +181,14 @@ EXTREMUM = {"maximum", "minimum"}
 QUOTIENT = {"remainder", "__mod__", "div.trunc", "div.floor", "floor_divide", "__floordiv__"}
 REFLECTED_QUOTIENT = {"__rmod__", "__rfloordiv__"}
 # torch cannot differentiate floor_divide (its backward is "NotImplemented"); Ember gives zeros.
-TORCH_CANNOT = {"floor_divide", "__floordiv__", "__rfloordiv__"}
+# torch 2.13 has no derivative of remainder(Scalar, Tensor) for the tensor ("derivative for
+# aten::remainder is not implemented"); Ember's (-floor(s / x)) passes gradcheck.
+TORCH_CANNOT = {"floor_divide", "__floordiv__", "__rfloordiv__", "__rmod__"}
+# (op, sample) pairs torch 2.13 itself cannot differentiate: clamp with tensor bounds that
+# broadcast self to a larger result fails in torch's backward ("output with shape [3] doesn't
+# match the broadcast shape [2, 3]"); gradcheck covers Ember there.
+TORCH_CANNOT_SAMPLES = {("clamp.tensor", "bounds broadcast the result")}
+POW = {"pow", "__pow__"}
 MARGIN = 0.05
 
 
@@ -226,13 +233,15 @@ def sample_is_smooth(op, sample):
         if name in REFLECTED_QUOTIENT:
             q = np.asarray(args[1], dtype=np.float64) / np.asarray(args[0], dtype=np.float64)
             return np.all(_dist_to_grid(q, 1.0) > 0.01)
+        if name in POW:  # x ** y with a tensor y needs log(x): positive bases only
+            return np.all(np.asarray(args[0], dtype=np.float64) > 0.1)
     return True
 
 
 def regenerate_positions(op, sample):
     """Which positional TensorSpecs are redrawn to move off non-differentiable points."""
     floats = [i for i, a in enumerate(sample.args) if isinstance(a, oi.TensorSpec) and a.dtype == "float64"]
-    if op.name in KINK_AT_ZERO | ROUNDING | CLAMPS:
+    if op.name in KINK_AT_ZERO | ROUNDING | CLAMPS | POW:
         return [i for i in floats if i == 0]
     return floats
 
@@ -245,6 +254,8 @@ def smooth_sample(op, sample, seed):
     values_op = dataclasses.replace(op, discrete=False) if op.discrete else op
     rng = np.random.default_rng(seed)
     positions = regenerate_positions(op, sample)
+    if not positions:  # e.g. an integer base of pow: dropped
+        return None
     for _ in range(200):
         args = list(sample.args)
         for i in positions:
@@ -314,7 +325,8 @@ def opinfo_cases():
             def function(lib, *a, _op=op, **kw):
                 return _op(lib, *a, **kw)
 
-            cases.append(Case(op.name, "function", desc, function, args, kwargs, tc=op.name not in TORCH_CANNOT))
+            torch_can = op.name not in TORCH_CANNOT and (op.name, sample.desc) not in TORCH_CANNOT_SAMPLES
+            cases.append(Case(op.name, "function", desc, function, args, kwargs, tc=torch_can))
             if op.method:
                 def method(lib, *a, _op=op, **kw):
                     return _op.call_method(list(a), kw)
@@ -325,7 +337,7 @@ def opinfo_cases():
                     return _op.call_inplace(lib, [x.clone()] + list(a), kw)
 
                 cases.append(Case(op.name, "inplace", desc, inplace, args, kwargs, gg=False,
-                                  tc=op.torch_has_inplace and op.name not in TORCH_CANNOT))
+                                  tc=op.torch_has_inplace and torch_can))
     return cases
 
 
@@ -660,20 +672,29 @@ def unique_index(shape, dim, size, seed):
     return out
 
 
-case("scatter", "src_dim1", fn("scatter"), N(3, 4), 1, I(unique_index((3, 2), 1, 4, 0)), N(3, 3))
+# src larger than index: torch 2.13's own backward rejects the gradient it computes for src
+# ("ScatterBackward0 returned an invalid gradient at index 1 - got [3, 2] but expected shape
+# compatible with [3, 3]"), so these cases are gradchecked but not compared with torch.
+_src_larger = dict(tc=False)
+case("scatter", "src_dim1", fn("scatter"), N(3, 4), 1, I(unique_index((3, 2), 1, 4, 0)), N(3, 3), **_src_larger)
+case("scatter", "src_same_shape_as_index", fn("scatter"), N(3, 4), 1, I(unique_index((3, 2), 1, 4, 7)), N(3, 2))
 case("scatter", "src_dim0", fn("scatter"), N(4, 3), 0, I(unique_index((2, 3), 0, 4, 1)), N(2, 3))
 case("scatter", "src_transposed", fn("scatter"), Tv(3, 4), 1, I(unique_index((3, 2), 1, 4, 2)), Tv(3, 2))
 case("scatter", "value", fn("scatter"), N(3, 4), 1, I(unique_index((3, 2), 1, 4, 3)), 1.5)
 case("scatter", "value_int", fn("scatter"), N(3, 4), 0, I(unique_index((2, 4), 0, 3, 4)), 2)
 case("scatter", "src_dim1", meth("scatter"), N(3, 4), 1, I(unique_index((3, 2), 1, 4, 0)), N(3, 3),
-     variant="method")
+     variant="method", **_src_larger)
 case("scatter", "src_dim1", lambda lib, x, *a: x.clone().scatter_(*a), N(3, 4), 1,
-     I(unique_index((3, 2), 1, 4, 5)), N(3, 3), variant="inplace")
+     I(unique_index((3, 2), 1, 4, 5)), N(3, 3), variant="inplace", **_src_larger)
+case("scatter", "src_same_shape_as_index", lambda lib, x, *a: x.clone().scatter_(*a), N(3, 4), 1,
+     I(unique_index((3, 2), 1, 4, 8)), N(3, 2), variant="inplace")
 case("scatter", "value", lambda lib, x, *a: x.clone().scatter_(*a), N(3, 4), 1,
      I(unique_index((3, 2), 1, 4, 6)), -0.5, variant="inplace")
 case("scatter_add", "dim1_duplicates", fn("scatter_add"), N(3, 4), 1, I(_g.integers(0, 4, (3, 5))), N(3, 5))
 case("scatter_add", "dim0_duplicates", fn("scatter_add"), N(3, 2), 0, I(_g.integers(0, 3, (4, 2))), N(4, 2))
-case("scatter_add", "transposed_src_larger", fn("scatter_add"), Tv(4, 3), -1, I(_g.integers(0, 3, (4, 2))), N(4, 5))
+case("scatter_add", "transposed_src_larger", fn("scatter_add"), Tv(4, 3), -1, I(_g.integers(0, 3, (4, 2))), N(4, 5),
+     **_src_larger)
+case("scatter_add", "transposed", fn("scatter_add"), Tv(4, 3), -1, I(_g.integers(0, 3, (4, 2))), N(4, 2))
 case("scatter_add", "dim1_duplicates", meth("scatter_add"), N(3, 4), 1, I(_g.integers(0, 4, (3, 5))), N(3, 5),
      variant="method")
 case("scatter_add", "dim1_duplicates", lambda lib, x, *a: x.clone().scatter_add_(*a), N(3, 4), 1,
@@ -805,7 +826,7 @@ case("t", "2d", fn("t"), N(3, 4))
 case("t", "1d", fn("t"), N(4))
 case("t", "2d", lambda lib, x: x.t(), N(3, 4), variant="method")
 case("alias", "plain", fn("alias"), N(3, 4), torch_call=lambda lib, x: x.view_as(x))
-case("view_chain", "transpose_slice_unsqueeze", lambda lib, x: x.t()[1:, ::2].unsqueeze(0).expand(2, 3, 2), N(4, 4))
+case("view_chain", "transpose_slice_unsqueeze", lambda lib, x: x.t()[1:, ::2].unsqueeze(0).expand(2, 2, 2), N(3, 3))
 
 
 def _inplace_on_view(lib, x, y):
