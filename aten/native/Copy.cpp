@@ -61,22 +61,29 @@ Tensor copy_(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   return self;
 }
 
-Tensor clone(const Tensor& self) { return ember::empty_like(self).copy_(self); }
+// A new tensor: the copy that fills it is not a modification (version 0).
+static Tensor fresh_copy(Tensor empty, const Tensor& self) {
+  empty.copy_(self);
+  empty.unsafeGetTensorImpl()->reset_version();
+  return empty;
+}
+
+Tensor clone(const Tensor& self) { return fresh_copy(ember::empty_like(self), self); }
 
 Tensor contiguous(const Tensor& self) {
   if (self.is_contiguous()) return self;
-  return ember::empty(self.sizes(), self.options()).copy_(self);
+  return fresh_copy(ember::empty(self.sizes(), self.options()), self);
 }
 
 // Fresh tensors carry no conj/neg bits, so copying into one resolves them.
-Tensor resolve_conj(const Tensor& self) { return self.is_conj() ? ember::empty_like(self).copy_(self) : self; }
+Tensor resolve_conj(const Tensor& self) { return self.is_conj() ? fresh_copy(ember::empty_like(self), self) : self; }
 
-Tensor resolve_neg(const Tensor& self) { return self.is_neg() ? ember::empty_like(self).copy_(self) : self; }
+Tensor resolve_neg(const Tensor& self) { return self.is_neg() ? fresh_copy(ember::empty_like(self), self) : self; }
 
 Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool /*non_blocking*/, bool copy) {
   const ScalarType target_dtype = dtype.value_or(self.dtype());
   if (!copy && device == self.device() && target_dtype == self.dtype()) return self;
-  return ember::empty_like(self, TensorOptions().dtype(target_dtype).device(device)).copy_(self);
+  return fresh_copy(ember::empty_like(self, TensorOptions().dtype(target_dtype).device(device)), self);
 }
 
 Tensor to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {

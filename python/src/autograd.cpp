@@ -97,7 +97,11 @@ struct PyInferenceMode {
 void init_tensor_autograd(TensorClass& cls) {
   cls.def_property(
          "requires_grad", [](const Tensor& self) { return self.requires_grad(); },
-         [](Tensor& self, bool value) { self.set_requires_grad(value); })
+         [](Tensor& self, bool value) {
+           // As in torch, the attribute is for leaves only (requires_grad_ accepts True on any tensor).
+           EMBER_CHECK(impl::is_leaf(self), "you can only change requires_grad flags of leaf variables.");
+           self.set_requires_grad(value);
+         })
       .def(
           "requires_grad_", [](Tensor& self, bool value) -> Tensor { return self.set_requires_grad(value); },
           py::arg("requires_grad") = true)

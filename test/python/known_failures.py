@@ -3,15 +3,9 @@ them into strict xfails: fixing one makes its entry fail until it is removed.
 """
 
 KNOWN_FAILURES = {
-    'test/python/test_autograd.py::TestBasicBackward::test_next_functions':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
     'test/python/test_autograd.py::TestBasicBackward::test_integer_tensors_cannot_require_grad':
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_autograd.py::TestAutogradGrad::test_unused_input_errors':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
     'test/python/test_autograd.py::TestBackwardInputs::test_inputs_empty_list_errors':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_autograd.py::TestNodeHooks::test_accumulate_grad_node_hooks':
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
     'test/python/test_autograd.py::TestGradModes::test_no_grad_view_requires_grad_matches_torch':
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
@@ -21,21 +15,11 @@ KNOWN_FAILURES = {
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
     'test/python/test_autograd.py::TestViewInPlace::test_output_nr':
         'split/unbind/chunk are composites of single-output views: no multi-output view nodes yet',
-    'test/python/test_autograd.py::TestViewInPlace::test_mul_into_slice_of_clone':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_autograd.py::TestViewInPlace::test_in_place_view_uses_original_values':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_autograd.py::TestViewInPlace::test_setitem_into_tensor_not_requiring_grad':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_autograd.py::TestViewInPlace::test_view_grad_fn_after_in_place':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
     'test/python/test_autograd.py::TestViewInPlace::test_multi_output_view_in_place_errors':
         'split/unbind/chunk are composites of single-output views: no multi-output view nodes yet',
     'test/python/test_autograd.py::TestViewInPlace::test_unbind_view_in_place_errors':
         'split/unbind/chunk are composites of single-output views: no multi-output view nodes yet',
     'test/python/test_autograd.py::TestCustomFunction::test_mark_dirty_on_leaf_errors':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_autograd.py::TestCustomFunction::test_mark_dirty_on_view':
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
     'test/python/test_autograd.py::TestCustomFunction::test_once_differentiable':
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
@@ -45,12 +29,8 @@ KNOWN_FAILURES = {
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
     'test/python/test_autograd.py::TestAnomaly::test_forward_traceback_in_message':
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_autograd.py::TestAnomaly::test_anomaly_decorator':
-        "the test's torch half raises under torch 2.13 (test bug)",
     'test/python/test_autograd.py::TestSavedTensorsHooks::test_pack_unpack_counts[pow_exp]':
         "Ember's pow/exp formulas save more tensors than torch's",
-    'test/python/test_autograd.py::TestMisc::test_requires_grad_setter_on_non_leaf_true_ok':
-        "the test's torch half raises under torch 2.13 (test bug)",
     'test/python/test_ops_grad.py::test_grad_like_torch[norm-subgradient-at_zero_p2]':
         'norm at a zero vector (p not in {1, inf, -inf, 0}) has a NaN gradient where torch gives 0: the composite norm differentiates sqrt at 0',
 }
