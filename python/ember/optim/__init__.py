@@ -1,0 +1,21 @@
+"""ember.optim: optimizers and learning-rate schedulers, mirroring torch.optim.
+
+Pure Python on top of Ember's in-place tensor operators::
+
+    opt = ember.optim.Adam([w, b], lr=1e-2)
+    sched = ember.optim.lr_scheduler.StepLR(opt, step_size=10)
+    for x, y in data:
+        opt.zero_grad()
+        loss = ((x.matmul(w) + b - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        sched.step()
+"""
+
+from . import lr_scheduler
+from .adam import Adam
+from .adamw import AdamW
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["Adam", "AdamW", "Optimizer", "SGD", "lr_scheduler"]

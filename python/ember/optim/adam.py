@@ -1,0 +1,261 @@
+"""Adam, as ``torch.optim.Adam`` (single-tensor implementation)."""
+
+import ember
+
+from .optimizer import (
+    Optimizer,
+    _addcdiv_,
+    _addcmul_,
+    _get_scalar_dtype,
+    _get_value,
+    _lerp_,
+    _to_scalar,
+    _use_grad_for_differentiable,
+)
+
+__all__ = ["Adam", "adam"]
+
+
+class Adam(Optimizer):
+    r"""Implements the Adam algorithm.
+
+    Args:
+        params (iterable): iterable of parameters or dicts defining parameter groups
+        lr (float, optional): learning rate (default: 1e-3)
+        betas (Tuple[float, float], optional): coefficients used for computing
+            running averages of gradient and its square (default: (0.9, 0.999))
+        eps (float, optional): term added to the denominator (default: 1e-8)
+        weight_decay (float, optional): weight decay (L2 penalty) (default: 0)
+        amsgrad (bool, optional): use the AMSGrad variant (default: False)
+        maximize (bool, optional): maximize the objective (default: False)
+        decoupled_weight_decay (bool, optional): AdamW-style weight decay (default: False)
+        foreach, capturable, differentiable, fused: accepted for torch
+            compatibility; Ember always runs the single-tensor implementation.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        amsgrad=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+        decoupled_weight_decay=False,
+    ):
+        if isinstance(lr, ember.Tensor):
+            if foreach and not capturable:
+                raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+            if lr.numel() != 1:
+                raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not (
+            (isinstance(betas[0], float) and isinstance(betas[1], float))
+            or (isinstance(betas[0], ember.Tensor) and isinstance(betas[1], ember.Tensor))
+        ):
+            raise ValueError("betas must be either both floats or both Tensors")
+        if isinstance(betas[0], ember.Tensor):
+            if not capturable and foreach:
+                raise ValueError("betas[0] as a Tensor is not supported for capturable=False and foreach=True")
+            if betas[0].numel() != 1:
+                raise ValueError("Tensor betas[0] must be 1-element")
+        if isinstance(betas[1], ember.Tensor):
+            if not capturable and foreach:
+                raise ValueError("betas[1] as a Tensor is not supported for capturable=False and foreach=True")
+            if betas[1].numel() != 1:
+                raise ValueError("Tensor betas[1] must be 1-element")
+        betas = tuple(map(_to_scalar, betas))
+
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+
+        if fused:
+            if differentiable:
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if foreach:
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("decoupled_weight_decay", False)
+            group.setdefault("fused", None)
+            for p in group["params"]:
+                p_state = self.state.get(p, [])
+                if len(p_state) != 0 and not isinstance(p_state["step"], ember.Tensor):
+                    step_val = float(p_state["step"])
+                    p_state["step"] = ember.tensor(step_val, dtype=_get_scalar_dtype())
+
+    def _init_group(self, group, params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps):
+        has_complex = False
+        for p in group["params"]:
+            if p.grad is not None:
+                has_complex |= p.is_complex()
+                params_with_grad.append(p)
+                grads.append(p.grad)
+
+                state = self.state[p]
+                # Lazy state initialization
+                if len(state) == 0:
+                    # 'step' is a 0-d CPU tensor, as in torch (float32 unless the default dtype is float64).
+                    state["step"] = ember.tensor(0.0, dtype=_get_scalar_dtype())
+                    # Exponential moving average of gradient values
+                    state["exp_avg"] = ember.zeros_like(p)
+                    # Exponential moving average of squared gradient values
+                    state["exp_avg_sq"] = ember.zeros_like(p)
+                    if group["amsgrad"]:
+                        # Maintains max of all exp. moving avg. of sq. grad. values
+                        state["max_exp_avg_sq"] = ember.zeros_like(p)
+
+                exp_avgs.append(state["exp_avg"])
+                exp_avg_sqs.append(state["exp_avg_sq"])
+                if group["amsgrad"]:
+                    max_exp_avg_sqs.append(state["max_exp_avg_sq"])
+                if group["differentiable"] and state["step"].requires_grad:
+                    raise RuntimeError("`requires_grad` is not supported for `step` in differentiable mode")
+                state_steps.append(state["step"])
+        return has_complex
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step.
+
+        Args:
+            closure (Callable, optional): A closure that reevaluates the model
+                and returns the loss.
+        """
+        loss = None
+        if closure is not None:
+            with ember.enable_grad():
+                loss = closure()
+
+        for group in self.param_groups:
+            params_with_grad = []
+            grads = []
+            exp_avgs = []
+            exp_avg_sqs = []
+            max_exp_avg_sqs = []
+            state_steps = []
+            beta1, beta2 = group["betas"]
+
+            has_complex = self._init_group(
+                group, params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps
+            )
+
+            adam(
+                params_with_grad,
+                grads,
+                exp_avgs,
+                exp_avg_sqs,
+                max_exp_avg_sqs,
+                state_steps,
+                amsgrad=group["amsgrad"],
+                has_complex=has_complex,
+                beta1=beta1,
+                beta2=beta2,
+                lr=group["lr"],
+                weight_decay=group["weight_decay"],
+                eps=group["eps"],
+                maximize=group["maximize"],
+                decoupled_weight_decay=group["decoupled_weight_decay"],
+            )
+
+        return loss
+
+
+def adam(
+    params,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    state_steps,
+    *,
+    amsgrad,
+    beta1,
+    beta2,
+    lr,
+    weight_decay,
+    eps,
+    maximize,
+    decoupled_weight_decay=False,
+    has_complex=False,
+    **_ignored,
+):
+    r"""Functional API that performs the Adam algorithm computation (see :class:`Adam`)."""
+    if has_complex:
+        raise NotImplementedError("ember.optim.Adam does not support complex parameters yet")
+    lr = _get_value(lr)
+    beta1 = _get_value(beta1)
+    beta2 = _get_value(beta2)
+
+    for i, param in enumerate(params):
+        grad = grads[i] if not maximize else grads[i].neg()
+        exp_avg = exp_avgs[i]
+        exp_avg_sq = exp_avg_sqs[i]
+        step_t = state_steps[i]
+
+        # update step
+        step_t += 1
+
+        if weight_decay != 0:
+            if decoupled_weight_decay:
+                # Perform step weight decay
+                param.mul_(1 - lr * weight_decay)
+            else:
+                grad = grad.add(param, alpha=weight_decay)
+
+        # Decay the first and second moment running average coefficient
+        _lerp_(exp_avg, grad, 1 - beta1)
+        _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
+
+        step = _get_value(step_t)
+
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+
+        step_size = lr / bias_correction1
+
+        bias_correction2_sqrt = bias_correction2**0.5
+
+        if amsgrad:
+            # Maintains the maximum of all 2nd moment running avg. till now
+            max_exp_avg_sqs[i].copy_(ember.maximum(max_exp_avg_sqs[i], exp_avg_sq))
+            # Use the max. for normalizing running avg. of gradient
+            denom = (max_exp_avg_sqs[i].sqrt() / bias_correction2_sqrt).add_(eps)
+        else:
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+
+        _addcdiv_(param, exp_avg, denom, value=-step_size)
