@@ -1,0 +1,1157 @@
+"""ember.nn.functional: the stateless layer functions (mirrors ``torch.nn.functional``).
+
+Most functions forward to the native Ember operators; the few Ember lacks
+(pad, group_norm, the binary cross-entropies, scaled_dot_product_attention,
+adaptive pooling with non-divisible sizes, ...) are composed from
+differentiable operators so that autograd works through them unchanged.
+"""
+
+import collections.abc
+import math
+import numbers
+import warnings
+
+import ember
+from ember import _C
+
+Tensor = _C.Tensor
+
+__all__ = [
+    "linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
+    "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "relu", "relu_", "relu6",
+    "leaky_relu", "elu", "selu", "gelu", "silu", "mish", "hardtanh", "hardsigmoid", "hardswish", "softplus",
+    "logsigmoid", "softsign", "tanhshrink", "tanh", "sigmoid", "glu", "prelu", "softmax", "softmin", "log_softmax",
+    "dropout", "dropout1d", "dropout2d", "layer_norm", "group_norm", "rms_norm", "batch_norm", "embedding",
+    "one_hot", "pad", "normalize", "interpolate", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+    "scaled_dot_product_attention", "multi_head_attention_forward",
+]
+
+
+# ---- argument helpers ------------------------------------------------------------
+
+
+def _ntuple(n, name="parse"):
+    def parse(x):
+        if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+            return tuple(x)
+        return tuple([x] * n)
+
+    parse.__name__ = name
+    return parse
+
+
+_single = _ntuple(1, "_single")
+_pair = _ntuple(2, "_pair")
+_triple = _ntuple(3, "_triple")
+
+
+def _reverse_repeat_tuple(t, n):
+    """(1, 2) -> (2, 2, 1, 1): the F.pad order for per-dimension paddings."""
+    return tuple(x for x in reversed(t) for _ in range(n))
+
+
+def _list_with_default(out_size, defaults):
+    if isinstance(out_size, (int, numbers.Integral)):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+
+
+def _reduction_enum(reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def _legacy_get_string(size_average, reduce, emit_warning=True):
+    warning = "size_average and reduce args will be deprecated, please use reduction='{}' instead."
+    if size_average is None:
+        size_average = True
+    if reduce is None:
+        reduce = True
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
+    if emit_warning:
+        warnings.warn(warning.format(ret), stacklevel=3)
+    return ret
+
+
+def _resolve_reduction(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        return _legacy_get_string(size_average, reduce)
+    return reduction
+
+
+def _apply_reduction(loss, reduction):
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _broadcast_shape(*shapes):
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for i in range(ndim):
+        size = 1
+        for s in shapes:
+            j = i - (ndim - len(s))
+            if j < 0:
+                continue
+            if s[j] != 1:
+                if size != 1 and size != s[j]:
+                    raise RuntimeError(f"The size of tensor a ({size}) must match the size of tensor b ({s[j]}) at "
+                                       f"non-singleton dimension {i}")
+                size = s[j]
+        out.append(size)
+    return out
+
+
+def _broadcast_tensors(*tensors):
+    shape = _broadcast_shape(*[list(t.shape) for t in tensors])
+    return [t if list(t.shape) == shape else t.expand(shape) for t in tensors]
+
+
+def _full_like(t, shape, value):
+    return ember.full(list(shape), value, dtype=t.dtype, device=t.device)
+
+
+_EPS = {"float16": 0.0009765625, "bfloat16": 0.0078125, "float32": 1.1920928955078125e-07,
+        "float64": 2.220446049250313e-16}
+
+
+def _finfo_eps(dtype):
+    return _EPS.get(str(dtype).split(".")[-1], 1.1920928955078125e-07)
+
+
+# ---- linear and convolution ---------------------------------------------------------
+
+
+def linear(input, weight, bias=None):
+    return ember.linear(input, weight, bias)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y = x1^T A x2 + b, with ``weight`` of shape (out, in1, in2)."""
+    # (..., 1, 1, in1) @ (out, in1, in2) -> (..., out, 1, in2), then contract with x2.
+    tmp = ember.matmul(input1.unsqueeze(-2).unsqueeze(-2), weight)
+    out = (tmp * input2.unsqueeze(-2).unsqueeze(-2)).sum(-1).squeeze(-1)
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def _same_padding(weight, dilation, ndim):
+    """torch's padding='same': total d*(k-1) per dim, the odd extra on the right."""
+    pads = []
+    for i in reversed(range(ndim)):
+        k = weight.shape[2 + i]
+        total = dilation[i] * (k - 1)
+        left = total // 2
+        pads += [left, total - left]
+    return pads
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    stride, dilation = _pair(stride), _pair(dilation)
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = (0, 0)
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            pads = _same_padding(weight, dilation, 2)
+            if pads[0] == pads[1] and pads[2] == pads[3]:
+                padding = (pads[2], pads[0])
+            else:
+                input = pad(input, pads)
+                padding = (0, 0)
+        else:
+            raise RuntimeError(f"Invalid padding string '{padding}'")
+    return ember.conv2d(input, weight, bias, list(stride), list(_pair(padding)), list(dilation), groups)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    (stride,), (dilation,) = _single(stride), _single(dilation)
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":
+            if stride != 1:
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            total = dilation * (weight.shape[-1] - 1)
+            left = total // 2
+            if total - left != left:
+                input = pad(input, [left, total - left])
+                padding = 0
+            else:
+                padding = left
+        else:
+            raise RuntimeError(f"Invalid padding string '{padding}'")
+    (padding,) = _single(padding)
+    out = ember.conv2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, [1, stride], [0, padding], [1, dilation],
+                       groups)
+    return out.squeeze(-2)
+
+
+def _zero_insert(x, dim, stride):
+    """Put stride-1 zeros between neighbours along ``dim`` (the input dilation of a transposed conv)."""
+    if stride == 1:
+        return x
+    n = x.shape[dim]
+    zeros_shape = list(x.shape)
+    zeros_shape.insert(dim + 1, stride - 1)
+    z = ember.zeros(zeros_shape, dtype=x.dtype, device=x.device)
+    y = ember.cat([x.unsqueeze(dim + 1), z], dim + 1)
+    new_shape = list(x.shape)
+    new_shape[dim] = n * stride
+    return y.reshape(new_shape).narrow(dim, 0, (n - 1) * stride + 1)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """Composed: zero-insert the input, pad by d*(k-1)-p, and run conv2d with the flipped kernel."""
+    stride, padding, output_padding, dilation = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
+    unbatched = input.dim() == 3
+    if unbatched:
+        input = input.unsqueeze(0)
+    c_in, c_out_g, kh, kw = weight.shape
+    # (Cin, Cout/g, kh, kw) -> (Cout, Cin/g, kh, kw), spatially flipped.
+    w = weight.reshape([groups, c_in // groups, c_out_g, kh, kw]).transpose(1, 2)
+    w = w.reshape([groups * c_out_g, c_in // groups, kh, kw])
+    w = w.index_select(2, ember.arange(kh - 1, -1, -1, device=w.device))
+    w = w.index_select(3, ember.arange(kw - 1, -1, -1, device=w.device))
+    x = _zero_insert(_zero_insert(input, 2, stride[0]), 3, stride[1])
+    pads = []
+    for i, k in ((1, kw), (0, kh)):
+        p = dilation[i] * (k - 1) - padding[i]
+        pads += [p, p + output_padding[i]]
+    x = pad(x, pads)
+    out = ember.conv2d(x, w, bias, [1, 1], [0, 0], list(dilation), groups)
+    return out.squeeze(0) if unbatched else out
+
+
+# ---- pooling ------------------------------------------------------------------------------
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if return_indices:
+        raise NotImplementedError("max_pool2d(return_indices=True) is not supported in Ember yet")
+    stride = [] if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else list(_pair(stride))
+    return ember.max_pool2d(input, list(_pair(kernel_size)), stride, list(_pair(padding)), list(_pair(dilation)),
+                            ceil_mode)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    (k,) = _single(kernel_size)
+    s = k if stride is None else _single(stride)[0]
+    out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _single(padding)[0]), (1, _single(dilation)[0]),
+                     ceil_mode, return_indices)
+    return out.squeeze(-2)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    stride = [] if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else list(_pair(stride))
+    return ember.avg_pool2d(input, list(_pair(kernel_size)), stride, list(_pair(padding)), ceil_mode,
+                            count_include_pad, divisor_override)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    (k,) = _single(kernel_size)
+    s = k if stride is None else _single(stride)[0]
+    out = avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _single(padding)[0]), ceil_mode, count_include_pad)
+    return out.squeeze(-2)
+
+
+def _adaptive_bounds(in_size, out_size, i):
+    start = (i * in_size) // out_size
+    end = -((-(i + 1) * in_size) // out_size)  # ceil
+    return start, end - start
+
+
+def _adaptive_pool2d(input, output_size, reduce_fn, pool_fn):
+    if input.dim() not in (3, 4):
+        raise ValueError(f"adaptive pooling expects a 3D or 4D input, got {input.dim()}D")
+    h, w = input.shape[-2], input.shape[-1]
+    oh, ow = _pair(_list_with_default(output_size, list(input.shape)))
+    oh = h if oh is None else oh
+    ow = w if ow is None else ow
+    if oh == 1 and ow == 1:
+        return reduce_fn(input, [-2, -1])
+    if h % oh == 0 and w % ow == 0:
+        return pool_fn(input, (h // oh, w // ow))
+    rows = []
+    for i in range(oh):
+        hs, hl = _adaptive_bounds(h, oh, i)
+        band = input.narrow(-2, hs, hl)
+        cols = []
+        for j in range(ow):
+            ws, wl = _adaptive_bounds(w, ow, j)
+            cols.append(reduce_fn(band.narrow(-1, ws, wl), [-2, -1]))
+        rows.append(ember.cat(cols, -1))
+    return ember.cat(rows, -2)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _adaptive_pool2d(input, output_size, lambda t, d: t.mean(d, keepdim=True),
+                            lambda t, k: avg_pool2d(t, k))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    if return_indices:
+        raise NotImplementedError("adaptive_max_pool2d(return_indices=True) is not supported in Ember yet")
+    return _adaptive_pool2d(input, output_size, lambda t, d: t.amax(d, keepdim=True),
+                            lambda t, k: max_pool2d(t, k))
+
+
+def adaptive_avg_pool1d(input, output_size):
+    (o,) = _single(output_size)
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
+
+
+# ---- activations ----------------------------------------------------------------------
+
+
+def relu(input, inplace=False):
+    return ember.relu_(input) if inplace else ember.relu(input)
+
+
+def relu_(input):
+    return ember.relu_(input)
+
+
+def _maybe_inplace(input, result, inplace):
+    if inplace:
+        input.copy_(result)
+        return input
+    return result
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return input.clamp_(min_val, max_val)
+    return input.clamp(min_val, max_val)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _maybe_inplace(input, ember.where(input > 0, input, input * negative_slope), inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    # expm1 on the clamped input keeps the unused branch finite (and its gradient NaN-free).
+    result = ember.where(input > 0, input, ember.expm1(input.clamp(max=0.0)) * alpha)
+    return _maybe_inplace(input, result, inplace)
+
+
+def selu(input, inplace=False):
+    alpha = 1.6732632423543772848170429916717
+    scale = 1.0507009873554804934193349852946
+    return _maybe_inplace(input, elu(input, alpha) * scale, inplace)
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return ember.gelu(input, approximate=approximate)
+
+
+def silu(input, inplace=False):
+    return ember.silu_(input) if inplace else ember.silu(input)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    scaled = input * beta
+    soft = ember.log1p(ember.exp(scaled.clamp(max=threshold))) / beta
+    return ember.where(scaled > threshold, input, soft)
+
+
+def mish(input, inplace=False):
+    return _maybe_inplace(input, input * ember.tanh(softplus(input)), inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    return _maybe_inplace(input, (input + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
+
+
+def hardswish(input, inplace=False):
+    return _maybe_inplace(input, input * (input + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
+
+
+def logsigmoid(input):
+    return input.clamp(max=0.0) - ember.log1p(ember.exp(-input.abs()))
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - ember.tanh(input)
+
+
+def tanh(input):
+    return ember.tanh(input)
+
+
+def sigmoid(input):
+    return ember.sigmoid(input)
+
+
+def glu(input, dim=-1):
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    a, b = input.chunk(2, dim)
+    return a * ember.sigmoid(b)
+
+
+def prelu(input, weight):
+    if weight.numel() != 1 and input.dim() >= 2:
+        shape = [1] * input.dim()
+        shape[1] = weight.numel()
+        weight = weight.reshape(shape)
+    return ember.where(input > 0, input, input * weight)
+
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an "
+                  "argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return ember.softmax(input, dim, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return ember.softmax(-input, dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return ember.log_softmax(input, dim, dtype)
+
+
+# ---- dropout ----------------------------------------------------------------------------
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    return _maybe_inplace(input, ember.dropout(input, p, training), inplace)
+
+
+def _channel_dropout(input, p, training, inplace, batched_dim):
+    _check_p(p)
+    if not training or p == 0.0:
+        return input
+    batched = input.dim() == batched_dim
+    shape = list(input.shape[:2] if batched else input.shape[:1]) + [1] * (input.dim() - (2 if batched else 1))
+    if p == 1.0:
+        mask = ember.zeros(shape, dtype=input.dtype, device=input.device)
+    else:
+        keep = ember.rand(shape, dtype=input.dtype, device=input.device) >= p
+        mask = keep.to(input.dtype) / (1.0 - p)
+    return _maybe_inplace(input, input * mask, inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _channel_dropout(input, p, training, inplace, 3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout(input, p, training, inplace, 4)
+
+
+# ---- normalization ------------------------------------------------------------------
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if isinstance(normalized_shape, int):
+        normalized_shape = [normalized_shape]
+    return ember.layer_norm(input, list(normalized_shape), weight, bias, eps)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    if isinstance(normalized_shape, int):
+        normalized_shape = [normalized_shape]
+    if eps is None:
+        eps = _finfo_eps(input.dtype)
+    dims = list(range(-len(normalized_shape), 0))
+    out = input * ember.rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    if weight is not None:
+        out = out * weight
+    return out
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups != 0:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {input.shape} and num_groups={num_groups}")
+    x = input.reshape([n, num_groups, -1])
+    mean = x.mean([-1], keepdim=True)
+    var = x.var([-1], correction=0, keepdim=True)
+    out = ((x - mean) * ember.rsqrt(var + eps)).reshape(list(input.shape))
+    shape = [1, c] + [1] * (input.dim() - 2)
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def _verify_batch_size(size):
+    size_prods = size[0]
+    for i in range(len(size) - 2):
+        size_prods *= size[i + 2]
+    if size_prods == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    if training:
+        _verify_batch_size(input.size())
+    if training and (running_mean is not None or running_var is not None):
+        # ember.batch_norm records its running-stat update in the autograd graph
+        # (the buffers come back with grad_fn=AddBackward0); update scratch copies
+        # and copy the values in without history instead.
+        rm = running_mean.detach().clone() if running_mean is not None else None
+        rv = running_var.detach().clone() if running_var is not None else None
+        out = ember.batch_norm(input, weight, bias, rm, rv, True, momentum, eps, False)
+        with ember.no_grad():
+            if running_mean is not None:
+                running_mean.copy_(rm.detach())
+            if running_var is not None:
+                running_var.copy_(rv.detach())
+        return out
+    return ember.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    denom = ember.norm(input, p, [dim], True).clamp(min=eps).expand_as(input)
+    result = input / denom
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
+# ---- embedding, one_hot, pad ---------------------------------------------------------------
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        input = input.contiguous()
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    out = ember.embedding(weight, input, padding_idx, False, sparse)
+    if scale_grad_by_freq and weight.requires_grad and ember.is_grad_enabled():
+        # ember.embedding ignores scale_grad_by_freq: divide each position's
+        # gradient by how often its index occurs in the batch instead.
+        flat = input.reshape([-1])
+        counts = ember.zeros([weight.size(0)], dtype=weight.dtype, device=weight.device)
+        counts.index_put_([flat], ember.ones([flat.numel()], dtype=weight.dtype, device=weight.device), True)
+        out = _ScaleGrad.apply(out, (1.0 / counts.index_select(0, flat)).reshape(list(input.shape) + [1]))
+    return out
+
+
+class _ScaleGrad(ember.autograd.Function):
+    """Identity forward; backward multiplies the gradient by ``scale``."""
+
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.save_for_backward(scale)
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (scale,) = ctx.saved_tensors
+        return grad * scale, None
+
+
+def _embedding_renorm_(weight, input, max_norm, norm_type):
+    # Rescale (in place, without recording) the rows that input uses whose norm exceeds max_norm.
+    with ember.no_grad():
+        idx = input.reshape([-1])
+        rows = weight.index_select(0, idx)
+        norms = ember.norm(rows, norm_type, [1], True)
+        scale = ember.where(norms > max_norm, max_norm / (norms + 1e-7), ember.ones_like(norms))
+        weight.index_put_([idx], rows * scale)
+    return weight
+
+
+def one_hot(tensor, num_classes=-1):
+    if tensor.dtype != ember.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        num_classes = int(tensor.max().item()) + 1 if tensor.numel() > 0 else 0
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+    if tensor.numel() > 0:
+        if int(tensor.min().item()) < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if int(tensor.max().item()) >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    out = ember.zeros(list(tensor.shape) + [num_classes], dtype=ember.int64, device=tensor.device)
+    return out.scatter(-1, tensor.unsqueeze(-1), 1)
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pads the last len(pad)//2 dims: pad = (left_last, right_last, left_prev, right_prev, ...)."""
+    pad = list(pad)
+    if len(pad) % 2 != 0:
+        raise ValueError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise ValueError("Padding length should be less than or equal to two times the input dimension but got "
+                         f"padding length {len(pad)} and input of dimension {input.dim()}")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "constant" and value is not None and value != 0:
+        raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument.')
+    out = input
+    for i in range(len(pad) // 2):
+        dim = input.dim() - 1 - i
+        left, right = int(pad[2 * i]), int(pad[2 * i + 1])
+        if left == 0 and right == 0:
+            continue
+        n = out.shape[dim]
+        if mode == "constant":
+            if left < 0:
+                out = out.narrow(dim, -left, n + left)
+                n += left
+                left = 0
+            if right < 0:
+                out = out.narrow(dim, 0, n + right)
+                right = 0
+            parts = []
+            if left > 0:
+                shape = list(out.shape)
+                shape[dim] = left
+                parts.append(_full_like(out, shape, 0.0 if value is None else value))
+            parts.append(out)
+            if right > 0:
+                shape = list(out.shape)
+                shape[dim] = right
+                parts.append(_full_like(out, shape, 0.0 if value is None else value))
+            if len(parts) > 1:
+                out = ember.cat(parts, dim)
+            continue
+        # Negative padding crops first; the positive side then pads the cropped tensor (torch's order).
+        if left < 0:
+            out = out.narrow(dim, -left, n + left)
+            n += left
+            left = 0
+        if right < 0:
+            out = out.narrow(dim, 0, n + right)
+            n += right
+            right = 0
+        if left == 0 and right == 0:
+            continue
+        if mode == "reflect" and (left >= n or right >= n):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input dimension, "
+                               f"but got: padding ({left}, {right}) at dimension {dim} of input {list(input.shape)}")
+        if mode == "circular" and (left > n or right > n):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        index = []
+        for j in range(-left, n + right):
+            if mode == "replicate":
+                k = min(max(j, 0), n - 1)
+            elif mode == "reflect":
+                k = -j if j < 0 else (2 * (n - 1) - j if j >= n else j)
+            else:  # circular
+                k = j % n
+            index.append(k)
+        out = out.index_select(dim, ember.tensor(index, dtype=ember.int64, device=out.device))
+    return out
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Only mode='nearest' (the legacy nearest, as torch's default) is implemented."""
+    if mode != "nearest":
+        raise NotImplementedError(f"interpolate mode '{mode}' is not supported in Ember yet (only 'nearest')")
+    spatial = input.dim() - 2
+    in_sizes = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        out_sizes = list(_ntuple(spatial)(size))
+        scales = [i / o for i, o in zip(in_sizes, out_sizes)]
+    elif scale_factor is not None:
+        factors = list(_ntuple(spatial)(scale_factor))
+        out_sizes = [int(math.floor(i * f)) for i, f in zip(in_sizes, factors)]
+        scales = ([i / o for i, o in zip(in_sizes, out_sizes)] if recompute_scale_factor
+                  else [1.0 / f for f in factors])
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    out = input
+    for d, (i, o, s) in enumerate(zip(in_sizes, out_sizes, scales)):
+        idx = [min(int(math.floor(j * s)), i - 1) for j in range(o)]
+        out = out.index_select(2 + d, ember.tensor(idx, dtype=ember.int64, device=out.device))
+    return out
+
+
+# ---- losses -------------------------------------------------------------------------------------
+
+
+def _check_sizes_for_broadcast(input, target, name, stacklevel=3):
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=stacklevel)
+        return _broadcast_tensors(input, target)
+    return input, target
+
+
+def _weighted_reduction(loss, weight, input, reduction):
+    # torch's weighted mse/l1: 'mean' divides by the total weight, not the element count.
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "mean":
+        return loss.sum() / weight.sum()
+    return _apply_reduction(loss, reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    input, target = _check_sizes_for_broadcast(input, target, "mse_loss")
+    if weight is not None:
+        d = input - target
+        return _weighted_reduction(d * d, weight, input, reduction)
+    return ember.mse_loss(input, target, _reduction_enum(reduction))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    input, target = _check_sizes_for_broadcast(input, target, "l1_loss")
+    if weight is not None:
+        return _weighted_reduction((input - target).abs(), weight, input, reduction)
+    return ember.l1_loss(input, target, _reduction_enum(reduction))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    input, target = _check_sizes_for_broadcast(input, target, "smooth_l1_loss")
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = (input - target).abs()
+    if beta == 0.0:
+        return _apply_reduction(d, reduction)
+    loss = ember.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
+    return _apply_reduction(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    input, target = _check_sizes_for_broadcast(input, target, "huber_loss")
+    d = (input - target).abs()
+    loss = ember.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    if weight is not None:
+        if weight.size() != input.size():
+            raise ValueError("Weights and input must have the same size.")
+        loss = loss * weight
+    return _apply_reduction(loss, reduction)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    return ember.cross_entropy_loss(input, target, weight, _reduction_enum(reduction), ignore_index, label_smoothing)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    return ember.nll_loss(input, target, weight, _reduction_enum(reduction), ignore_index)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    # torch clamps each log term at -100 so that 0 * log(0) stays finite.
+    loss = -(target * ember.log(input).clamp(min=-100.0) + (1 - target) * ember.log(1 - input).clamp(min=-100.0))
+    if weight is not None:
+        loss = loss * weight.expand(_broadcast_shape(list(target.shape), list(weight.shape)))
+    return _apply_reduction(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    reduction = _resolve_reduction(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    # torch's stable form: (1 - t) x + (1 + (pw - 1) t) (log1p(exp(-|x|)) + max(-x, 0)).
+    softplus_neg = ember.log1p(ember.exp(-input.abs())) + (-input).clamp(min=0.0)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + log_weight * softplus_neg
+    else:
+        loss = (1 - target) * input + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _apply_reduction(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if log_target:
+        loss = ember.exp(target) * (target - input)
+    else:
+        positive = target > 0
+        safe = ember.where(positive, target, ember.ones_like(target))
+        loss = ember.where(positive, target * (ember.log(safe) - input), -target * input)
+    if reduction == "batchmean":
+        return loss.sum() / input.size(0) if input.dim() != 0 else loss.sum()
+    return _apply_reduction(loss, reduction)
+
+
+# ---- attention ----------------------------------------------------------------------------------
+
+
+def _repeat_heads(x, n_rep):
+    if n_rep == 1:
+        return x
+    shape = list(x.shape)
+    h = shape[-3]
+    y = x.unsqueeze(-3).expand(shape[:-3] + [h, n_rep] + shape[-2:])
+    return y.reshape(shape[:-3] + [h * n_rep] + shape[-2:])
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(q k^T * scale + mask) v, with torch's "safe" softmax: fully masked rows give zeros."""
+    L, S = query.size(-2), key.size(-2)
+    scale_factor = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
+    if enable_gqa:
+        key = _repeat_heads(key, query.size(-3) // key.size(-3))
+        value = _repeat_heads(value, query.size(-3) // value.size(-3))
+    attn = ember.matmul(query, key.transpose(-2, -1)) * scale_factor
+    masked = False
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if is_causal:
+        causal = ember.arange(L, device=query.device).unsqueeze(1) >= ember.arange(S, device=query.device).unsqueeze(0)
+        attn = attn.masked_fill(causal.logical_not(), float("-inf"))
+        masked = True
+    if attn_mask is not None:
+        if attn_mask.dtype == ember.bool:
+            attn = attn.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            attn = attn + attn_mask
+        masked = True
+    if masked:
+        dead = (attn == float("-inf")).all(dim=-1, keepdim=True)
+        attn = ember.softmax(attn.masked_fill(dead, 0.0), -1)
+        attn = attn.masked_fill(dead, 0.0)
+    else:
+        attn = ember.softmax(attn, -1)
+    if dropout_p > 0.0:
+        attn = ember.dropout(attn, dropout_p, True)
+    return ember.matmul(attn, value)
+
+
+def _none_or_dtype(input):
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or ember.Tensor")
+
+
+def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
+    if mask is not None:
+        _mask_dtype = mask.dtype
+        _mask_is_float = mask.is_floating_point()
+        if _mask_dtype != ember.bool and not _mask_is_float:
+            raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+        if check_other and other_type is not None:
+            if _mask_dtype != other_type:
+                warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type "
+                              "for both instead.", stacklevel=2)
+        if not _mask_is_float:
+            mask = ember.zeros(list(mask.shape), dtype=target_type, device=mask.device).masked_fill(
+                mask, float("-inf"))
+    return mask
+
+
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
+    if query.dim() == 3:
+        is_batched = True
+        if key.dim() != 3 or value.dim() != 3:
+            raise AssertionError("For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                                 f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+            raise AssertionError("For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
+                                 f"found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise AssertionError("For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but found "
+                                 f"{attn_mask.dim()}-D tensor instead")
+    elif query.dim() == 2:
+        is_batched = False
+        if key.dim() != 2 or value.dim() != 2:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                                 f"{key.dim()}-D and {value.dim()}-D tensors respectively")
+        if key_padding_mask is not None and key_padding_mask.dim() != 1:
+            raise AssertionError("For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
+                                 f"found {key_padding_mask.dim()}-D tensor instead")
+        if attn_mask is not None:
+            if attn_mask.dim() not in (2, 3):
+                raise AssertionError("For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                                     f"found {attn_mask.dim()}-D tensor instead")
+            if attn_mask.dim() == 3:
+                expected_shape = (num_heads, query.shape[0], key.shape[0])
+                if attn_mask.shape != expected_shape:
+                    raise AssertionError(f"Expected `attn_mask` shape to be {expected_shape} but got "
+                                         f"{attn_mask.shape}")
+    else:
+        raise AssertionError("query should be unbatched 2D or batched 3D tensor but received "
+                             f"{query.dim()}-D query tensor")
+    return is_batched
+
+
+def _in_projection_packed(q, k, v, w, b=None):
+    E = q.size(-1)
+    if k is v:
+        if q is k:
+            proj = linear(q, w, b)
+            # (..., 3E) -> 3 x (..., E)
+            proj = proj.reshape(list(proj.shape[:-1]) + [3, E]).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([E, E * 2])
+        if b is None:
+            b_q = b_kv = None
+        else:
+            b_q, b_kv = b.split([E, E * 2])
+        q_proj = linear(q, w_q, b_q)
+        kv_proj = linear(k, w_kv, b_kv)
+        kv_proj = kv_proj.reshape(list(kv_proj.shape[:-1]) + [2, E]).unsqueeze(0).transpose(0, -2).squeeze(-2)
+        kv_proj = kv_proj.contiguous()
+        return q_proj, kv_proj[0], kv_proj[1]
+    w_q, w_k, w_v = w.chunk(3)
+    if b is None:
+        b_q = b_k = b_v = None
+    else:
+        b_q, b_k, b_v = b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None):
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias,
+                                 bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias,
+                                 training=True, key_padding_mask=None, need_weights=True, attn_mask=None,
+                                 use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
+                                 v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """torch.nn.functional.multi_head_attention_forward, sequence-first (L, N, E)."""
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        query = query.unsqueeze(1)
+        key = key.unsqueeze(1)
+        value = value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask",
+                                       query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
+                                 f"{value.shape[:2]}")
+    elif key.shape != value.shape:
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    else:
+        if q_proj_weight is None or k_proj_weight is None or v_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is True but q/k/v_proj_weight is None")
+        if in_proj_bias is None:
+            b_q = b_k = b_v = None
+        else:
+            b_q, b_k, b_v = in_proj_bias.chunk(3)
+        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, b_q, b_k, b_v)
+
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            correct_2d_size = (tgt_len, src_len)
+            if attn_mask.shape != correct_2d_size:
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{correct_2d_size}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            correct_3d_size = (bsz * num_heads, tgt_len, src_len)
+            if attn_mask.shape != correct_3d_size:
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{correct_3d_size}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        k = ember.cat([k, bias_k.expand([1, bsz, embed_dim])])
+        v = ember.cat([v, bias_v.expand([1, bsz, embed_dim])])
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    elif bias_k is not None or bias_v is not None:
+        raise AssertionError("bias_k and bias_v must both be set or both be None")
+
+    q = q.reshape([tgt_len, bsz * num_heads, head_dim]).transpose(0, 1)
+    if static_k is None:
+        k = k.reshape([k.shape[0], bsz * num_heads, head_dim]).transpose(0, 1)
+    else:
+        if static_k.size(0) != bsz * num_heads:
+            raise AssertionError(f"expecting static_k.size(0) of {bsz * num_heads}, but got {static_k.size(0)}")
+        if static_k.size(2) != head_dim:
+            raise AssertionError(f"expecting static_k.size(2) of {head_dim}, but got {static_k.size(2)}")
+        k = static_k
+    if static_v is None:
+        v = v.reshape([v.shape[0], bsz * num_heads, head_dim]).transpose(0, 1)
+    else:
+        if static_v.size(0) != bsz * num_heads:
+            raise AssertionError(f"expecting static_v.size(0) of {bsz * num_heads}, but got {static_v.size(0)}")
+        if static_v.size(2) != head_dim:
+            raise AssertionError(f"expecting static_v.size(2) of {head_dim}, but got {static_v.size(2)}")
+        v = static_v
+
+    if add_zero_attn:
+        zero_attn_shape = [bsz * num_heads, 1, head_dim]
+        k = ember.cat([k, ember.zeros(zero_attn_shape, dtype=k.dtype, device=k.device)], 1)
+        v = ember.cat([v, ember.zeros(zero_attn_shape, dtype=v.dtype, device=v.device)], 1)
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+
+    src_len = k.size(1)
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                                 f"{key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
+        key_padding_mask = key_padding_mask.reshape([bsz, 1, 1, src_len]).expand(
+            [bsz, num_heads, 1, src_len]).reshape([bsz * num_heads, 1, src_len])
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+
+    if not training:
+        dropout_p = 0.0
+
+    if need_weights:
+        E = q.shape[-1]
+        q_scaled = q * math.sqrt(1.0 / float(E))
+        if is_causal and attn_mask is None:
+            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+        attn_output_weights = ember.bmm(q_scaled, k.transpose(-2, -1))
+        if attn_mask is not None:
+            attn_output_weights = attn_mask + attn_output_weights
+        attn_output_weights = ember.softmax(attn_output_weights, -1)
+        if dropout_p > 0.0:
+            attn_output_weights = dropout(attn_output_weights, p=dropout_p)
+        attn_output = ember.bmm(attn_output_weights, v)
+        attn_output = attn_output.transpose(0, 1).reshape([tgt_len * bsz, embed_dim])
+        attn_output = linear(attn_output, out_proj_weight, out_proj_bias)
+        attn_output = attn_output.reshape([tgt_len, bsz, attn_output.size(1)])
+        attn_output_weights = attn_output_weights.reshape([bsz, num_heads, tgt_len, src_len])
+        if average_attn_weights:
+            attn_output_weights = attn_output_weights.mean(dim=1)
+        if not is_batched:
+            attn_output = attn_output.squeeze(1)
+            attn_output_weights = attn_output_weights.squeeze(0)
+        return attn_output, attn_output_weights
+
+    if attn_mask is not None:
+        if attn_mask.size(0) == 1 and attn_mask.dim() == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.reshape([bsz, num_heads, -1, src_len])
+    q = q.reshape([bsz, num_heads, tgt_len, head_dim])
+    k = k.reshape([bsz, num_heads, src_len, head_dim])
+    v = v.reshape([bsz, num_heads, src_len, head_dim])
+    attn_output = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    attn_output = attn_output.permute(2, 0, 1, 3).reshape([bsz * tgt_len, embed_dim])
+    attn_output = linear(attn_output, out_proj_weight, out_proj_bias)
+    attn_output = attn_output.reshape([tgt_len, bsz, attn_output.size(1)])
+    if not is_batched:
+        attn_output = attn_output.squeeze(1)
+    return attn_output, None
