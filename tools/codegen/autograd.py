@@ -164,7 +164,7 @@ def _value_saved(a: Argument) -> Saved:
     return Saved(name, base, f"std::string({name})" if t.base == "str" else name)
 
 
-def plan_node(info: DifferentiabilityInfo, f: NativeFunction, *, inplace_from_functional: bool) -> NodePlan:
+def plan_node(info: DifferentiabilityInfo, f: NativeFunction) -> NodePlan:
     schema = f.schema
     plan = NodePlan(info, [])
     returns = _return_names(schema)
@@ -221,15 +221,12 @@ def plan_node(info: DifferentiabilityInfo, f: NativeFunction, *, inplace_from_fu
             if _word(r).search(text) and r not in seen:
                 seen.add(r)
                 differentiable = info.output_differentiability is None or info.output_differentiability[i]
-                plan.saved_after.append(Saved(f"{r}_", "SavedVariable", "",
+                # For outputs, `take` is SavedVariable's is_output: only a
+                # differentiable output gets its node back on unpack.
+                plan.saved_after.append(Saved(f"{r}_", "SavedVariable", "true" if differentiable else "false",
                                               f"Tensor {r} = {r}_.unpack({'self_node' if differentiable else 'nullptr'});"))
-                plan.saved_after[-1].take = ("true" if differentiable else "false")
         plan.formulas.append((d.var_names, text))
     return plan
-
-
-def _edge_slots(schema: Schema) -> list[Argument]:
-    return _differentiable_args(schema)
 
 
 def gen_node_declaration(plan: NodePlan) -> str:
@@ -239,7 +236,7 @@ def gen_node_declaration(plan: NodePlan) -> str:
              "  void release_variables() override;"]
     for s in plan.saved_before + plan.saved_after:
         lines.append(f"  {s.ctype} {s.member};")
-    for a in _edge_slots(info.schema):
+    for a in _differentiable_args(info.schema):
         if a.type.is_list:
             lines.append(f"  size_t {cpp.cpp_name(a.name)}_size_ = 0;")
     lines += [" protected:", "  variable_list apply(variable_list&& grads) override;", "};\n"]
@@ -265,7 +262,7 @@ def gen_node_definition(plan: NodePlan) -> str:
     # Where each argument's gradients go among the node's outputs.
     offset_expr = "0"
     slots = {}
-    for a in _edge_slots(schema):
+    for a in _differentiable_args(schema):
         cname = cpp.cpp_name(a.name)
         slots[a.name] = (offset_expr, f"{cname}_size_" if a.type.is_list else None)
         offset_expr = f"{offset_expr} + {cname}_size_" if a.type.is_list else f"{offset_expr} + 1"
@@ -354,7 +351,7 @@ def gen_kernel(f: NativeFunction, plan: Optional[NodePlan], info: Optional[Diffe
         if plan:
             out.append(f"    grad_fn = std::make_shared<{node_type}>();")
             out.append(f"    grad_fn->set_next_edges(collect_next_edges({inputs}));")
-            for a in _edge_slots(s):
+            for a in _differentiable_args(s):
                 if a.type.is_list:
                     out.append(f"    grad_fn->{cpp.cpp_name(a.name)}_size_ = {cpp.cpp_name(a.name)}.size();")
             for saved in plan.saved_before:
@@ -445,7 +442,7 @@ def generate(functions: list[NativeFunction], derivative_entries: list[dict]) ->
         info, from_functional = _info_for(f, infos)
         plan = None
         if info and info.derivatives:
-            plan = plan_node(info, f, inplace_from_functional=from_functional)
+            plan = plan_node(info, f)
             # A node class per (entry, in-place-ness): the in-place form saves
             # a copy of self where the functional one saves self.
             key = info.node_name + ("_inplace" if f.schema.is_inplace and from_functional else "")

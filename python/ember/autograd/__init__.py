@@ -63,9 +63,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """Accumulates the gradients of ``tensors`` into the ``.grad`` of every
     leaf they depend on (or only of ``inputs``)."""
     tensors = _as_list(tensors, "tensors")
-    if inputs is not None and len(_as_list(inputs, "inputs")) == 0:
+    inputs = _as_list(inputs, "inputs")
+    if inputs is not None and len(inputs) == 0:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-    inputs = _as_list(inputs, "inputs") or []
+    inputs = inputs or []
     with _anomaly_report():
         _ag.backward(tensors, _grads(grad_tensors, len(tensors), "grad_tensors"), retain_graph, create_graph,
                      inputs)

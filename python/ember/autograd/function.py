@@ -122,15 +122,13 @@ class Function(metaclass=_FunctionMeta):
                                        f"position {pos + 1}, but the corresponding forward input was not a Variable")
             return grads_for_tensors
 
-        wrapped, node = _ag._finish_function(
+        wrapped, _node = _ag._finish_function(
             cls._backward_name, run_backward, [args[i] for i in input_positions],
             [outputs[i] for i in tensor_positions], list(getattr(ctx, "_dirty", ())),
             list(getattr(ctx, "_non_differentiable", ())), list(getattr(ctx, "_to_save", ())),
             getattr(ctx, "_materialize_grads", True))
         if hasattr(ctx, "_to_save"):
             del ctx._to_save  # now held (version-checked) by the node
-        if node is not None:
-            ctx._node_name = node.name()
         outputs = list(outputs)
         for pos, t in zip(tensor_positions, wrapped):
             outputs[pos] = t
