@@ -342,6 +342,19 @@ Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_
   return ember::zeros(input_sizes, grad.options()).scatter_add(d, idx, grad);
 }
 
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, IntArrayRef weight_sizes, int64_t padding_idx,
+                          bool scale_grad_by_freq) {
+  const Tensor flat = indices.reshape({-1});
+  Tensor rows = grad.reshape({flat.numel(), weight_sizes[1]});
+  if (padding_idx >= 0) rows = rows.masked_fill(flat.eq(padding_idx).unsqueeze(1), 0);
+  if (scale_grad_by_freq) {
+    const Tensor counts = ember::zeros({weight_sizes[0]}, grad.options())
+                              .index_put_({flat}, ember::ones({flat.numel()}, grad.options()), /*accumulate=*/true);
+    rows = rows / counts.index_select(0, flat).unsqueeze(1);
+  }
+  return ember::zeros(weight_sizes, grad.options()).index_put_({flat}, rows, /*accumulate=*/true);
+}
+
 Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, const std::vector<std::optional<Tensor>>& indices) {
   return ember::zeros(input_sizes, grad.options()).index_put_(indices, grad, /*accumulate=*/true);
 }

@@ -71,6 +71,10 @@ std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<std::vect
 // scatter's src may be larger than index: elements index does not reach get 0.
 Tensor gather_to_source(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes);
 Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
+// The weight gradient of an embedding lookup: each row's gradients summed,
+// none for padding_idx, divided by the row's count in the batch if asked.
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, IntArrayRef weight_sizes, int64_t padding_idx,
+                          bool scale_grad_by_freq);
 Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, const std::vector<std::optional<Tensor>>& indices);
 
 // Convolution and pooling.

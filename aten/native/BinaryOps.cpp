@@ -3,6 +3,7 @@
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/TensorIterator.h>
+#include <aten/native/cpu/DtypeVisit.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
 #include <aten/native/cpu/Loops.h>
 
@@ -15,34 +16,12 @@ namespace {
 using cpu::is_floating_v;
 using cpu::is_integral_v;
 using cpu::opmath_t;
-
-[[noreturn]] void not_implemented(const char* name, ScalarType t) {
-  EMBER_CHECK_NOT_IMPLEMENTED(false, "\"{}\" not implemented for '{}'", name, c10::toString(t));
-}
-
-// Calls body(tag) for the iterator's common dtype; `Supports<T>` picks the
-// dtypes the op is defined for.
-template <template <typename> class Supports, typename Body>
-void visit_supported(const TensorIterator& iter, const char* name, Body&& body) {
-  const ScalarType t = iter.common_dtype();
-  c10::visit_scalar_type(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (Supports<T>::value) {
-      body(tag);
-    } else {
-      not_implemented(name, t);
-    }
-  });
-}
-
-template <typename T>
-struct AnyType : std::true_type {};
-template <typename T>
-struct NotComplex : std::bool_constant<!c10::is_complex_v<T>> {};
-template <typename T>
-struct IntegralOrBool : std::bool_constant<std::is_integral_v<T>> {};
-template <typename T>
-struct FloatingOnly : std::bool_constant<is_floating_v<T>> {};
+using cpu::AnyType;
+using cpu::FloatingOnly;
+using cpu::IntegralOrBool;
+using cpu::NotComplex;
+using cpu::not_implemented;
+using cpu::visit_supported;
 
 // A binary op computing in opmath_t: f(M a, M b) -> M.
 template <template <typename> class Supports, typename F>

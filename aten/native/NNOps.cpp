@@ -4,6 +4,7 @@
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/TensorIterator.h>
+#include <c10/core/GradMode.h>
 
 namespace ember::native {
 
@@ -19,7 +20,9 @@ Tensor reduce_loss(const Tensor& loss, int64_t reduction) {
 }
 }  // namespace
 
-Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool /*scale_grad_by_freq*/,
+// Autograd sees embedding as one op (derivatives.yaml), so the backward can
+// honour padding_idx and scale_grad_by_freq.
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/,
                  bool /*sparse*/) {
   EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   EMBER_CHECK(indices.dtype() == ScalarType::Long || indices.dtype() == ScalarType::Int,
@@ -28,15 +31,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
               c10::toString(indices.dtype()));
   std::vector<int64_t> shape = indices.sizes().vec();
   shape.push_back(weight.size(1));
-  const Tensor flat = indices.reshape({-1});
-  Tensor rows = ember::index_select(weight, 0, flat);
-  if (padding_idx >= 0 && rows.requires_grad()) {
-    // The padding row is looked up like any other but gets no gradient:
-    // its lookups read a detached copy of the same values.
-    const Tensor is_padding = flat.eq(padding_idx).unsqueeze(1);
-    rows = ember::where(is_padding, rows.detach(), rows);
-  }
-  return rows.view(shape);
+  return ember::index_select(weight, 0, indices.reshape({-1})).view(shape);
 }
 
 Tensor dropout(const Tensor& input, double p, bool train) {
@@ -77,13 +72,17 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
     mu = ember::mean(input, dims, true);
     var = ember::var(input, dims, Scalar(0), true);
     const int64_t n = input.numel() / input.size(1);
-    // Running statistics track the unbiased variance, as in torch.
-    if (running_mean && running_mean->defined()) {
-      running_mean->mul_(1 - momentum).add_(mu.reshape({-1}), momentum);
-    }
-    if (running_var && running_var->defined()) {
-      const double unbias = n > 1 ? static_cast<double>(n) / static_cast<double>(n - 1) : 1.0;
-      running_var->mul_(1 - momentum).add_(var.reshape({-1}), momentum * unbias);
+    // Running statistics track the unbiased variance, as in torch. They are
+    // buffers, not results: updating them is never part of the graph.
+    {
+      c10::NoGradGuard no_grad;
+      if (running_mean && running_mean->defined()) {
+        running_mean->mul_(1 - momentum).add_(mu.reshape({-1}), momentum);
+      }
+      if (running_var && running_var->defined()) {
+        const double unbias = n > 1 ? static_cast<double>(n) / static_cast<double>(n - 1) : 1.0;
+        running_var->mul_(1 - momentum).add_(var.reshape({-1}), momentum * unbias);
+      }
     }
   } else {
     EMBER_CHECK(running_mean && running_var && running_mean->defined() && running_var->defined(),

@@ -8,7 +8,7 @@
 
 #include <cmath>
 #include <limits>
-#include <limits>
+#include <random>
 
 namespace ember::native {
 
@@ -203,6 +203,50 @@ Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optio
 
 Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return fresh(ember::empty_like(self, dtype, device).normal_(0, 1));
+}
+
+Tensor randperm(int64_t n, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
+                std::optional<Device> device) {
+  EMBER_CHECK(n >= 0, "Trying to create tensor with negative dimension {}: [{}]", n, n);
+  const ScalarType result_dtype = dtype.value_or(ScalarType::Long);
+  if (device && device->is_meta()) return ember::empty({n}, result_dtype, device);
+  Tensor perm = ember::arange(n, ScalarType::Long);
+  int64_t* data = perm.data_ptr<int64_t>();
+  CPUGeneratorImpl& gen = pick(generator);
+  {
+    // Fisher-Yates; the bound is drawn by rejection so every order is equally likely.
+    std::lock_guard<std::mutex> lock(gen.mutex);
+    for (int64_t i = n - 1; i > 0; --i) {
+      std::uniform_int_distribution<int64_t> pick_index(0, i);
+      std::swap(data[i], data[pick_index(gen.engine)]);
+    }
+  }
+  return fresh(perm.to(result_dtype).to(device.value_or(Device(DeviceType::CPU))));
+}
+
+Tensor randperm_out(int64_t n, const std::optional<Generator>& generator, const Tensor& out) {
+  return out.resize_({n}).copy_(ember::randperm(n, generator, out.dtype(), out.device()));
+}
+
+// Draws: 1 where a uniform [0, 1) sample is below the probability.
+Tensor bernoulli(const Tensor& self, const std::optional<Generator>& generator) {
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point(), "\"bernoulli_tensor_cpu_p_\" not implemented for '{}'",
+                              c10::toString(self.dtype()));
+  const Tensor p = self.detach();
+  EMBER_CHECK(p.is_meta() || ember::logical_and(ember::ge(p, 0), ember::le(p, 1)).all().item<bool>(),
+              "bernoulli expects all probabilities in [0, 1]");
+  const Tensor u = ember::empty(self.sizes(), self.dtype(), self.device()).uniform_(0, 1, generator);
+  return fresh(ember::lt(u, p).to(self.dtype()));
+}
+
+Tensor bernoulli_(const Tensor& self, double p, const std::optional<Generator>& generator) {
+  EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p={}", p);
+  const Tensor u = ember::empty(self.sizes(), ScalarType::Double, self.device()).uniform_(0, 1, generator);
+  return self.copy_(ember::lt(u, p));
+}
+
+Tensor bernoulli(const Tensor& self, double p, const std::optional<Generator>& generator) {
+  return fresh(ember::empty_like(self).bernoulli_(p, generator));
 }
 
 }  // namespace ember::native

@@ -65,6 +65,32 @@ inline constexpr bool real_float = cpu::is_floating_v<T>;
 template <typename T>
 inline constexpr bool float_or_complex = cpu::is_floating_v<T> || c10::is_complex_v<T>;
 
+// The inverse error function (the C++ library has none): Giles' (2010)
+// single-precision polynomial as the first guess, then two Newton steps on
+// erf, which bring it to double precision on (-1, 1).
+double erfinv_double(double y) {
+  if (!(std::abs(y) < 1)) return std::abs(y) == 1 ? std::copysign(INFINITY, y) : NAN;
+  if (y == 0) return y;  // keeps the sign of -0
+  const double w = -std::log((1 - y) * (1 + y));
+  double p;
+  if (w < 5) {
+    const double v = w - 2.5;
+    p = 2.81022636e-08;
+    for (double c : {3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164,
+                     0.246640727, 1.50140941})
+      p = p * v + c;
+  } else {
+    const double v = std::sqrt(w) - 3;
+    p = -0.000200214257;
+    for (double c : {0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
+                     1.00167406, 2.83297682})
+      p = p * v + c;
+  }
+  double x = p * y;
+  for (int i = 0; i < 2; ++i) x -= (std::erf(x) - y) / (M_2_SQRTPI * std::exp(-x * x));
+  return x;
+}
+
 // One functor per op. `supports<T>` limits instantiation to the dtypes the op
 // can compute (the runtime check above gives the error for the rest).
 struct Exp { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::exp(x); } };
@@ -88,6 +114,7 @@ struct Tanh { template <typename T> static constexpr bool supports = float_or_co
 struct Sigmoid { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return T(1) / (T(1) + std::exp(-x)); } };
 struct Erf { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::erf(x); } };
 struct Erfc { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::erfc(x); } };
+struct Erfinv { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return static_cast<T>(erfinv_double(static_cast<double>(x))); } };
 struct Reciprocal { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return T(1) / x; } };
 struct Silu { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return x / (T(1) + std::exp(-x)); } };
 struct Neg { template <typename T> static constexpr bool supports = not_bool<T>; template <typename T> T operator()(T x) const { return -x; } };
@@ -146,6 +173,7 @@ Tensor sigmoid_out(const Tensor& self, const Tensor& out) {
 }
 Tensor erf_out(const Tensor& self, const Tensor& out) { return float_unary<Erf>(self, out, "erf", kReal); }
 Tensor erfc_out(const Tensor& self, const Tensor& out) { return float_unary<Erfc>(self, out, "erfc", kReal); }
+Tensor erfinv_out(const Tensor& self, const Tensor& out) { return float_unary<Erfinv>(self, out, "erfinv", kReal); }
 Tensor reciprocal_out(const Tensor& self, const Tensor& out) { return float_unary<Reciprocal>(self, out, "reciprocal"); }
 Tensor silu_out(const Tensor& self, const Tensor& out) {
   // Only floating and complex inputs, as torch (no integer promotion).
@@ -243,5 +271,32 @@ Tensor gelu_out(const Tensor& self, std::string_view approximate, const Tensor& 
   });
   return iter.output();
 }
+
+// ---- floating-point classification (composites) -------------------------------
+// Integers and bools are always finite; x - x is 0 exactly when x is finite
+// (inf - inf and NaN - NaN are NaN), for real and complex x alike.
+
+Tensor isnan(const Tensor& self) { return ember::ne(self, self); }
+
+Tensor isfinite(const Tensor& self) {
+  if (!self.is_floating_point() && !self.is_complex()) return ember::ones_like(self, ScalarType::Bool);
+  return ember::eq(ember::sub(self, self), 0);
+}
+
+Tensor isinf(const Tensor& self) {
+  if (!self.is_floating_point() && !self.is_complex()) return ember::zeros_like(self, ScalarType::Bool);
+  return ember::eq(ember::abs(self), INFINITY);
+}
+
+namespace {
+Tensor signed_inf(const Tensor& self, double inf, const char* name) {
+  EMBER_CHECK(!self.is_complex(), "{} does not support complex inputs.", name);
+  if (!self.is_floating_point()) return ember::zeros_like(self, ScalarType::Bool);
+  return ember::eq(self, inf);
+}
+}  // namespace
+
+Tensor isposinf(const Tensor& self) { return signed_inf(self, INFINITY, "isposinf"); }
+Tensor isneginf(const Tensor& self) { return signed_inf(self, -INFINITY, "isneginf"); }
 
 }  // namespace ember::native

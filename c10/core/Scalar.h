@@ -58,6 +58,7 @@ class Scalar {
   complex<double> toComplexDouble() const { return to<complex<double>>(); }
 
   Scalar operator-() const;
+  Scalar conj() const { return tag_ == Tag::Complex ? Scalar(complex<double>(d_, -imag_)) : *this; }
   bool equal(const Scalar& other) const;
   std::string str() const;
 

@@ -251,6 +251,44 @@ SAMPLES.update({
     "avg_pool2d": lambda d: ember.avg_pool2d(t(d, 3, 9, 8), 2),
 })
 
+SAMPLES.update({
+    "addcmul.out": lambda d: ember.addcmul(t(d, 3), t(d, 2, 1), t(d, 3), value=2, out=t(d, 0)),
+    "addcmul": lambda d: ember.addcmul(t(d, 2, 3), t(d, 3), t(d, 2, 1, dtype=ember.float64)),
+    "addcmul_": lambda d: t(d, 2, 3).addcmul_(t(d, 3), t(d, 2, 3)),
+    "addcdiv.out": lambda d: ember.addcdiv(t(d, 3), t(d, 2, 1), t(d, 3), out=t(d, 0)),
+    "addcdiv": lambda d: ember.addcdiv(t(d, 4, 1), t(d, 3), t(d, 4, 3), value=0.5),
+    "addcdiv_": lambda d: t(d, 2, 3).addcdiv_(t(d, 3), t(d, 2, 3)),
+    "lerp.Scalar_out": lambda d: ember.lerp(t(d, 3), t(d, 2, 3), 0.3, out=t(d, 0)),
+    "lerp.Scalar": lambda d: ember.lerp(t(d, 2, 1), t(d, 3), 0.7),
+    "lerp_.Scalar": lambda d: t(d, 2, 3).lerp_(t(d, 3), 0.5),
+    "lerp.Tensor_out": lambda d: ember.lerp(t(d, 3), t(d, 2, 3), t(d, 3), out=t(d, 0)),
+    "lerp.Tensor": lambda d: ember.lerp(t(d, 2, 1), t(d, 3), t(d, 2, 3)),
+    "lerp_.Tensor": lambda d: t(d, 2, 3).lerp_(t(d, 3), t(d, 1)),
+    "erfinv.out": lambda d: ember.erfinv(t(d, 3), out=t(d, 0)),
+    "erfinv": lambda d: t(d, 2, 3, dtype=ember.int32).erfinv(),
+    "erfinv_": lambda d: t(d, 2, 3).erfinv_(),
+    "isnan": lambda d: t(d, 2, 3).isnan(),
+    "isinf": lambda d: t(d, 2, 3, dtype=ember.int64).isinf(),
+    "isfinite": lambda d: t(d, 3, 2).t().isfinite(),
+    "isposinf": lambda d: t(d, 2, 3).isposinf(),
+    "isneginf": lambda d: t(d, 2, 3).isneginf(),
+    "tril": lambda d: t(d, 2, 3, 4).tril(1),
+    "tril_": lambda d: t(d, 3, 4).tril_(-1),
+    "tril.out": lambda d: ember.tril(t(d, 3, 4), out=t(d, 0)),
+    "triu": lambda d: t(d, 4, 3).t().triu(),
+    "triu_": lambda d: t(d, 3, 4).triu_(2),
+    "triu.out": lambda d: ember.triu(t(d, 3, 4), 1, out=t(d, 0)),
+    "flip": lambda d: t(d, 2, 3, 4).flip([0, 2]),
+    "roll": lambda d: t(d, 2, 3).roll([1], [1]),
+    "repeat": lambda d: t(d, 2, 3).repeat(2, 1, 3),
+    "constant_pad_nd": lambda d: ember.constant_pad_nd(t(d, 2, 3), [1, 2, -1, 0], 1.0),
+    "randperm": lambda d: ember.randperm(6, device=d),
+    "randperm.out": lambda d: ember.randperm(4, out=t(d, 0, dtype=ember.int32)),
+    "bernoulli": lambda d: ember.bernoulli(t(d, 2, 3)),
+    "bernoulli.p": lambda d: ember.bernoulli(t(d, 2, 3), 0.5),
+    "bernoulli_.float": lambda d: t(d, 2, 3).bernoulli_(0.25),
+})
+
 # Operators whose result is data, which a meta tensor does not have (the
 # losses on class indices check the indices' range).
 DATA_DEPENDENT = {"nll_loss", "cross_entropy_loss", "item", "equal", "nonzero", "index.Tensor", "index_put_"}

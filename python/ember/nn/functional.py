@@ -1,7 +1,7 @@
 """ember.nn.functional: the stateless layer functions (mirrors ``torch.nn.functional``).
 
 Most functions forward to the native Ember operators; the few Ember lacks
-(pad, group_norm, the binary cross-entropies, scaled_dot_product_attention,
+(non-constant pad modes, group_norm, the binary cross-entropies, scaled_dot_product_attention,
 adaptive pooling with non-divisible sizes, ...) are composed from
 differentiable operators so that autograd works through them unchanged.
 """
@@ -122,10 +122,6 @@ def _broadcast_shape(*shapes):
 def _broadcast_tensors(*tensors):
     shape = _broadcast_shape(*[list(t.shape) for t in tensors])
     return [t if list(t.shape) == shape else t.expand(shape) for t in tensors]
-
-
-def _full_like(t, shape, value):
-    return ember.full(list(shape), value, dtype=t.dtype, device=t.device)
 
 
 _EPS = {"float16": 0.0009765625, "bfloat16": 0.0078125, "float32": 1.1920928955078125e-07,
@@ -546,19 +542,6 @@ def _verify_batch_size(size):
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     if training:
         _verify_batch_size(input.size())
-    if training and (running_mean is not None or running_var is not None):
-        # ember.batch_norm records its running-stat update in the autograd graph
-        # (the buffers come back with grad_fn=AddBackward0); update scratch copies
-        # and copy the values in without history instead.
-        rm = running_mean.detach().clone() if running_mean is not None else None
-        rv = running_var.detach().clone() if running_var is not None else None
-        out = ember.batch_norm(input, weight, bias, rm, rv, True, momentum, eps, False)
-        with ember.no_grad():
-            if running_mean is not None:
-                running_mean.copy_(rm.detach())
-            if running_var is not None:
-                running_var.copy_(rv.detach())
-        return out
     return ember.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
 
 
@@ -589,29 +572,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if max_norm is not None:
         input = input.contiguous()
         _embedding_renorm_(weight, input, max_norm, norm_type)
-    out = ember.embedding(weight, input, padding_idx, False, sparse)
-    if scale_grad_by_freq and weight.requires_grad and ember.is_grad_enabled():
-        # ember.embedding ignores scale_grad_by_freq: divide each position's
-        # gradient by how often its index occurs in the batch instead.
-        flat = input.reshape([-1])
-        counts = ember.zeros([weight.size(0)], dtype=weight.dtype, device=weight.device)
-        counts.index_put_([flat], ember.ones([flat.numel()], dtype=weight.dtype, device=weight.device), True)
-        out = _ScaleGrad.apply(out, (1.0 / counts.index_select(0, flat)).reshape(list(input.shape) + [1]))
-    return out
-
-
-class _ScaleGrad(ember.autograd.Function):
-    """Identity forward; backward multiplies the gradient by ``scale``."""
-
-    @staticmethod
-    def forward(ctx, x, scale):
-        ctx.save_for_backward(scale)
-        return x.view_as(x)
-
-    @staticmethod
-    def backward(ctx, grad):
-        (scale,) = ctx.saved_tensors
-        return grad * scale, None
+    return ember.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
 def _embedding_renorm_(weight, input, max_norm, norm_type):
@@ -653,6 +614,8 @@ def pad(input, pad, mode="constant", value=None):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if mode != "constant" and value is not None and value != 0:
         raise ValueError(f'Padding mode "{mode}" doesn\'t take in value argument.')
+    if mode == "constant":
+        return ember.constant_pad_nd(input, [int(p) for p in pad], 0.0 if value is None else value)
     out = input
     for i in range(len(pad) // 2):
         dim = input.dim() - 1 - i
@@ -660,27 +623,6 @@ def pad(input, pad, mode="constant", value=None):
         if left == 0 and right == 0:
             continue
         n = out.shape[dim]
-        if mode == "constant":
-            if left < 0:
-                out = out.narrow(dim, -left, n + left)
-                n += left
-                left = 0
-            if right < 0:
-                out = out.narrow(dim, 0, n + right)
-                right = 0
-            parts = []
-            if left > 0:
-                shape = list(out.shape)
-                shape[dim] = left
-                parts.append(_full_like(out, shape, 0.0 if value is None else value))
-            parts.append(out)
-            if right > 0:
-                shape = list(out.shape)
-                shape[dim] = right
-                parts.append(_full_like(out, shape, 0.0 if value is None else value))
-            if len(parts) > 1:
-                out = ember.cat(parts, dim)
-            continue
         # Negative padding crops first; the positive side then pads the cropped tensor (torch's order).
         if left < 0:
             out = out.narrow(dim, -left, n + left)
@@ -882,7 +824,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if is_causal:
-        causal = ember.arange(L, device=query.device).unsqueeze(1) >= ember.arange(S, device=query.device).unsqueeze(0)
+        causal = ember.ones(L, S, dtype=ember.bool, device=query.device).tril()
         attn = attn.masked_fill(causal.logical_not(), float("-inf"))
         masked = True
     if attn_mask is not None:

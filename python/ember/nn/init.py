@@ -25,40 +25,6 @@ def _no_grad_normal_(tensor, mean, std, generator=None):
         return tensor.normal_(mean, std, generator=generator)
 
 
-# Giles (2010), "Approximating the erfinv function": a single-precision
-# polynomial, refined below by Newton steps on erf.
-_ERFINV_CENTRAL = [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-                   -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]
-_ERFINV_TAIL = [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
-                0.00943887047, 1.00167406, 2.83297682]
-
-
-def _horner(coeffs, w):
-    p = ember.full_like(w, coeffs[0])
-    for c in coeffs[1:]:
-        p = p * w + c
-    return p
-
-
-def _erfinv(x):
-    """Inverse error function of a float64 tensor, composed from existing ops (Ember has no erfinv)."""
-    w = -ember.log((1.0 - x) * (1.0 + x))
-    central = _horner(_ERFINV_CENTRAL, w - 2.5)
-    tail = _horner(_ERFINV_TAIL, ember.sqrt(w.clamp(min=5.0)) - 3.0)
-    y = ember.where(w < 5.0, central, tail) * x
-    two_over_sqrt_pi = 2.0 / math.sqrt(math.pi)
-    for _ in range(2):
-        err = ember.erf(y) - x
-        y = y - err / (two_over_sqrt_pi * ember.exp(-y * y))
-    return y
-
-
-def _erfinv_(tensor):
-    with ember.no_grad():
-        tensor.copy_(_erfinv(tensor.to(ember.float64)).to(tensor.dtype))
-    return tensor
-
-
 def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
     def norm_cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
@@ -70,7 +36,7 @@ def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
         lo = norm_cdf((a - mean) / std)
         hi = norm_cdf((b - mean) / std)
         tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
-        _erfinv_(tensor)
+        tensor.erfinv_()
         tensor.mul_(std * math.sqrt(2.0))
         tensor.add_(mean)
         tensor.clamp_(min=a, max=b)

@@ -4,11 +4,8 @@ import ember
 
 from .optimizer import (
     Optimizer,
-    _addcdiv_,
-    _addcmul_,
     _get_scalar_dtype,
     _get_value,
-    _lerp_,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -238,8 +235,8 @@ def adam(
                 grad = grad.add(param, alpha=weight_decay)
 
         # Decay the first and second moment running average coefficient
-        _lerp_(exp_avg, grad, 1 - beta1)
-        _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
 
         step = _get_value(step_t)
 
@@ -258,4 +255,4 @@ def adam(
         else:
             denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
 
-        _addcdiv_(param, exp_avg, denom, value=-step_size)
+        param.addcdiv_(exp_avg, denom, value=-step_size)

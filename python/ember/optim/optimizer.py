@@ -133,35 +133,6 @@ def _use_grad_for_differentiable(func):
     return _use_grad
 
 
-# ---- composed in-place kernels ------------------------------------------------
-# Ember has no addcmul_/addcdiv_/lerp_ yet; these compose them from existing
-# operators with torch's formulas (and torch's lerp branch on the weight).
-
-
-def _addcmul_(self, t1, t2, value=1):
-    """self += value * t1 * t2"""
-    if hasattr(self, "addcmul_"):
-        return self.addcmul_(t1, t2, value=value)
-    return self.add_(t1.mul(t2), alpha=value)
-
-
-def _addcdiv_(self, t1, t2, value=1):
-    """self += value * t1 / t2"""
-    if hasattr(self, "addcdiv_"):
-        return self.addcdiv_(t1, t2, value=value)
-    return self.add_(t1.div(t2), alpha=value)
-
-
-def _lerp_(self, end, weight):
-    """self += weight * (end - self), with torch's two-branch formula for a scalar weight."""
-    if hasattr(self, "lerp_"):
-        return self.lerp_(end, weight)
-    diff = end.sub(self)
-    if abs(weight) < 0.5:
-        return self.add_(diff, alpha=weight)
-    return self.copy_(end.sub(diff, alpha=1 - weight))
-
-
 class Optimizer:
     r"""Base class for all optimizers.
 
