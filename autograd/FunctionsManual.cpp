@@ -127,17 +127,20 @@ Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArray
   return scatter_to_places(grad, places, n).as_strided(input_sizes, input_strides, input_offset - lo);
 }
 
-Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate) {
+// grad * gelu''(self): the derivative of gelu_backward with respect to self.
+Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
+                            std::string_view approximate) {
   if (approximate == "tanh") {
-    const double k = std::sqrt(2.0 / M_PI);
-    Tensor inner = (self + self.pow(3) * 0.044715) * k;
-    Tensor t = inner.tanh();
-    Tensor d_inner = (self.pow(2) * (3 * 0.044715) + 1) * k;
-    return grad * ((t + 1) * 0.5 + self * 0.5 * (1 - t * t) * d_inner);
+    // u = k (x + c x^3), t = tanh(u): gelu'' = (1 - t^2) (u' + x (u'' - 2 t u'^2) / 2).
+    const double k = std::sqrt(2.0 / M_PI), c = 0.044715;
+    const Tensor t = ((self + self.pow(3) * c) * k).tanh();
+    const Tensor du = (self.pow(2) * (3 * c) + 1) * k;
+    const Tensor d2u = self * (6 * c * k);
+    return grad * grad_output * (1 - t * t) * (du + self * (d2u - t * du * du * 2) * 0.5);
   }
-  Tensor cdf = ((self * M_SQRT1_2).erf() + 1) * 0.5;
-  Tensor pdf = (self * self * -0.5).exp() * (M_2_SQRTPI * M_SQRT1_2 * 0.5);
-  return grad * (cdf + self * pdf);
+  // gelu'' = pdf(x) (2 - x^2), pdf the standard normal density.
+  const Tensor pdf = (self * self * -0.5).exp() * (M_2_SQRTPI * M_SQRT1_2 * 0.5);
+  return grad * grad_output * pdf * (2 - self * self);
 }
 
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {

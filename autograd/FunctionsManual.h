@@ -39,7 +39,8 @@ Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArray
                            std::optional<int64_t> storage_offset);
 
 // Pointwise.
-Tensor gelu_backward(const Tensor& grad, const Tensor& self, std::string_view approximate);
+Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
+                            std::string_view approximate);
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result);

@@ -117,28 +117,16 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad_, const Te
   return {grad_input, grad_weight, grad_bias};
 }
 
-Tensor max_pool2d_backward(const Tensor& grad_, const Tensor& self_, IntArrayRef kernel_size, IntArrayRef stride,
+// The positions of the maxima are a constant of the gradient: found again
+// (without history), then the gradient goes back to them.
+Tensor max_pool2d_backward(const Tensor& grad, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
                            IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  const bool unbatched = self_.dim() == 3;
-  Tensor self = unbatched ? self_.unsqueeze(0) : self_;
-  Tensor grad = unbatched ? grad_.unsqueeze(0) : grad_;
-  const int64_t N = self.size(0), C = self.size(1);
-  Windows win(self.size(2), self.size(3), grad.size(2), grad.size(3), kernel_size, stride, padding, dilation);
-  Tensor positions;
+  Tensor indices;
   {
-    // Which element won each window is a constant of the gradient.
     c10::NoGradGuard no_grad;
-    Tensor plane = ember::full({N, C, win.Hp, win.Wp}, -std::numeric_limits<double>::infinity(), self.options());
-    plane.narrow(2, win.ph, win.H).narrow(3, win.pw, win.W).copy_(self.detach());
-    Tensor values = plane.reshape({N, C, win.Hp * win.Wp})
-                        .index_select(2, win.places.reshape({-1}))
-                        .reshape({N, C, win.OH * win.OW, win.kh * win.kw});
-    Tensor winner = values.argmax(-1, /*keepdim=*/true);
-    positions = win.places.expand({N, C, win.OH * win.OW, win.kh * win.kw}).gather(3, winner);
+    indices = std::get<1>(ember::max_pool2d_with_indices(self.detach(), kernel_size, stride, padding, dilation, ceil_mode));
   }
-  Tensor result = win.scatter_back(grad.reshape({N, C, win.OH * win.OW, 1}), positions, N, C);
-  (void)ceil_mode;  // already in the output size
-  return unbatched ? result.squeeze(0) : result;
+  return ember::max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, indices);
 }
 
 Tensor avg_pool2d_backward(const Tensor& grad_, const Tensor& self_, IntArrayRef kernel_size, IntArrayRef stride,

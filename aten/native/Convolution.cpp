@@ -204,25 +204,46 @@ void pool2d_direct(const Tensor& self, const Tensor& out, std::array<int64_t, 2>
   });
 }
 
+// The checked geometry of a 2-D pooling: a batched (4-D) view of the
+// input, the window parameters and the output size.
+struct PoolGeometry {
+  bool batched;
+  Tensor self;
+  std::array<int64_t, 2> kernel, stride, padding, dilation;
+  int64_t oh, ow;
+};
+
+PoolGeometry pool_geometry(const Tensor& self_, IntArrayRef kernel_size, IntArrayRef stride_, IntArrayRef padding_,
+                           IntArrayRef dilation_, bool ceil_mode, const char* name) {
+  PoolGeometry g;
+  g.batched = self_.dim() == 4;
+  EMBER_CHECK(self_.dim() == 3 || self_.dim() == 4, "{}: Expected 3D or 4D (batch mode) tensor for input, got {}", name,
+              c10::str_sizes(self_.sizes()));
+  g.self = g.batched ? self_ : self_.unsqueeze(0);
+  g.kernel = pair(kernel_size, "kernel_size", 1);
+  const auto stride = pair(stride_, "stride", -1);
+  g.padding = pair(padding_, "padding", 0);
+  g.dilation = pair(dilation_, "dilation", 1);
+  g.stride = {stride[0] < 0 ? g.kernel[0] : stride[0], stride[1] < 0 ? g.kernel[1] : stride[1]};
+  EMBER_CHECK(g.padding[0] * 2 <= g.kernel[0] && g.padding[1] * 2 <= g.kernel[1],
+              "pad should be at most half of effective kernel size, but got pad={}, kernel_size={} and dilation=1",
+              g.padding[0], g.kernel[0]);
+  g.oh = out_size(g.self.size(2), g.kernel[0], g.stride[0], g.padding[0], g.dilation[0], ceil_mode);
+  g.ow = out_size(g.self.size(3), g.kernel[1], g.stride[1], g.padding[1], g.dilation[1], ceil_mode);
+  EMBER_CHECK(g.oh > 0 && g.ow > 0, "{}: output size is too small ({}x{})", name, g.oh, g.ow);
+  return g;
+}
+
 Tensor pool2d(const Tensor& self_, IntArrayRef kernel_size, IntArrayRef stride_, IntArrayRef padding_, bool ceil_mode,
               dnnl::algorithm algorithm, const char* name, IntArrayRef dilation_ = {},
               std::optional<int64_t> divisor_override = std::nullopt) {
-  const bool batched = self_.dim() == 4;
-  EMBER_CHECK(self_.dim() == 3 || self_.dim() == 4, "{}: Expected 3D or 4D (batch mode) tensor for input, got {}", name,
-              c10::str_sizes(self_.sizes()));
-  const Tensor self = batched ? self_ : self_.unsqueeze(0);
-  const auto kernel = pair(kernel_size, "kernel_size", 1);
-  const auto stride = pair(stride_, "stride", -1), padding = pair(padding_, "padding", 0),
-             dilation = pair(dilation_, "dilation", 1);
+  const PoolGeometry g = pool_geometry(self_, kernel_size, stride_, padding_, dilation_, ceil_mode, name);
+  const bool batched = g.batched;
+  const Tensor& self = g.self;
+  const auto kernel = g.kernel, s2 = g.stride, padding = g.padding, dilation = g.dilation;
   const bool fallback = dilation[0] != 1 || dilation[1] != 1 || divisor_override.has_value();
-  const std::array<int64_t, 2> s2{stride[0] < 0 ? kernel[0] : stride[0], stride[1] < 0 ? kernel[1] : stride[1]};
-  EMBER_CHECK(padding[0] * 2 <= kernel[0] && padding[1] * 2 <= kernel[1],
-              "pad should be at most half of effective kernel size, but got pad={}, kernel_size={} and dilation=1",
-              padding[0], kernel[0]);
   const int64_t n = self.size(0), c = self.size(1), h = self.size(2), w = self.size(3);
-  const int64_t oh = out_size(h, kernel[0], s2[0], padding[0], dilation[0], ceil_mode);
-  const int64_t ow = out_size(w, kernel[1], s2[1], padding[1], dilation[1], ceil_mode);
-  EMBER_CHECK(oh > 0 && ow > 0, "{}: output size is too small ({}x{})", name, oh, ow);
+  const int64_t oh = g.oh, ow = g.ow;
   Tensor out = ember::empty({n, c, oh, ow}, self.dtype(), self.device());
   if (self.is_meta()) return batched ? out : out.squeeze(0);
   // oneDNN's max pooling drops NaN, and its average over a ceil_mode
@@ -267,6 +288,88 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
                 count_include_pad ? dnnl::algorithm::pooling_avg_include_padding
                                   : dnnl::algorithm::pooling_avg_exclude_padding,
                 "avg_pool2d", {}, divisor_override);
+}
+
+// max_pool2d that also says where each maximum came from (the flat position
+// in its input plane), which is what its backward scatters to. NaN wins a
+// window, as in torch; ties go to the first element.
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self_, IntArrayRef kernel_size, IntArrayRef stride,
+                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const PoolGeometry g = pool_geometry(self_, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d");
+  EMBER_CHECK_NOT_IMPLEMENTED(!self_.is_complex() && self_.dtype() != ScalarType::Bool,
+                              "\"max_pool2d\" not implemented for '{}'", c10::toString(self_.dtype()));
+  const int64_t n = g.self.size(0), c = g.self.size(1), h = g.self.size(2), w = g.self.size(3);
+  Tensor out = ember::empty({n, c, g.oh, g.ow}, self_.dtype(), self_.device());
+  Tensor indices = ember::empty({n, c, g.oh, g.ow}, ScalarType::Long, self_.device());
+  auto result = [&] {
+    return g.batched ? std::make_tuple(out, indices) : std::make_tuple(out.squeeze(0), indices.squeeze(0));
+  };
+  if (self_.is_meta()) return result();
+  const Tensor x = g.self.contiguous();
+  int64_t* idx = indices.data_ptr<int64_t>();
+  c10::visit_scalar_type(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!c10::is_complex_v<T> && !std::is_same_v<T, bool>) {
+      const T* src = static_cast<const T*>(x.data_ptr());
+      T* dst = static_cast<T*>(out.data_ptr());
+      for (int64_t p = 0; p < n * c; ++p) {
+        const T* plane = src + p * h * w;
+        for (int64_t y = 0; y < g.oh; ++y)
+          for (int64_t z = 0; z < g.ow; ++z) {
+            const int64_t y0 = y * g.stride[0] - g.padding[0], z0 = z * g.stride[1] - g.padding[1];
+            int64_t best = -1;
+            double best_value = -INFINITY;
+            for (int64_t i = 0; i < g.kernel[0]; ++i) {
+              const int64_t iy = y0 + i * g.dilation[0];
+              if (iy < 0 || iy >= h) continue;
+              for (int64_t j = 0; j < g.kernel[1]; ++j) {
+                const int64_t ix = z0 + j * g.dilation[1];
+                if (ix < 0 || ix >= w) continue;
+                const double v = static_cast<double>(plane[iy * w + ix]);
+                if (best < 0 || v > best_value || (v != v && best_value == best_value)) {
+                  best = iy * w + ix;
+                  best_value = v;
+                }
+              }
+            }
+            const int64_t o = (p * g.oh + y) * g.ow + z;
+            dst[o] = plane[best];
+            idx[o] = best;
+          }
+      }
+    }
+  });
+  return result();
+}
+
+// Each output's gradient added at the input position its index names.
+Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                        const Tensor& indices) {
+  (void)kernel_size, (void)stride, (void)padding, (void)dilation, (void)ceil_mode;  // all in `indices`
+  EMBER_CHECK(indices.sizes() == grad_output.sizes(),
+              "max_pool2d_with_indices_backward: indices of size {} do not match grad_output of size {}",
+              c10::str_sizes(indices.sizes()), c10::str_sizes(grad_output.sizes()));
+  Tensor grad_input = ember::zeros(self.sizes(), grad_output.dtype(), self.device());
+  if (self.is_meta() || grad_output.numel() == 0) return grad_input;
+  const int64_t planes = self.numel() / (self.size(-1) * self.size(-2));
+  const int64_t in_plane = self.size(-1) * self.size(-2), out_plane = grad_output.numel() / planes;
+  const Tensor g = grad_output.contiguous(), idx = indices.contiguous();
+  const int64_t* where = idx.data_ptr<int64_t>();
+  c10::visit_scalar_type(g.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!c10::is_complex_v<T> && !std::is_same_v<T, bool>) {
+      const T* src = static_cast<const T*>(g.data_ptr());
+      T* dst = static_cast<T*>(grad_input.data_ptr());
+      for (int64_t p = 0; p < planes; ++p)
+        for (int64_t o = 0; o < out_plane; ++o) {
+          const int64_t k = p * out_plane + o;
+          T& slot = dst[p * in_plane + where[k]];
+          slot = static_cast<T>(static_cast<double>(slot) + static_cast<double>(src[k]));
+        }
+    }
+  });
+  return grad_input;
 }
 
 }  // namespace ember::native

@@ -490,19 +490,24 @@ Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& 
     }
     return off;
   };
-  if (rest_shape.empty()) {
+  std::vector<int64_t> rest_strides(a.src.strides().begin() + a.nindexed, a.src.strides().end());
+  // Rows that are one dense block of self (always so for scalars) are written
+  // by a plain loop; strided rows go through a view per row.
+  const int64_t row_numel = c10::checked_numel(rest_shape);
+  if (rest_strides == c10::contiguous_strides(rest_shape) && !self.is_conj() && !self.is_neg()) {
     c10::visit_scalar_type(self.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* base = static_cast<T*>(self.data_ptr());
       const T* src = static_cast<const T*>(v_rows.data_ptr());
       for (int64_t i = 0; i < flat.numel(); ++i) {
-        store(base[offset_of(f[i])], src[i], accumulate);
+        T* row = base + offset_of(f[i]);
+        const T* values_row = src + i * row_numel;
+        for (int64_t j = 0; j < row_numel; ++j) store(row[j], values_row[j], accumulate);
       }
     });
     self.unsafeGetTensorImpl()->bump_version();
     return self;
   }
-  std::vector<int64_t> rest_strides(a.src.strides().begin() + a.nindexed, a.src.strides().end());
   for (int64_t i = 0; i < flat.numel(); ++i) {
     Tensor row = ember::as_strided(self, rest_shape, rest_strides, self.storage_offset() + offset_of(f[i]));
     if (accumulate) {

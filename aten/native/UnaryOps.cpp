@@ -272,6 +272,38 @@ Tensor gelu_out(const Tensor& self, std::string_view approximate, const Tensor& 
   return iter.output();
 }
 
+// d gelu / dx, times the incoming gradient, in one pass: the composition
+// (erf, exp and four products) costs several passes over memory.
+Tensor gelu_backward_out(const Tensor& grad_output, const Tensor& self, std::string_view approximate,
+                         const Tensor& grad_input) {
+  EMBER_CHECK(approximate == "none" || approximate == "tanh",
+              "approximate argument must be either none or tanh, got '{}'", approximate);
+  auto iter = TensorIterator::binary_op(grad_input, grad_output, self, "gelu_backward");
+  EMBER_CHECK_NOT_IMPLEMENTED(accepts(kFloating, iter.common_dtype()),
+                              "\"GeluBackwardCPUKernelImpl\" not implemented for '{}'",
+                              c10::toString(iter.common_dtype()));
+  const bool use_tanh = approximate == "tanh";
+  c10::visit_scalar_type(iter.common_dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (cpu::is_floating_v<T>) {
+      using M = opmath_t<T>;
+      cpu::cpu_kernel(iter, [use_tanh](T grad, T value) -> T {
+        const M x = static_cast<M>(value);
+        if (use_tanh) {
+          const M k = M(0.7978845608028654), c = M(0.044715);  // sqrt(2/pi)
+          const M t = std::tanh(k * (x + c * x * x * x));
+          const M du = k * (M(1) + M(3) * c * x * x);
+          return static_cast<T>(M(grad) * (M(0.5) * (M(1) + t) + M(0.5) * x * (M(1) - t * t) * du));
+        }
+        const M cdf = M(0.5) * (M(1) + std::erf(x * M(0.7071067811865476)));
+        const M pdf = std::exp(M(-0.5) * x * x) * M(0.3989422804014327);  // 1/sqrt(2 pi)
+        return static_cast<T>(M(grad) * (cdf + x * pdf));
+      });
+    }
+  });
+  return iter.output();
+}
+
 // ---- floating-point classification (composites) -------------------------------
 // Integers and bools are always finite; x - x is 0 exactly when x is finite
 // (inf - inf and NaN - NaN are NaN), for real and complex x alike.

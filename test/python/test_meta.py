@@ -287,6 +287,12 @@ SAMPLES.update({
     "bernoulli": lambda d: ember.bernoulli(t(d, 2, 3)),
     "bernoulli.p": lambda d: ember.bernoulli(t(d, 2, 3), 0.5),
     "bernoulli_.float": lambda d: t(d, 2, 3).bernoulli_(0.25),
+    "gelu_backward": lambda d: ember.gelu_backward(t(d, 2, 3), t(d, 2, 3), approximate="tanh"),
+    "gelu_backward.grad_input": lambda d: ember.gelu_backward(t(d, 2, 3), t(d, 3), out=t(d, 0)),
+    "max_pool2d_with_indices": lambda d: ember.max_pool2d_with_indices(t(d, 2, 3, 9, 8), [3, 3], [2, 2], [1, 1]),
+    "max_pool2d_with_indices_backward": lambda d: ember.max_pool2d_with_indices_backward(
+        t(d, 2, 3, 4, 4), t(d, 2, 3, 8, 8), [2, 2], [2, 2], [0, 0], [1, 1], False,
+        ember.zeros(2, 3, 4, 4, dtype=ember.int64, device=d)),
 })
 
 # Operators whose result is data, which a meta tensor does not have (the

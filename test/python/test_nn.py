@@ -1490,3 +1490,30 @@ def test_conv_training_step_matches_torch():
     for (k, tv), (k2, ev) in zip(tm.state_dict().items(), em.state_dict().items()):
         assert k == k2
         assert_close(ev, tv, rtol=1e-6, atol=1e-9, msg=k)
+
+
+@pytest.mark.parametrize("kwargs", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+                                    dict(kernel_size=(3, 2), stride=1, dilation=2)])
+def test_max_pool2d_return_indices_matches_torch(kwargs):
+    x = torch.randn(2, 3, 9, 8, dtype=torch.float64)
+    x[0, 0, 0, 0] = float("nan")  # NaN wins its window, as in torch
+    out, idx = F.max_pool2d(E(x), return_indices=True, **kwargs)
+    ref, ref_idx = torch.nn.functional.max_pool2d(x, return_indices=True, **kwargs)
+    np.testing.assert_allclose(N(out), ref.numpy(), equal_nan=True)
+    np.testing.assert_array_equal(N(idx), ref_idx.numpy())
+    xe = E(x.nan_to_num()).requires_grad_()
+    nn.MaxPool2d(return_indices=True, **kwargs)(xe)[0].sum().backward()
+    xt = x.nan_to_num().requires_grad_()
+    torch.nn.functional.max_pool2d(xt, **kwargs).sum().backward()
+    np.testing.assert_allclose(N(xe.grad), xt.grad.numpy())
+    small = E(x[:1, :1].nan_to_num()).requires_grad_()
+    assert ember.autograd.gradcheck(lambda t: F.max_pool2d(t, return_indices=True, **kwargs)[0], (small,))
+    assert ember.autograd.gradgradcheck(lambda t: F.max_pool2d(t, **kwargs), (small,))
+
+
+def test_max_pool1d_return_indices_matches_torch():
+    x = torch.randn(2, 3, 11, dtype=torch.float64)
+    out, idx = F.max_pool1d(E(x), 3, 2, return_indices=True)
+    ref, ref_idx = torch.nn.functional.max_pool1d(x, 3, 2, return_indices=True)
+    np.testing.assert_allclose(N(out), ref.numpy())
+    np.testing.assert_array_equal(N(idx), ref_idx.numpy())

@@ -242,11 +242,9 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    if return_indices:
-        raise NotImplementedError("max_pool2d(return_indices=True) is not supported in Ember yet")
     stride = [] if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else list(_pair(stride))
-    return ember.max_pool2d(input, list(_pair(kernel_size)), stride, list(_pair(padding)), list(_pair(dilation)),
-                            ceil_mode)
+    pool = ember.max_pool2d_with_indices if return_indices else ember.max_pool2d
+    return pool(input, list(_pair(kernel_size)), stride, list(_pair(padding)), list(_pair(dilation)), ceil_mode)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
@@ -254,6 +252,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     s = k if stride is None else _single(stride)[0]
     out = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, _single(padding)[0]), (1, _single(dilation)[0]),
                      ceil_mode, return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
     return out.squeeze(-2)
 
 
