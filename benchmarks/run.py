@@ -75,6 +75,12 @@ def cases(quick):
     yield ("autograd: add 10 floats, recorded", tiny, _recorded_add, _recorded_add, None)
     mlp = arrays((64, 256), (256, 256), (256, 10))
     yield ("autograd: MLP [64,256] fwd+bwd", mlp, _mlp_step, _mlp_step, None)
+    yield ("nn: layer_norm [64,64,128] fwd+bwd", arrays((64, 64, 128), (128,), (128,)), _layer_norm_step,
+           _layer_norm_step, None)
+    yield ("nn: gelu [64,64,512] fwd+bwd", arrays((64, 64, 512)), _gelu_step, _gelu_step, None)
+    yield ("nn: cross_entropy [4096,65] fwd+bwd", arrays((4096, 65)), _cross_entropy_step, _cross_entropy_step, None)
+    yield ("nn: attention block [32,64,128] fwd+bwd", arrays((32, 64, 128)), _attention_step, _attention_step, None)
+    yield ("optim: AdamW step, 8 x [256,256]", arrays(*[(256, 256)] * 8), _adamw_step, _adamw_step, None)
     if hasattr(ember, "conv2d"):
         yield ("conv2d [8,64,56,56] 3x3x64", arrays((8, 64, 56, 56), (64, 64, 3, 3)),
                lambda x, w: ember.conv2d(x, w, padding=1), lambda x, w: torch.nn.functional.conv2d(x, w, padding=1),
@@ -94,6 +100,62 @@ def _mlp_step(x, w1, w2):
     (y * y).mean().backward()
     w1.grad = None
     w2.grad = None
+
+
+def _lib(t):
+    return ember if isinstance(t, ember.Tensor) else torch
+
+
+def _layer_norm_step(x, w, b):
+    lib = _lib(x)
+    x.requires_grad_()
+    lib.nn.functional.layer_norm(x, [x.shape[-1]], w, b).sum().backward()
+    x.grad = None
+
+
+def _gelu_step(x):
+    lib = _lib(x)
+    x.requires_grad_()
+    lib.nn.functional.gelu(x).sum().backward()
+    x.grad = None
+
+
+def _cross_entropy_step(x):
+    lib = _lib(x)
+    x.requires_grad_()
+    target = lib.arange(x.shape[0]) % x.shape[1]
+    lib.nn.functional.cross_entropy(x, target).backward()
+    x.grad = None
+
+
+_ATTENTION = {}
+
+
+def _attention_step(x):
+    # One pre-norm transformer block (MultiheadAttention with a causal mask),
+    # built once per library with the same seed-independent shapes.
+    lib = _lib(x)
+    if lib not in _ATTENTION:
+        nn = lib.nn
+        _ATTENTION[lib] = (nn.LayerNorm(128), nn.MultiheadAttention(128, 4, batch_first=True),
+                           lib.ones(64, 64, dtype=lib.bool).triu(1))
+    norm, attn, mask = _ATTENTION[lib]
+    h = norm(x)
+    (x + attn(h, h, h, attn_mask=mask, need_weights=False)[0]).sum().backward()
+
+
+_OPTIMIZERS = {}
+
+
+def _adamw_step(*params):
+    lib = _lib(params[0])
+    key = id(params[0])
+    if key not in _OPTIMIZERS:
+        for p in params:
+            p.requires_grad_()
+            p.grad = lib.ones_like(p)
+        _OPTIMIZERS[key] = lib.optim.AdamW(params)
+    _OPTIMIZERS[key].step()
 
 
 def _np_softmax(a):

@@ -9,6 +9,7 @@
 #include <aten/native/cpu/Loops.h>
 #include <aten/native/cpu/VecMath.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ember::native {
@@ -136,7 +137,7 @@ template <typename Op>
 Tensor float_unary_vectorized(const Tensor& self, const Tensor& out, const char* name,
                               void (*floats)(const float*, float*, int64_t)) {
   auto iter = TensorIterator::unary_float_op(out, self, name);
-  if (iter.common_dtype() == ScalarType::Float && iter.is_contiguous()) {
+  if (iter.dtype(0) == ScalarType::Float && iter.dtype(1) == ScalarType::Float && iter.is_contiguous()) {
     iter.for_each([floats](char** data, const int64_t*, int64_t n) {
       floats(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n);
     });
@@ -171,7 +172,17 @@ Tensor tanh_out(const Tensor& self, const Tensor& out) {
 Tensor sigmoid_out(const Tensor& self, const Tensor& out) {
   return float_unary_vectorized<Sigmoid>(self, out, "sigmoid", &cpu::sigmoid_floats);
 }
-Tensor erf_out(const Tensor& self, const Tensor& out) { return float_unary<Erf>(self, out, "erf", kReal); }
+Tensor erf_out(const Tensor& self, const Tensor& out) {
+  auto iter = TensorIterator::unary_float_op(out, self, "erf");
+  if (iter.dtype(0) == ScalarType::Float && iter.dtype(1) == ScalarType::Float && iter.is_contiguous()) {
+    iter.for_each([](char** data, const int64_t*, int64_t n) {
+      cpu::erf_floats(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n);
+    });
+    return iter.output();
+  }
+  apply_same_type<Erf>(iter, "erf", kReal);
+  return iter.output();
+}
 Tensor erfc_out(const Tensor& self, const Tensor& out) { return float_unary<Erfc>(self, out, "erfc", kReal); }
 Tensor erfinv_out(const Tensor& self, const Tensor& out) { return float_unary<Erfinv>(self, out, "erfinv", kReal); }
 Tensor reciprocal_out(const Tensor& self, const Tensor& out) { return float_unary<Reciprocal>(self, out, "reciprocal"); }
@@ -253,6 +264,12 @@ Tensor gelu_out(const Tensor& self, std::string_view approximate, const Tensor& 
                     "approximate argument must be either none or tanh, got '{}'", approximate);
   auto iter = TensorIterator::unary_float_op(out, self, "gelu");
   const bool use_tanh = approximate == "tanh";
+  if (!use_tanh && iter.dtype(0) == ScalarType::Float && iter.dtype(1) == ScalarType::Float && iter.is_contiguous()) {
+    iter.for_each([](char** data, const int64_t*, int64_t n) {
+      cpu::gelu_floats(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n);
+    });
+    return iter.output();
+  }
   EMBER_CHECK_NOT_IMPLEMENTED(accepts(kReal, iter.common_dtype()), "\"GeluKernelImpl\" not implemented for '{}'",
                               c10::toString(iter.common_dtype()));
   c10::visit_scalar_type(iter.common_dtype(), [&](auto tag) {
@@ -283,6 +300,31 @@ Tensor gelu_backward_out(const Tensor& grad_output, const Tensor& self, std::str
                               "\"GeluBackwardCPUKernelImpl\" not implemented for '{}'",
                               c10::toString(iter.common_dtype()));
   const bool use_tanh = approximate == "tanh";
+  const bool all_float = iter.dtype(0) == ScalarType::Float && iter.dtype(1) == ScalarType::Float &&
+                         iter.dtype(2) == ScalarType::Float;
+  if (!use_tanh && all_float) {
+    // The vector kernel wants dense arrays; strided runs (a broadcast grad,
+    // as sum() sends back) are staged through small buffers.
+    iter.for_each([](char** data, const int64_t* strides, int64_t n) {
+      constexpr int64_t kChunk = 256;
+      if (strides[0] == 4 && strides[1] == 4 && strides[2] == 4) {
+        cpu::gelu_backward_floats(reinterpret_cast<const float*>(data[1]), reinterpret_cast<const float*>(data[2]),
+                                  reinterpret_cast<float*>(data[0]), n);
+        return;
+      }
+      float grad[kChunk], x[kChunk], y[kChunk];
+      for (int64_t start = 0; start < n; start += kChunk) {
+        const int64_t m = std::min(kChunk, n - start);
+        for (int64_t i = 0; i < m; ++i) {
+          grad[i] = *reinterpret_cast<const float*>(data[1] + (start + i) * strides[1]);
+          x[i] = *reinterpret_cast<const float*>(data[2] + (start + i) * strides[2]);
+        }
+        cpu::gelu_backward_floats(grad, x, y, m);
+        for (int64_t i = 0; i < m; ++i) *reinterpret_cast<float*>(data[0] + (start + i) * strides[0]) = y[i];
+      }
+    });
+    return iter.output();
+  }
   c10::visit_scalar_type(iter.common_dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (cpu::is_floating_v<T>) {

@@ -11,6 +11,10 @@ namespace ember::native::cpu {
 void exp_floats(const float* x, float* y, int64_t n);
 void tanh_floats(const float* x, float* y, int64_t n);
 void sigmoid_floats(const float* x, float* y, int64_t n);
+// erf within 2.5 ulp; gelu (exact form) and its gradient built on it.
+void erf_floats(const float* x, float* y, int64_t n);
+void gelu_floats(const float* x, float* y, int64_t n);
+void gelu_backward_floats(const float* grad, const float* x, float* y, int64_t n);
 // Sum of n floats, accumulated in float lanes per block and double across
 // blocks: vector speed with error far below naive float summation.
 double sum_floats(const float* x, int64_t n);
