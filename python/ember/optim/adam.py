@@ -4,8 +4,11 @@ import ember
 
 from .optimizer import (
     Optimizer,
+    _check_fused,
+    _evaluate_closure,
     _get_scalar_dtype,
     _get_value,
+    _params_with_grad,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -55,10 +58,9 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        for i, beta in enumerate(betas[:2]):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not (
@@ -66,16 +68,12 @@ class Adam(Optimizer):
             or (isinstance(betas[0], ember.Tensor) and isinstance(betas[1], ember.Tensor))
         ):
             raise ValueError("betas must be either both floats or both Tensors")
-        if isinstance(betas[0], ember.Tensor):
-            if not capturable and foreach:
-                raise ValueError("betas[0] as a Tensor is not supported for capturable=False and foreach=True")
-            if betas[0].numel() != 1:
-                raise ValueError("Tensor betas[0] must be 1-element")
-        if isinstance(betas[1], ember.Tensor):
-            if not capturable and foreach:
-                raise ValueError("betas[1] as a Tensor is not supported for capturable=False and foreach=True")
-            if betas[1].numel() != 1:
-                raise ValueError("Tensor betas[1] must be 1-element")
+        for i, beta in enumerate(betas[:2]):
+            if isinstance(beta, ember.Tensor):
+                if not capturable and foreach:
+                    raise ValueError(f"betas[{i}] as a Tensor is not supported for capturable=False and foreach=True")
+                if beta.numel() != 1:
+                    raise ValueError(f"Tensor betas[{i}] must be 1-element")
         betas = tuple(map(_to_scalar, betas))
 
         defaults = {
@@ -92,58 +90,40 @@ class Adam(Optimizer):
             "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
-
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        _check_fused(self.defaults)
 
     def __setstate__(self, state):
         super().__setstate__(state)
+        self._set_group_defaults(amsgrad=False, maximize=False, foreach=None, capturable=False, differentiable=False,
+                                 decoupled_weight_decay=False, fused=None)
         for group in self.param_groups:
-            group.setdefault("amsgrad", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            group.setdefault("fused", None)
             for p in group["params"]:
                 p_state = self.state.get(p, [])
                 if len(p_state) != 0 and not isinstance(p_state["step"], ember.Tensor):
                     step_val = float(p_state["step"])
                     p_state["step"] = ember.tensor(step_val, dtype=_get_scalar_dtype())
 
-    def _init_group(self, group, params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps):
-        has_complex = False
-        for p in group["params"]:
-            if p.grad is not None:
-                has_complex |= p.is_complex()
-                params_with_grad.append(p)
-                grads.append(p.grad)
-
-                state = self.state[p]
-                # Lazy state initialization
-                if len(state) == 0:
-                    # 'step' is a 0-d CPU tensor, as in torch (float32 unless the default dtype is float64).
-                    state["step"] = ember.tensor(0.0, dtype=_get_scalar_dtype())
-                    # Exponential moving average of gradient values
-                    state["exp_avg"] = ember.zeros_like(p)
-                    # Exponential moving average of squared gradient values
-                    state["exp_avg_sq"] = ember.zeros_like(p)
-                    if group["amsgrad"]:
-                        # Maintains max of all exp. moving avg. of sq. grad. values
-                        state["max_exp_avg_sq"] = ember.zeros_like(p)
-
-                exp_avgs.append(state["exp_avg"])
-                exp_avg_sqs.append(state["exp_avg_sq"])
+    def _init_group(self, group):
+        """The group's params with a grad, and their state (created on first use)."""
+        params = _params_with_grad(group)
+        states = []
+        for p in params:
+            state = self.state[p]
+            # Lazy state initialization
+            if len(state) == 0:
+                # 'step' is a 0-d CPU tensor, as in torch (float32 unless the default dtype is float64).
+                state["step"] = ember.tensor(0.0, dtype=_get_scalar_dtype())
+                # Exponential moving average of gradient values
+                state["exp_avg"] = ember.zeros_like(p)
+                # Exponential moving average of squared gradient values
+                state["exp_avg_sq"] = ember.zeros_like(p)
                 if group["amsgrad"]:
-                    max_exp_avg_sqs.append(state["max_exp_avg_sq"])
-                if group["differentiable"] and state["step"].requires_grad:
-                    raise RuntimeError("`requires_grad` is not supported for `step` in differentiable mode")
-                state_steps.append(state["step"])
-        return has_complex
+                    # Maintains max of all exp. moving avg. of sq. grad. values
+                    state["max_exp_avg_sq"] = ember.zeros_like(p)
+            if group["differentiable"] and state["step"].requires_grad:
+                raise RuntimeError("`requires_grad` is not supported for `step` in differentiable mode")
+            states.append(state)
+        return params, states
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -153,33 +133,21 @@ class Adam(Optimizer):
             closure (Callable, optional): A closure that reevaluates the model
                 and returns the loss.
         """
-        loss = None
-        if closure is not None:
-            with ember.enable_grad():
-                loss = closure()
+        loss = _evaluate_closure(closure)
 
         for group in self.param_groups:
-            params_with_grad = []
-            grads = []
-            exp_avgs = []
-            exp_avg_sqs = []
-            max_exp_avg_sqs = []
-            state_steps = []
+            params, states = self._init_group(group)
             beta1, beta2 = group["betas"]
 
-            has_complex = self._init_group(
-                group, params_with_grad, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps
-            )
-
             adam(
-                params_with_grad,
-                grads,
-                exp_avgs,
-                exp_avg_sqs,
-                max_exp_avg_sqs,
-                state_steps,
+                params,
+                [p.grad for p in params],
+                [s["exp_avg"] for s in states],
+                [s["exp_avg_sq"] for s in states],
+                [s["max_exp_avg_sq"] for s in states] if group["amsgrad"] else [],
+                [s["step"] for s in states],
                 amsgrad=group["amsgrad"],
-                has_complex=has_complex,
+                has_complex=any(p.is_complex() for p in params),
                 beta1=beta1,
                 beta2=beta2,
                 lr=group["lr"],

@@ -10,6 +10,7 @@ import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
+from contextlib import contextmanager
 from functools import partial, wraps
 from weakref import ref
 
@@ -201,11 +202,21 @@ class LRScheduler:
                     values = self._get_closed_form_lr()
                 else:
                     values = self.get_lr()
+        self._set_lrs(values)
 
+    def _set_lrs(self, values):
+        """Write the new lr of each param group, and remember them for get_last_lr()."""
         for param_group, lr in zip(self.optimizer.param_groups, values):
             _update_param_group_val(param_group, "lr", lr)
-
         self._last_lr = _param_groups_val_list(self.optimizer, "lr")
+
+    # Most schedules scale every lr by one factor: the chainable forms (get_lr)
+    # the groups' current lrs, the closed forms (_get_closed_form_lr) the base lrs.
+    def _current_lrs_times(self, factor):
+        return [group["lr"] * factor for group in self.optimizer.param_groups]
+
+    def _base_lrs_times(self, factor):
+        return [base_lr * factor for base_lr in self.base_lrs]
 
 
 def _warn_get_lr_called_within_step(lr_scheduler):
@@ -222,27 +233,33 @@ class _LRScheduler(LRScheduler):
     pass
 
 
-class _enable_get_lr_call:
-    def __init__(self, o):
-        self.o = o
-
-    def __enter__(self):
-        self.o._get_lr_called_within_step = True
-        return self
-
-    def __exit__(self, type, value, traceback):
-        self.o._get_lr_called_within_step = False
+@contextmanager
+def _flag_on(o, name):
+    """Set the boolean attribute ``name`` of ``o`` for the duration of a with block."""
+    setattr(o, name, True)
+    try:
+        yield
+    finally:
+        setattr(o, name, False)
 
 
-class _initial_mode:
-    def __init__(self, o):
-        self.o = o
+def _enable_get_lr_call(o):
+    """get_lr() warns unless called from within step()."""
+    return _flag_on(o, "_get_lr_called_within_step")
 
-    def __enter__(self):
-        self.o._is_initial = True
 
-    def __exit__(self, type, value, traceback):
-        self.o._is_initial = False
+def _initial_mode(o):
+    """The constructor's first step(): schedules keep the initial lrs."""
+    return _flag_on(o, "_is_initial")
+
+
+def _lr_lambdas(optimizer, lr_lambda):
+    """LambdaLR's and MultiplicativeLR's lr_lambda: one function for every param group, or a list of one per group."""
+    if not isinstance(lr_lambda, list) and not isinstance(lr_lambda, tuple):
+        return [lr_lambda] * len(optimizer.param_groups)
+    if len(lr_lambda) != len(optimizer.param_groups):
+        raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+    return list(lr_lambda)
 
 
 def _lambdas_state_dict(self):
@@ -270,12 +287,7 @@ class LambdaLR(LRScheduler):
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
-        if not isinstance(lr_lambda, list) and not isinstance(lr_lambda, tuple):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self):
@@ -295,12 +307,7 @@ class MultiplicativeLR(LRScheduler):
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
-        if not isinstance(lr_lambda, list) and not isinstance(lr_lambda, tuple):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
         for lr_lambda in self.lr_lambdas:
             if not callable(lr_lambda):
                 raise TypeError(f"lr_lambda should be a function, but got {type(lr_lambda).__name__}")
@@ -333,10 +340,10 @@ class StepLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         if (self.last_epoch == 0) or (self.last_epoch % self.step_size != 0):
             return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+        return self._current_lrs_times(self.gamma)
 
     def _get_closed_form_lr(self):
-        return [base_lr * self.gamma ** (self.last_epoch // self.step_size) for base_lr in self.base_lrs]
+        return self._base_lrs_times(self.gamma ** (self.last_epoch // self.step_size))
 
 
 class MultiStepLR(LRScheduler):
@@ -351,11 +358,11 @@ class MultiStepLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         if self.last_epoch not in self.milestones:
             return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * self.gamma ** self.milestones[self.last_epoch] for group in self.optimizer.param_groups]
+        return self._current_lrs_times(self.gamma ** self.milestones[self.last_epoch])
 
     def _get_closed_form_lr(self):
         milestones = sorted(self.milestones.elements())
-        return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch) for base_lr in self.base_lrs]
+        return self._base_lrs_times(self.gamma ** bisect_right(milestones, self.last_epoch))
 
 
 class ConstantLR(LRScheduler):
@@ -371,16 +378,13 @@ class ConstantLR(LRScheduler):
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
-            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+            return self._current_lrs_times(self.factor)
         if self.last_epoch != self.total_iters:
             return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+        return self._current_lrs_times(1.0 / self.factor)
 
     def _get_closed_form_lr(self):
-        return [
-            base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
-            for base_lr in self.base_lrs
-        ]
+        return self._base_lrs_times(self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
 
 
 class LinearLR(LRScheduler):
@@ -399,28 +403,20 @@ class LinearLR(LRScheduler):
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
         if self.last_epoch == 0:
-            return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+            return self._current_lrs_times(self.start_factor)
         if self._is_initial or self.last_epoch > self.total_iters:
             return _param_groups_val_list(self.optimizer, "lr")
-        return [
-            group["lr"]
-            * (
-                1.0
-                + (self.end_factor - self.start_factor)
-                / (self.total_iters * self.start_factor + (self.last_epoch - 1) * (self.end_factor - self.start_factor))
-            )
-            for group in self.optimizer.param_groups
-        ]
+        return self._current_lrs_times(
+            1.0
+            + (self.end_factor - self.start_factor)
+            / (self.total_iters * self.start_factor + (self.last_epoch - 1) * (self.end_factor - self.start_factor))
+        )
 
     def _get_closed_form_lr(self):
-        return [
-            base_lr
-            * (
-                self.start_factor
-                + (self.end_factor - self.start_factor) * min(self.total_iters, self.last_epoch) / self.total_iters
-            )
-            for base_lr in self.base_lrs
-        ]
+        return self._base_lrs_times(
+            self.start_factor
+            + (self.end_factor - self.start_factor) * min(self.total_iters, self.last_epoch) / self.total_iters
+        )
 
 
 class ExponentialLR(LRScheduler):
@@ -434,10 +430,47 @@ class ExponentialLR(LRScheduler):
         _warn_get_lr_called_within_step(self)
         if self._is_initial:
             return _param_groups_val_list(self.optimizer, "lr")
-        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+        return self._current_lrs_times(self.gamma)
 
     def _get_closed_form_lr(self):
-        return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
+        return self._base_lrs_times(self.gamma**self.last_epoch)
+
+
+def _check_schedulers(self, schedulers, optimizer):
+    """SequentialLR's and ChainedScheduler's schedulers: all stepped without arguments, all on ``optimizer``."""
+    for scheduler_idx, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(
+                f"{self.__class__.__name__} at index {scheduler_idx} should have `optimizer` as its attribute."
+            )
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(
+                f"{self.__class__.__name__} does not support `ReduceLROnPlateau` scheduler as it "
+                "requires additional kwargs to be specified when calling `step`, "
+                f"but got one at index {scheduler_idx} in the given schedulers sequence."
+            )
+        if optimizer != scheduler.optimizer:
+            raise ValueError(
+                f"{self.__class__.__name__} expects all schedulers to belong to the same optimizer, but "
+                f"got scheduler {scheduler.__class__.__name__} at index {scheduler_idx} has {scheduler.optimizer}, "
+                f"which is different from {optimizer.__class__.__name__}."
+            )
+
+
+def _schedulers_state_dict(self):
+    """The state of a scheduler made of ``_schedulers``: theirs, each as its own state_dict()."""
+    state_dict = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "_schedulers")}
+    state_dict["_schedulers"] = [s.state_dict() for s in self._schedulers]
+    return state_dict
+
+
+def _schedulers_load_state_dict(self, state_dict):
+    _schedulers = state_dict.pop("_schedulers")
+    self.__dict__.update(state_dict)
+    # Restore state_dict keys in order to prevent side effects
+    state_dict["_schedulers"] = _schedulers
+    for idx, s in enumerate(_schedulers):
+        self._schedulers[idx].load_state_dict(s)
 
 
 class SequentialLR(LRScheduler):
@@ -447,23 +480,7 @@ class SequentialLR(LRScheduler):
         if len(schedulers) < 1:
             raise ValueError(f"{self.__class__.__name__} expects at least one scheduler, but got no scheduler.")
 
-        for scheduler_idx, scheduler in enumerate(schedulers):
-            if not hasattr(scheduler, "optimizer"):
-                raise TypeError(
-                    f"{self.__class__.__name__} at index {scheduler_idx} should have `optimizer` as its attribute."
-                )
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(
-                    f"{self.__class__.__name__} does not support `ReduceLROnPlateau` scheduler as it "
-                    "requires additional kwargs to be specified when calling `step`, "
-                    f"but got one at index {scheduler_idx} in the given schedulers sequence."
-                )
-            if optimizer != scheduler.optimizer:
-                raise ValueError(
-                    f"{self.__class__.__name__} expects all schedulers to belong to the same optimizer, but "
-                    f"got scheduler {scheduler.__class__.__name__} at index {scheduler_idx} has {scheduler.optimizer}, "
-                    f"which is different from {optimizer.__class__.__name__}."
-                )
+        _check_schedulers(self, schedulers, optimizer)
 
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
@@ -510,17 +527,10 @@ class SequentialLR(LRScheduler):
         self._last_lr = scheduler.get_last_lr()
 
     def state_dict(self):
-        state_dict = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "_schedulers")}
-        state_dict["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state_dict
+        return _schedulers_state_dict(self)
 
     def load_state_dict(self, state_dict):
-        _schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        # Restore state_dict keys in order to prevent side effects
-        state_dict["_schedulers"] = _schedulers
-        for idx, s in enumerate(_schedulers):
-            self._schedulers[idx].load_state_dict(s)
+        _schedulers_load_state_dict(self, state_dict)
 
 
 class PolynomialLR(LRScheduler):
@@ -538,13 +548,15 @@ class PolynomialLR(LRScheduler):
         decay_factor = (
             (1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)
         ) ** self.power
-        return [group["lr"] * decay_factor for group in self.optimizer.param_groups]
+        return self._current_lrs_times(decay_factor)
 
     def _get_closed_form_lr(self):
-        return [
-            (base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power)
-            for base_lr in self.base_lrs
-        ]
+        return self._base_lrs_times((1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power)
+
+
+def _cosine_annealed(base_lrs, eta_min, t, period):
+    """Cosine annealing's closed form at time ``t`` of ``period``: from each base lr (t = 0) down to eta_min."""
+    return [eta_min + (base_lr - eta_min) * (1 + math.cos(math.pi * t / period)) / 2 for base_lr in base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -578,10 +590,7 @@ class CosineAnnealingLR(LRScheduler):
         ]
 
     def _get_closed_form_lr(self):
-        return [
-            self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-            for base_lr in self.base_lrs
-        ]
+        return _cosine_annealed(self.base_lrs, self.eta_min, self.last_epoch, self.T_max)
 
 
 class ChainedScheduler(LRScheduler):
@@ -593,23 +602,7 @@ class ChainedScheduler(LRScheduler):
                 f"{self.__class__.__name__} expects at least one scheduler to be chained, but got no scheduler."
             )
         optimizer = optimizer or schedulers[0].optimizer
-        for scheduler_idx, scheduler in enumerate(schedulers):
-            if not hasattr(scheduler, "optimizer"):
-                raise TypeError(
-                    f"{self.__class__.__name__} at index {scheduler_idx} should have `optimizer` as its attribute."
-                )
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(
-                    f"{self.__class__.__name__} does not support `ReduceLROnPlateau` scheduler as it "
-                    "requires additional kwargs to be specified when calling `step`, "
-                    f"but got one at index {scheduler_idx} in the given schedulers sequence."
-                )
-            if optimizer != scheduler.optimizer:
-                raise ValueError(
-                    f"{self.__class__.__name__} expects all schedulers to belong to the same optimizer, but "
-                    f"got scheduler {scheduler.__class__.__name__} at index {scheduler_idx} has {scheduler.optimizer}, "
-                    f"which is different from {optimizer.__class__.__name__}."
-                )
+        _check_schedulers(self, schedulers, optimizer)
         self._schedulers = schedulers
         self.optimizer = optimizer
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
@@ -620,16 +613,10 @@ class ChainedScheduler(LRScheduler):
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
 
     def state_dict(self):
-        state_dict = {key: value for key, value in self.__dict__.items() if key not in ("optimizer", "_schedulers")}
-        state_dict["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state_dict
+        return _schedulers_state_dict(self)
 
     def load_state_dict(self, state_dict):
-        _schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = _schedulers
-        for idx, s in enumerate(_schedulers):
-            self._schedulers[idx].load_state_dict(s)
+        _schedulers_load_state_dict(self, state_dict)
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -759,6 +746,30 @@ class ReduceLROnPlateau(LRScheduler):
         self._init_is_better(mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode)
 
 
+# CyclicLR and OneCycleLR cycle the momentum against the lr: SGD's momentum, or Adam's beta1.
+
+
+def _uses_beta1(optimizer):
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+    return "betas" in optimizer.defaults
+
+
+def _set_momentum(group, use_beta1, momentum):
+    if use_beta1:
+        group["betas"] = (momentum, *group["betas"][1:])
+    else:
+        group["momentum"] = momentum
+
+
+def _init_momentums(optimizer, use_beta1, base_momentums, max_momentums):
+    """A fresh start (last_epoch == -1): every group starts at its max momentum and keeps both bounds."""
+    for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups):
+        _set_momentum(group, use_beta1, m_momentum)
+        group["max_momentum"] = m_momentum
+        group["base_momentum"] = b_momentum
+
+
 class CyclicLR(LRScheduler):
     """Cyclical learning rate (and momentum) between base_lr and max_lr."""
 
@@ -805,19 +816,11 @@ class CyclicLR(LRScheduler):
 
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in self.optimizer.defaults
+            self.use_beta1 = _uses_beta1(optimizer)
             self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+                _init_momentums(optimizer, self.use_beta1, self.base_momentums, self.max_momentums)
 
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
@@ -880,10 +883,7 @@ class CyclicLR(LRScheduler):
                     momentum = max_momentum - base_height * self.scale_fn(self.last_epoch)
                 momentums.append(momentum)
             for param_group, momentum in zip(self.optimizer.param_groups, momentums):
-                if self.use_beta1:
-                    param_group["betas"] = (momentum, *param_group["betas"][1:])
-                else:
-                    param_group["momentum"] = momentum
+                _set_momentum(param_group, self.use_beta1, momentum)
 
         return lrs
 
@@ -927,10 +927,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
-        return [
-            self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
-            for base_lr in self.base_lrs
-        ]
+        return _cosine_annealed(self.base_lrs, self.eta_min, self.T_cur, self.T_i)
 
     def step(self, epoch=None):
         """Step (``epoch`` may be fractional, as in torch)."""
@@ -959,10 +956,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.last_epoch = math.floor(epoch)
 
         with _enable_get_lr_call(self):
-            for param_group, lr in zip(self.optimizer.param_groups, self.get_lr()):
-                _update_param_group_val(param_group, "lr", lr)
-
-        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
+            values = self.get_lr()
+        self._set_lrs(values)
 
 
 class OneCycleLR(LRScheduler):
@@ -1066,19 +1061,11 @@ class OneCycleLR(LRScheduler):
         # Initialize momentum variables
         self.cycle_momentum = cycle_momentum
         if self.cycle_momentum:
-            if "momentum" not in self.optimizer.defaults and "betas" not in self.optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in self.optimizer.defaults
+            self.use_beta1 = _uses_beta1(optimizer)
             max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+                _init_momentums(optimizer, self.use_beta1, base_momentums, max_momentums)
 
         super().__init__(optimizer, last_epoch)
 
@@ -1129,9 +1116,6 @@ class OneCycleLR(LRScheduler):
 
             lrs.append(computed_lr)
             if self.cycle_momentum:
-                if self.use_beta1:
-                    group["betas"] = (computed_momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = computed_momentum
+                _set_momentum(group, self.use_beta1, computed_momentum)
 
         return lrs

@@ -7,13 +7,15 @@ update parameters in place under ``ember.no_grad()``.
 
 import functools
 import warnings
-import weakref
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
 from copy import deepcopy
 from itertools import chain
 
 import ember
+
+# One RemovableHandle for module and optimizer hooks, as torch (torch.utils.hooks).
+from ..nn.modules.module import RemovableHandle, _clear_grad, _register_hook, _tensor_typename  # noqa: F401
 
 __all__ = [
     "Optimizer",
@@ -33,67 +35,24 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-class RemovableHandle:
-    """A handle which provides the capability to remove a hook."""
-
-    next_id = 0
-
-    def __init__(self, hooks_dict):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = RemovableHandle.next_id
-        RemovableHandle.next_id += 1
-
-    def remove(self):
-        hooks_dict = self.hooks_dict_ref()
-        if hooks_dict is not None and self.id in hooks_dict:
-            del hooks_dict[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, type, value, tb):
-        self.remove()
-
-
 _global_optimizer_pre_hooks = OrderedDict()
 _global_optimizer_post_hooks = OrderedDict()
 
 
 def register_optimizer_step_pre_hook(hook):
     """Register a pre hook common to all optimizers: ``hook(optimizer, args, kwargs) -> None or (args, kwargs)``."""
-    handle = RemovableHandle(_global_optimizer_pre_hooks)
-    _global_optimizer_pre_hooks[handle.id] = hook
-    return handle
+    return _register_hook(_global_optimizer_pre_hooks, hook)
 
 
 def register_optimizer_step_post_hook(hook):
     """Register a post hook common to all optimizers: ``hook(optimizer, args, kwargs) -> None``."""
-    handle = RemovableHandle(_global_optimizer_post_hooks)
-    _global_optimizer_post_hooks[handle.id] = hook
-    return handle
-
-
-_TENSOR_TYPE_NAMES = {
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor",
-    "complex64": "ComplexFloatTensor",
-    "complex128": "ComplexDoubleTensor",
-    "int64": "LongTensor",
-    "int32": "IntTensor",
-    "int16": "ShortTensor",
-    "int8": "CharTensor",
-    "uint8": "ByteTensor",
-    "bool": "BoolTensor",
-}
+    return _register_hook(_global_optimizer_post_hooks, hook)
 
 
 def _typename(obj):
     """``torch.typename``: ``ember.FloatTensor`` for tensors, the qualified type name otherwise."""
     if isinstance(obj, ember.Tensor):
-        name = str(obj.dtype).split(".")[-1]
-        return "ember." + _TENSOR_TYPE_NAMES.get(name, "Tensor")
+        return _tensor_typename(obj)
     module = getattr(obj, "__module__", "") or ""
     if hasattr(obj, "__qualname__"):
         qualname = obj.__qualname__
@@ -131,6 +90,32 @@ def _use_grad_for_differentiable(func):
             return func(self, *args, **kwargs)
 
     return _use_grad
+
+
+def _evaluate_closure(closure):
+    """The loss from ``step``'s optional closure, or None.
+
+    The closure re-runs the model and backward, so it needs grad mode on, while
+    ``step`` itself runs with it off (see _use_grad_for_differentiable).
+    """
+    if closure is None:
+        return None
+    with ember.enable_grad():
+        return closure()
+
+
+def _params_with_grad(group):
+    """The params of a group that ``step`` updates: those with a grad (the others are skipped, state and all)."""
+    return [p for p in group["params"] if p.grad is not None]
+
+
+def _check_fused(defaults):
+    """The ``fused`` flag's conflicts (fused itself is accepted for torch compatibility and runs unfused)."""
+    if defaults["fused"]:
+        if defaults["differentiable"]:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if defaults["foreach"]:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
 
 class Optimizer:
@@ -178,6 +163,12 @@ class Optimizer:
             "state": self.state,
             "param_groups": self.param_groups,
         }
+
+    def _set_group_defaults(self, **options):
+        """For subclasses' __setstate__: options that groups saved by older versions lack."""
+        for group in self.param_groups:
+            for name, default in options.items():
+                group.setdefault(name, default)
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -241,43 +232,23 @@ class Optimizer:
 
     def register_step_pre_hook(self, hook):
         """``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)``, run before each step."""
-        handle = RemovableHandle(self._optimizer_step_pre_hooks)
-        self._optimizer_step_pre_hooks[handle.id] = hook
-        return handle
+        return _register_hook(self._optimizer_step_pre_hooks, hook)
 
     def register_step_post_hook(self, hook):
         """``hook(optimizer, args, kwargs) -> None``, run after each step."""
-        handle = RemovableHandle(self._optimizer_step_post_hooks)
-        self._optimizer_step_post_hooks[handle.id] = hook
-        return handle
+        return _register_hook(self._optimizer_step_post_hooks, hook)
 
     def register_state_dict_pre_hook(self, hook, prepend=False):
-        handle = RemovableHandle(self._optimizer_state_dict_pre_hooks)
-        self._optimizer_state_dict_pre_hooks[handle.id] = hook
-        if prepend:
-            self._optimizer_state_dict_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _register_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
 
     def register_state_dict_post_hook(self, hook, prepend=False):
-        handle = RemovableHandle(self._optimizer_state_dict_post_hooks)
-        self._optimizer_state_dict_post_hooks[handle.id] = hook
-        if prepend:
-            self._optimizer_state_dict_post_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _register_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
 
     def register_load_state_dict_pre_hook(self, hook, prepend=False):
-        handle = RemovableHandle(self._optimizer_load_state_dict_pre_hooks)
-        self._optimizer_load_state_dict_pre_hooks[handle.id] = hook
-        if prepend:
-            self._optimizer_load_state_dict_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _register_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
 
     def register_load_state_dict_post_hook(self, hook, prepend=False):
-        handle = RemovableHandle(self._optimizer_load_state_dict_post_hooks)
-        self._optimizer_load_state_dict_post_hooks[handle.id] = hook
-        if prepend:
-            self._optimizer_load_state_dict_post_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _register_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
 
     # ---- state dict --------------------------------------------------------------
 
@@ -402,15 +373,7 @@ class Optimizer:
         r"""Reset the gradients of all optimized tensors (to ``None`` by default, else to zeros)."""
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is not None:
-                    if set_to_none:
-                        p.grad = None
-                    else:
-                        if p.grad.grad_fn is not None:
-                            p.grad.detach_()
-                        else:
-                            p.grad.requires_grad_(False)
-                        p.grad.zero_()
+                _clear_grad(p, set_to_none)
 
     def step(self, closure=None):
         r"""Perform a single optimization step (overridden by every optimizer)."""

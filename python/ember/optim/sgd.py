@@ -2,7 +2,14 @@
 
 import ember
 
-from .optimizer import Optimizer, _get_value, _use_grad_for_differentiable
+from .optimizer import (
+    Optimizer,
+    _check_fused,
+    _evaluate_closure,
+    _get_value,
+    _params_with_grad,
+    _use_grad_for_differentiable,
+)
 
 __all__ = ["SGD", "sgd"]
 
@@ -59,30 +66,11 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        _check_fused(self.defaults)
 
     def __setstate__(self, state):
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
-
-    def _init_group(self, group, params, grads, momentum_buffer_list):
-        for p in group["params"]:
-            if p.grad is not None:
-                params.append(p)
-                grads.append(p.grad)
-                if group["momentum"] != 0:
-                    state = self.state[p]
-                    momentum_buffer_list.append(state.get("momentum_buffer"))
+        self._set_group_defaults(nesterov=False, maximize=False, foreach=None, differentiable=False, fused=False)
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
@@ -92,20 +80,18 @@ class SGD(Optimizer):
             closure (Callable, optional): A closure that reevaluates the model
                 and returns the loss.
         """
-        loss = None
-        if closure is not None:
-            with ember.enable_grad():
-                loss = closure()
+        loss = _evaluate_closure(closure)
 
         for group in self.param_groups:
-            params = []
-            grads = []
-            momentum_buffer_list = []
-            self._init_group(group, params, grads, momentum_buffer_list)
+            params = _params_with_grad(group)
+            # Without momentum SGD keeps no state (self.state is not even touched).
+            momentum_buffer_list = (
+                [self.state[p].get("momentum_buffer") for p in params] if group["momentum"] != 0 else []
+            )
 
             sgd(
                 params,
-                grads,
+                [p.grad for p in params],
                 momentum_buffer_list,
                 weight_decay=group["weight_decay"],
                 momentum=group["momentum"],

@@ -27,6 +27,23 @@ def _typename(obj):
     return name if module in (None, "builtins") else f"{module}.{name}"
 
 
+_TENSOR_TYPE_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+    "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
+    "complex128": "ComplexDoubleTensor",
+}
+
+
+def _tensor_typename(t):
+    """torch.typename's spelling for a tensor: ember.FloatTensor, ember.DoubleTensor, ...
+
+    (ParameterDict's repr and the optimizers' error messages use it; Module's own
+    messages say ember.Tensor, see _typename.)
+    """
+    return "ember." + _TENSOR_TYPE_NAMES.get(str(t.dtype).split(".")[-1], "Tensor")
+
+
 class RemovableHandle:
     """A handle that removes a hook from the dict(s) it was added to."""
 
@@ -58,6 +75,39 @@ class RemovableHandle:
         self.remove()
 
 
+def _register_hook(hooks, hook, prepend=False, flags=()):
+    """What every register_*_hook does (modules' and optimizers'), in one place.
+
+    Stores ``hook`` in ``hooks`` under a new handle's id, first when ``prepend``.
+    ``flags`` are ``(dict, on)`` pairs of the per-hook option dicts that go with
+    ``hooks`` (with_kwargs, always_call): the hook is marked in those that are
+    on, and the handle removes it from all of them.
+    """
+    handle = RemovableHandle(hooks, extra_dict=[d for d, _ in flags])
+    hooks[handle.id] = hook
+    for d, on in flags:
+        if on:
+            d[handle.id] = True
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+def _clear_grad(p, set_to_none):
+    """Module.zero_grad and Optimizer.zero_grad: drop ``p``'s grad, or zero it in place, cut from any graph."""
+    if p.grad is None:
+        return
+    if set_to_none:
+        p.grad = None
+        return
+    g = p.grad
+    if g.grad_fn is not None:
+        g.detach_()
+    else:
+        g.requires_grad_(False)
+    g.zero_()
+
+
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     __slots__ = ()
 
@@ -85,17 +135,11 @@ _global_forward_hooks_always_called = OrderedDict()
 
 
 def register_module_forward_pre_hook(hook):
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
+    return _register_hook(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook, *, always_call=False):
-    handle = RemovableHandle(_global_forward_hooks, extra_dict=_global_forward_hooks_always_called)
-    _global_forward_hooks[handle.id] = hook
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
-    return handle
+    return _register_hook(_global_forward_hooks, hook, flags=[(_global_forward_hooks_always_called, always_call)])
 
 
 # ---- full backward hooks -----------------------------------------------------------
@@ -251,17 +295,21 @@ class Module:
 
     # ---- registration ----------------------------------------------------------------
 
-    def register_buffer(self, name, tensor, persistent=True):
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
+    def _check_new_member(self, kind, name, members):
+        """register_buffer's and register_parameter's checks on ``name`` (torch's messages, naming ``kind``)."""
+        if members not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
         if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
+            raise KeyError(f'{kind} name can\'t contain "."')
         if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self.__dict__[members]:
             raise KeyError(f"attribute '{name}' already exists")
+
+    def register_buffer(self, name, tensor, persistent=True):
+        self._check_new_member("buffer", name, "_buffers")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(ember Tensor or None required)")
@@ -274,16 +322,7 @@ class Module:
             self._non_persistent_buffers_set.add(name)
 
     def register_parameter(self, name, param):
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_new_member("parameter", name, "_parameters")
         if param is None:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):
@@ -341,21 +380,23 @@ class Module:
             raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
         setattr(parent, atoms[-1], module)
 
-    def get_parameter(self, target):
-        module_path, _, param_name = target.rpartition(".")
+    def _get_owner(self, target):
+        """(submodule, attribute name) for get_parameter / get_buffer's dotted ``target``; the attribute must exist."""
+        module_path, _, name = target.rpartition(".")
         mod = self.get_submodule(module_path)
-        if not hasattr(mod, param_name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + param_name + "`")
+        if not hasattr(mod, name):
+            raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
+        return mod, name
+
+    def get_parameter(self, target):
+        mod, param_name = self._get_owner(target)
         param = getattr(mod, param_name)
         if not isinstance(param, Parameter):
             raise AttributeError("`" + param_name + "` is not an nn.Parameter")
         return param
 
     def get_buffer(self, target):
-        module_path, _, buffer_name = target.rpartition(".")
-        mod = self.get_submodule(module_path)
-        if not hasattr(mod, buffer_name):
-            raise AttributeError(mod._get_name() + " has no attribute `" + buffer_name + "`")
+        mod, buffer_name = self._get_owner(target)
         buffer = getattr(mod, buffer_name)
         if buffer_name not in mod._buffers:
             raise AttributeError("`" + buffer_name + "` is not a buffer")
@@ -442,47 +483,27 @@ class Module:
     # ---- hooks ------------------------------------------------------------------------
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
-        handle = RemovableHandle(self._backward_pre_hooks)
-        self._backward_pre_hooks[handle.id] = hook
-        if prepend:
-            self._backward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _register_hook(self._backward_pre_hooks, hook, prepend)
 
     def register_full_backward_hook(self, hook, prepend=False):
         if self._is_full_backward_hook is False:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
                                "Please use only one of them.")
         self._is_full_backward_hook = True
-        handle = RemovableHandle(self._backward_hooks)
-        self._backward_hooks[handle.id] = hook
-        if prepend:
-            self._backward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _register_hook(self._backward_hooks, hook, prepend)
 
     def register_backward_hook(self, hook):
         raise NotImplementedError("register_backward_hook (the deprecated non-full hook) is not supported in Ember; "
                                   "use register_full_backward_hook")
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        handle = RemovableHandle(self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _register_hook(self._forward_pre_hooks, hook, prepend,
+                              flags=[(self._forward_pre_hooks_with_kwargs, with_kwargs)])
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
-        handle = RemovableHandle(self._forward_hooks,
-                                 extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _register_hook(self._forward_hooks, hook, prepend,
+                              flags=[(self._forward_hooks_with_kwargs, with_kwargs),
+                                     (self._forward_hooks_always_called, always_call)])
 
     def _call_impl(self, *args, **kwargs):
         forward_call = self.forward
@@ -492,6 +513,16 @@ class Module:
 
         result = None
         called_always_called_hooks = set()
+
+        # Shared by the normal pass and the always_call hooks run after forward raised;
+        # args, kwargs and result are read when called (inner() rebinds them).
+        def always_called(hook_id):
+            return hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called
+
+        def call_forward_hook(hook_id, hook):
+            if hook_id in self._forward_hooks_with_kwargs:
+                return hook(self, args, kwargs, result)
+            return hook(self, args, result)
 
         def inner():
             nonlocal result, args, kwargs
@@ -521,12 +552,9 @@ class Module:
 
             result = forward_call(*args, **kwargs)
             for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called:
+                if always_called(hook_id):
                     called_always_called_hooks.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs:
-                    hook_result = hook(self, args, kwargs, result)
-                else:
-                    hook_result = hook(self, args, result)
+                hook_result = call_forward_hook(hook_id, hook)
                 if hook_result is not None:
                     result = hook_result
 
@@ -541,13 +569,9 @@ class Module:
             return inner()
         except Exception:
             for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
-                always = hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called
-                if always and hook_id not in called_always_called_hooks:
+                if always_called(hook_id) and hook_id not in called_always_called_hooks:
                     try:
-                        if hook_id in self._forward_hooks_with_kwargs:
-                            hook_result = hook(self, args, kwargs, result)
-                        else:
-                            hook_result = hook(self, args, result)
+                        hook_result = call_forward_hook(hook_id, hook)
                         if hook_result is not None:
                             result = hook_result
                     except Exception as e:
@@ -659,31 +683,21 @@ class Module:
     # ---- state dict -----------------------------------------------------------------
 
     def register_state_dict_post_hook(self, hook):
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = hook
-        return handle
+        return _register_hook(self._state_dict_hooks, hook)
 
     _register_state_dict_hook = register_state_dict_post_hook
 
     def register_state_dict_pre_hook(self, hook):
-        handle = RemovableHandle(self._state_dict_pre_hooks)
-        self._state_dict_pre_hooks[handle.id] = hook
-        return handle
+        return _register_hook(self._state_dict_pre_hooks, hook)
 
     def register_load_state_dict_pre_hook(self, hook):
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self)
-        return handle
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
     def _register_load_state_dict_pre_hook(self, hook, with_module=False):
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self) if with_module else hook
-        return handle
+        return _register_hook(self._load_state_dict_pre_hooks, functools.partial(hook, self) if with_module else hook)
 
     def register_load_state_dict_post_hook(self, hook):
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
+        return _register_hook(self._load_state_dict_post_hooks, hook)
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
         for name, param in self._parameters.items():
@@ -909,16 +923,7 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    g = p.grad
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g.requires_grad_(False)
-                    g.zero_()
+            _clear_grad(p, set_to_none)
 
     def share_memory(self):
         return self
