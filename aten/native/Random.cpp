@@ -6,9 +6,13 @@
 #include <aten/native/Resize.h>
 #include <c10/util/TypeCast.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <random>
+#include <type_traits>
+#include <vector>
 
 namespace ember::native {
 
@@ -205,10 +209,39 @@ Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
   return fresh(ember::empty_like(self, dtype, device).normal_(0, 1));
 }
 
+namespace {
+// Every value 0..n-1 must be exact in the result dtype, or the "permutation"
+// would repeat values.
+void check_randperm_fits(int64_t n, ScalarType dtype) {
+  int64_t float_digits = 0;
+  switch (dtype) {
+    case ScalarType::Half: float_digits = 11; break;
+    case ScalarType::BFloat16: float_digits = 8; break;
+    case ScalarType::Float: float_digits = 24; break;
+    case ScalarType::Double: float_digits = 53; break;
+    default: break;
+  }
+  if (float_digits > 0) {
+    const int64_t limit = (int64_t{1} << float_digits) + 1;
+    EMBER_CHECK(n <= limit, "n cannot be greater than {} for {} type.", limit, c10::toString(dtype));
+    return;
+  }
+  EMBER_CHECK(!c10::isComplexType(dtype), "randperm is not implemented for {}", c10::toString(dtype));
+  const int64_t largest = c10::visit_scalar_type(dtype, [](auto tag) -> int64_t {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) return static_cast<int64_t>(std::numeric_limits<T>::max());
+    return 0;
+  });
+  EMBER_CHECK(n == 0 || n - 1 <= largest, "randperm: n = {} does not fit in dtype {} (largest value {})", n,
+              c10::toString(dtype), largest);
+}
+}  // namespace
+
 Tensor randperm(int64_t n, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
                 std::optional<Device> device) {
   EMBER_CHECK(n >= 0, "Trying to create tensor with negative dimension {}: [{}]", n, n);
   const ScalarType result_dtype = dtype.value_or(ScalarType::Long);
+  check_randperm_fits(n, result_dtype);
   if (device && device->is_meta()) return ember::empty({n}, result_dtype, device);
   Tensor perm = ember::arange(n, ScalarType::Long);
   int64_t* data = perm.data_ptr<int64_t>();
@@ -247,6 +280,74 @@ Tensor bernoulli_(const Tensor& self, double p, const std::optional<Generator>& 
 
 Tensor bernoulli(const Tensor& self, double p, const std::optional<Generator>& generator) {
   return fresh(ember::empty_like(self).bernoulli_(p, generator));
+}
+
+// Draws category indices from each row of (unnormalized) probabilities.
+// With replacement: inverse transform sampling on the running sum. Without:
+// the k largest keys log(u) / p (exponential races), which has the law of k
+// sequential draws that each remove the category drawn.
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement,
+                   const std::optional<Generator>& generator) {
+  EMBER_CHECK(self.dim() == 1 || self.dim() == 2, "prob_dist must be 1 or 2 dim");
+  EMBER_CHECK(self.is_floating_point(), "multinomial only supports floating-point dtypes for input, got: {}",
+              c10::toString(self.dtype()));
+  EMBER_CHECK(num_samples > 0, "cannot sample n_sample <= 0 samples");
+  const int64_t categories = self.size(-1);
+  EMBER_CHECK(replacement || num_samples <= categories,
+              "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  const int64_t rows = self.dim() == 2 ? self.size(0) : 1;
+  std::vector<int64_t> result_shape = {num_samples};
+  if (self.dim() == 2) result_shape.insert(result_shape.begin(), rows);
+  if (self.is_meta()) return ember::empty(result_shape, ScalarType::Long, self.device());
+
+  const Tensor probs = self.detach().to(ScalarType::Double).contiguous();
+  const double* p = probs.data_ptr<double>();
+  Tensor result = ember::empty(result_shape, ScalarType::Long);
+  int64_t* out = result.data_ptr<int64_t>();
+  CPUGeneratorImpl& gen = pick(generator);
+  std::lock_guard<std::mutex> lock(gen.mutex);
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  std::vector<double> cumulative(categories);
+  std::vector<int64_t> order(categories);
+  for (int64_t r = 0; r < rows; ++r) {
+    const double* row = p + r * categories;
+    double total = 0;
+    for (int64_t c = 0; c < categories; ++c) {
+      EMBER_CHECK(std::isfinite(row[c]) && row[c] >= 0, "probability tensor contains either `inf`, `nan` or element < 0");
+      total += row[c];
+      cumulative[c] = total;
+    }
+    EMBER_CHECK(total > 0, "invalid multinomial distribution (sum of probabilities <= 0)");
+    int64_t* row_out = out + r * num_samples;
+    if (replacement) {
+      for (int64_t s = 0; s < num_samples; ++s) {
+        const double target = uniform(gen.engine) * total;
+        auto it = std::upper_bound(cumulative.begin(), cumulative.end(), target);
+        int64_t c = std::min<int64_t>(it - cumulative.begin(), categories - 1);
+        while (row[c] == 0 && c > 0) --c;  // a target that lands on a boundary rounds into a live category
+        row_out[s] = c;
+      }
+      continue;
+    }
+    std::vector<double> keys(categories);
+    for (int64_t c = 0; c < categories; ++c) {
+      // 1 - u lies in (0, 1], so the log is finite. Zero-probability
+      // categories come last (as in torch, which then returns them rather
+      // than fail), in index order.
+      keys[c] = row[c] > 0 ? std::log(1.0 - uniform(gen.engine)) / row[c] : -std::numeric_limits<double>::infinity();
+    }
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + num_samples, order.end(),
+                      [&](int64_t a, int64_t b) { return keys[a] > keys[b] || (keys[a] == keys[b] && a < b); });
+    std::copy(order.begin(), order.begin() + num_samples, row_out);
+  }
+  return fresh(result.to(self.device()));
+}
+
+Tensor multinomial_out(const Tensor& self, int64_t num_samples, bool replacement,
+                       const std::optional<Generator>& generator, const Tensor& out) {
+  const Tensor drawn = ember::multinomial(self, num_samples, replacement, generator);
+  return out.resize_(drawn.sizes()).copy_(drawn);
 }
 
 }  // namespace ember::native

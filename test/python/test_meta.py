@@ -287,6 +287,8 @@ SAMPLES.update({
     "bernoulli": lambda d: ember.bernoulli(t(d, 2, 3)),
     "bernoulli.p": lambda d: ember.bernoulli(t(d, 2, 3), 0.5),
     "bernoulli_.float": lambda d: t(d, 2, 3).bernoulli_(0.25),
+    "multinomial": lambda d: ember.multinomial(t(d, 2, 3).abs() + 0.1, 2),
+    "multinomial.out": lambda d: ember.multinomial(t(d, 3).abs() + 0.1, 4, True, out=t(d, 0, dtype=ember.int64)),
     "gelu_backward": lambda d: ember.gelu_backward(t(d, 2, 3), t(d, 2, 3), approximate="tanh"),
     "gelu_backward.grad_input": lambda d: ember.gelu_backward(t(d, 2, 3), t(d, 3), out=t(d, 0)),
     "max_pool2d_with_indices": lambda d: ember.max_pool2d_with_indices(t(d, 2, 3, 9, 8), [3, 3], [2, 2], [1, 1]),

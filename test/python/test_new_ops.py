@@ -1,0 +1,449 @@
+"""Recently added native ops against torch (CPU, used only as an oracle).
+
+Covers addcmul/addcdiv, lerp, erfinv, the isnan/isinf family, tril/triu,
+flip/roll/repeat/constant_pad_nd, randperm/bernoulli, and the embedding and
+batch_norm functional forms. Values travel torch -> NumPy -> ember.
+"""
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn.functional as F
+from ember.autograd import gradcheck
+
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+
+
+# ---- helpers -------------------------------------------------------------------
+
+
+def E(t, requires_grad=False):
+    """torch tensor -> ember tensor (through NumPy)."""
+    out = ember.tensor(t.detach().resolve_conj().numpy().copy())
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def N(t):
+    if isinstance(t, ember.Tensor):
+        return np.array(t.detach().resolve_conj().numpy(), copy=True)
+    return t.detach().resolve_conj().numpy()
+
+
+def assert_close(actual, expected, rtol=1e-6, atol=1e-9, msg=""):
+    a, e = N(actual), N(expected)
+    assert a.shape == e.shape, f"{msg}: shape {a.shape} != {e.shape}"
+    assert a.dtype == e.dtype, f"{msg}: dtype {a.dtype} != {e.dtype}"
+    np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, err_msg=msg, equal_nan=True)
+
+
+def rand(*shape, dtype=torch.float64, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g, dtype=dtype)
+
+
+def leaf(*shape, seed=0):
+    return E(rand(*shape, seed=seed), requires_grad=True)
+
+
+# ---- addcmul / addcdiv ---------------------------------------------------------
+
+BCAST = [((3, 4), (3, 4), (3, 4)), ((3, 1), (1, 4), (4,)), ((4,), (2, 3, 4), (3, 1))]
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("shapes", BCAST, ids=str)
+@pytest.mark.parametrize("value", [1, 0.5, -2.0])
+def test_addc_values(op, shapes, value):
+    a, b, c = (rand(*s, seed=i) for i, s in enumerate(shapes))
+    if op == "addcdiv":
+        c = c.abs() + 0.5
+    expected = getattr(torch, op)(a, b, c, value=value)
+    assert_close(getattr(ember, op)(E(a), E(b), E(c), value=value), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+def test_addc_inplace_and_out(op):
+    a, b, c = rand(3, 4, seed=1), rand(3, 4, seed=2), rand(4, seed=3).abs() + 0.5
+    expected = getattr(torch, op)(a, b, c, value=0.25)
+    x = E(a)
+    r = getattr(x, op + "_")(E(b), E(c), value=0.25)
+    assert r is x
+    assert_close(x, expected, rtol=1e-12)
+    out = ember.empty((3, 4), dtype=ember.float64)
+    r = getattr(ember, op)(E(a), E(b), E(c), value=0.25, out=out)
+    assert r is out
+    assert_close(out, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+def test_addc_gradcheck(op):
+    c = leaf(3, 1, seed=3)
+    with ember.no_grad():
+        c.abs_().add_(0.5)
+    assert gradcheck(lambda a, b, c: getattr(ember, op)(a, b, c, value=0.7), (leaf(3, 4), leaf(1, 4, seed=2), c))
+
+
+def test_addcdiv_integer_raises():
+    msg = "Integer division with addcdiv is no longer supported"
+    with pytest.raises(RuntimeError, match=msg):
+        torch.addcdiv(torch.tensor([1, 2]), torch.tensor([3, 4]), torch.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match=msg):
+        ember.addcdiv(ember.tensor([1, 2]), ember.tensor([3, 4]), ember.tensor([1, 2]))
+
+
+# ---- lerp ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("weight", [0.0, 0.3, 1.0, 1.7, "tensor"])
+def test_lerp_values(dtype, weight):
+    s, e = rand(3, 4, dtype=dtype, seed=1), rand(4, dtype=dtype, seed=2)
+    w = torch.rand(3, 1, dtype=dtype, generator=torch.Generator().manual_seed(3)) if weight == "tensor" else weight
+    ew = E(w) if weight == "tensor" else w
+    expected = torch.lerp(s, e, w)
+    tol = 1e-6 if dtype == torch.float32 else 1e-12
+    assert_close(ember.lerp(E(s), E(e), ew), expected, rtol=tol, atol=tol)
+    x = E(s)
+    assert x.lerp_(E(e), ew) is x
+    assert_close(x, expected, rtol=tol, atol=tol)
+    out = ember.empty((3, 4), dtype=x.dtype)
+    assert ember.lerp(E(s), E(e), ew, out=out) is out
+    assert_close(out, expected, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("tensor_weight", [False, True])
+def test_lerp_gradcheck(tensor_weight):
+    w = leaf(3, 1, seed=5) if tensor_weight else 0.3
+    inputs = (leaf(3, 4), leaf(3, 4, seed=1)) + ((w,) if tensor_weight else ())
+    assert gradcheck(lambda s, e, *w_: ember.lerp(s, e, w_[0] if w_ else w), inputs)
+
+
+def test_lerp_dtype_mismatch():
+    msg = "expected dtype float for `end` but got dtype double"
+    with pytest.raises(RuntimeError, match=msg):
+        torch.lerp(torch.ones(2), torch.ones(2, dtype=torch.float64), 0.5)
+    with pytest.raises(RuntimeError, match=msg):
+        ember.lerp(ember.ones(2), ember.ones(2, dtype=ember.float64), 0.5)
+
+
+# ---- erfinv --------------------------------------------------------------------
+
+ERFINV_X = [-1.0, -0.999999, -0.9999, -0.99, -0.5, -1e-8, 0.0, 1e-8, 0.3, 0.9, 0.99, 0.9999, 0.999999, 1.0, 1.5, -2.0]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_erfinv_values(dtype):
+    x = torch.tensor(ERFINV_X, dtype=dtype)
+    expected = torch.erfinv(x)
+    tol = 1e-5 if dtype == torch.float32 else 1e-12
+    got = ember.erfinv(E(x))
+    assert_close(got, expected, rtol=tol, atol=tol)
+    g = N(got)
+    assert g[0] == -math.inf and g[13] == math.inf
+    assert np.isnan(g[-1]) and np.isnan(g[-2])
+    y = E(x)
+    assert y.erfinv_() is y
+    assert_close(y, expected, rtol=tol, atol=tol)
+
+
+def test_erfinv_random_roundtrip():
+    x = torch.rand(1000, dtype=torch.float64, generator=torch.Generator().manual_seed(0)) * 1.98 - 0.99
+    assert_close(ember.erfinv(E(x)), torch.erfinv(x), rtol=1e-12, atol=1e-14)
+
+
+def test_erfinv_gradcheck():
+    x = E(torch.tensor([-0.9, -0.4, 0.0, 0.25, 0.8], dtype=torch.float64), requires_grad=True)
+    assert gradcheck(ember.erfinv, (x,))
+
+
+# ---- isnan / isinf / isfinite / isposinf / isneginf ----------------------------
+
+INF, NAN = math.inf, math.nan
+CLASSIFY_INPUTS = {
+    "float32": torch.tensor([0.0, -1.5, INF, -INF, NAN, 1e38, -0.0]),
+    "float64": torch.tensor([0.0, -1.5, INF, -INF, NAN, 1e308, 5e-324], dtype=torch.float64),
+    "int64": torch.tensor([0, -3, 7, 2**40]),
+    "int32": torch.tensor([0, -3, 7], dtype=torch.int32),
+    "uint8": torch.tensor([0, 255], dtype=torch.uint8),
+    "bool": torch.tensor([True, False]),
+    "complex64": torch.tensor([complex(1, 2), complex(INF, 0), complex(0, -INF), complex(NAN, 1), complex(1, NAN)],
+                              dtype=torch.complex64),
+    "complex128": torch.tensor([complex(1, 2), complex(INF, NAN), complex(-INF, 1), complex(0, 0)],
+                               dtype=torch.complex128),
+}
+
+
+@pytest.mark.parametrize("op", ["isnan", "isinf", "isfinite", "isposinf", "isneginf"])
+@pytest.mark.parametrize("dname", list(CLASSIFY_INPUTS))
+def test_classify(op, dname):
+    x = CLASSIFY_INPUTS[dname]
+    if op in ("isposinf", "isneginf") and x.is_complex():
+        with pytest.raises(RuntimeError, match="does not support complex inputs"):
+            getattr(torch, op)(x)
+        with pytest.raises(RuntimeError, match="does not support complex inputs"):
+            getattr(ember, op)(E(x))
+        return
+    got = getattr(ember, op)(E(x))
+    assert got.dtype == ember.bool
+    np.testing.assert_array_equal(N(got), getattr(torch, op)(x).numpy())
+
+
+# ---- tril / triu ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", ["tril", "triu"])
+@pytest.mark.parametrize("shape", [(4, 5), (5, 3), (2, 3, 4)], ids=str)
+@pytest.mark.parametrize("diagonal", [0, 1, 2, -1, -3, 10, -10])
+def test_tri_values(op, shape, diagonal):
+    x = rand(*shape)
+    expected = getattr(torch, op)(x, diagonal=diagonal)
+    assert_close(getattr(ember, op)(E(x), diagonal=diagonal), expected)
+    y = E(x)
+    assert getattr(y, op + "_")(diagonal=diagonal) is y
+    assert_close(y, expected)
+    out = ember.empty(shape, dtype=ember.float64)
+    assert getattr(ember, op)(E(x), diagonal=diagonal, out=out) is out
+    assert_close(out, expected)
+
+
+@pytest.mark.parametrize("op", ["tril", "triu"])
+@pytest.mark.parametrize("diagonal", [0, 1, -1])
+def test_tri_gradcheck(op, diagonal):
+    assert gradcheck(lambda t: getattr(ember, op)(t, diagonal=diagonal), (leaf(2, 3, 4),))
+
+
+@pytest.mark.parametrize("op", ["tril", "triu"])
+def test_tri_1d_raises(op):
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        getattr(torch, op)(torch.ones(3))
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        getattr(ember, op)(ember.ones(3))
+
+
+# ---- flip / roll / repeat / constant_pad_nd ------------------------------------
+
+FLIP = [(0,), (1,), (0, 2), (-1,), (-1, -3), (0, 1, 2)]
+ROLL = [(1, 0), (-2, 1), ((1, 2), (0, 2)), ((-1, 3), (-1, -2)), (5, None), (-3, None), ((2,), (1,))]
+REPEAT = [(1, 1, 1), (2, 1, 3), (2, 1, 1, 2), (3, 2, 2, 1, 1), (1, 0, 1)]
+PAD = [((1, 1), 0.0), ((2, 0, 1, 3), 1.5), ((-1, 1), 0.0), ((1, -2, -1, 2), -3.0), ((0, 0, 0, 0, 1, 1), 2.0)]
+
+
+@pytest.mark.parametrize("dims", FLIP, ids=str)
+def test_flip(dims):
+    x = rand(2, 3, 4)
+    assert_close(ember.flip(E(x), dims), torch.flip(x, dims))
+    assert gradcheck(lambda t: ember.flip(t, dims), (leaf(2, 3, 2),))
+
+
+def _roll(mod, t, shifts, dims):
+    return mod.roll(t, shifts) if dims is None else mod.roll(t, shifts, dims)
+
+
+@pytest.mark.parametrize("shifts,dims", ROLL, ids=str)
+def test_roll(shifts, dims):
+    x = rand(3, 4, 5)
+    assert_close(_roll(ember, E(x), shifts, dims), _roll(torch, x, shifts, dims))
+    assert gradcheck(lambda t: _roll(ember, t, shifts, dims), (leaf(3, 2, 2),))
+
+
+@pytest.mark.parametrize("repeats", REPEAT, ids=str)
+def test_repeat(repeats):
+    x = rand(2, 1, 3)
+    assert_close(E(x).repeat(*repeats), x.repeat(*repeats))
+    assert_close(E(x).repeat(repeats), x.repeat(repeats))
+    assert gradcheck(lambda t: t.repeat(*repeats), (leaf(2, 1, 2),))
+
+
+@pytest.mark.parametrize("pad,value", PAD, ids=str)
+def test_constant_pad_nd(pad, value):
+    x = rand(3, 4, 5)
+    assert_close(ember.constant_pad_nd(E(x), pad, value), torch.constant_pad_nd(x, pad, value))
+    assert gradcheck(lambda t: ember.constant_pad_nd(t, pad, value), (leaf(3, 3, 4),))
+
+
+# ---- randperm / bernoulli ------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 100])
+def test_randperm_is_permutation(n):
+    p = ember.randperm(n)
+    assert p.dtype == ember.int64
+    assert tuple(p.shape) == (n,)
+    assert sorted(N(p).tolist()) == list(range(n))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+def test_randperm_dtype(dtype):
+    p = ember.randperm(20, dtype=getattr(ember, dtype))
+    assert p.dtype == getattr(ember, dtype)
+    assert sorted(N(p).tolist()) == list(range(20))
+
+
+@pytest.mark.parametrize("n,dtype", [(256, "uint8"), (128, "int8"), (2049, "float16")])
+def test_randperm_dtype_limit_fits(n, dtype):
+    p = ember.randperm(n, dtype=getattr(ember, dtype))
+    assert sorted(N(p).astype(np.int64).tolist()) == list(range(n))
+
+
+@pytest.mark.parametrize("n,dtype", [(257, "uint8"), (129, "int8"), (40000, "int16"), (3000, "float16")])
+def test_randperm_dtype_overflow_raises(n, dtype):
+    with pytest.raises(RuntimeError):
+        torch.randperm(n, dtype=getattr(torch, dtype))
+    with pytest.raises(RuntimeError, match="n cannot be greater than 2049 for Half" if dtype == "float16" else "fit"):
+        ember.randperm(n, dtype=getattr(ember, dtype))
+
+
+@pytest.mark.parametrize("p", [1.5, -0.1])
+def test_bernoulli_bad_p_raises(p):
+    with pytest.raises(RuntimeError):
+        torch.bernoulli(torch.tensor([p]))
+    with pytest.raises(RuntimeError):
+        ember.bernoulli(ember.tensor([p]))
+
+
+def test_manual_seed_reproducible():
+    ember.manual_seed(1234)
+    a, pa = N(ember.randperm(50)), N(ember.bernoulli(ember.full((64,), 0.5)))
+    ember.manual_seed(1234)
+    b, pb = N(ember.randperm(50)), N(ember.bernoulli(ember.full((64,), 0.5)))
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(pa, pb)
+    ember.manual_seed(4321)
+    assert not np.array_equal(a, N(ember.randperm(50)))
+
+
+def test_bernoulli_tensor_p():
+    ember.manual_seed(0)
+    p = ember.tensor([0.0, 0.1, 0.5, 0.9, 1.0], dtype=ember.float64)
+    samples = N(ember.bernoulli(p.expand(20000, 5).contiguous()))
+    assert samples.dtype == np.float64
+    assert set(np.unique(samples).tolist()) <= {0.0, 1.0}
+    np.testing.assert_allclose(samples.mean(axis=0), N(p), atol=0.02)
+    assert samples[:, 0].max() == 0.0 and samples[:, 4].min() == 1.0
+
+
+def test_bernoulli_inplace_scalar():
+    ember.manual_seed(0)
+    x = ember.empty((40000,), dtype=ember.float32)
+    assert x.bernoulli_(0.3) is x
+    v = N(x)
+    assert set(np.unique(v).tolist()) <= {0.0, 1.0}
+    assert abs(v.mean() - 0.3) < 0.02
+
+
+# ---- embedding -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("padding_idx", [None, 2, -1])
+@pytest.mark.parametrize("scale_grad_by_freq", [False, True])
+def test_embedding_grad(padding_idx, scale_grad_by_freq):
+    w = rand(6, 3)
+    idx = torch.tensor([[0, 2, 2, 5], [1, 2, 0, 5]])
+    upstream = rand(2, 4, 3, seed=7)
+    tw = w.clone().requires_grad_(True)
+    tout = TF.embedding(idx, tw, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+    tout.backward(upstream)
+    ew = E(w, requires_grad=True)
+    eout = F.embedding(E(idx), ew, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+    assert_close(eout, tout.detach())
+    eout.backward(E(upstream))
+    assert_close(ew.grad, tw.grad, rtol=1e-12)
+    if padding_idx is not None:
+        assert np.all(N(ew.grad)[padding_idx] == 0)
+
+
+# ---- batch_norm ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (4, 3, 5), (2, 3, 2, 2)], ids=str)
+@pytest.mark.parametrize("momentum", [0.1, 0.5])
+def test_batch_norm_running_stats(shape, momentum):
+    x = rand(*shape) * 2 + 1
+    rm, rv = rand(3, seed=1), rand(3, seed=2).abs() + 0.5
+    weight, bias = rand(3, seed=3), rand(3, seed=4)
+    trm, trv = rm.clone(), rv.clone()
+    tx = x.clone().requires_grad_(True)
+    tw, tb = weight.clone().requires_grad_(True), bias.clone().requires_grad_(True)
+    tout = TF.batch_norm(tx, trm, trv, tw, tb, training=True, momentum=momentum, eps=1e-5)
+    erm, erv = E(rm), E(rv)
+    ex, ewt, eb = E(x, True), E(weight, True), E(bias, True)
+    eout = F.batch_norm(ex, erm, erv, ewt, eb, training=True, momentum=momentum, eps=1e-5)
+    assert_close(eout, tout.detach(), rtol=1e-10, atol=1e-12)
+    assert_close(erm, trm, rtol=1e-12)
+    assert_close(erv, trv, rtol=1e-12)
+    for s in (erm, erv):
+        assert s.grad_fn is None
+        assert s.requires_grad is False
+    upstream = rand(*shape, seed=9)
+    tout.backward(upstream)
+    eout.backward(E(upstream))
+    for e, t in ((ex, tx), (ewt, tw), (eb, tb)):
+        assert_close(e.grad, t.grad, rtol=1e-8, atol=1e-10)
+
+
+# ---- multinomial ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("replacement", [True, False])
+def test_multinomial_frequencies(replacement):
+    # Category frequencies of the first draw follow the (unnormalized) weights.
+    ember.manual_seed(0)
+    weights = ember.tensor([1.0, 0.0, 3.0, 4.0])
+    draws = ember.multinomial(weights.expand(20000, 4), 2 if not replacement else 1, replacement)
+    first = N(draws[:, 0])
+    freq = np.bincount(first, minlength=4) / first.size
+    np.testing.assert_allclose(freq, [0.125, 0.0, 0.375, 0.5], atol=0.015)
+    assert draws.dtype == ember.int64
+
+
+def test_multinomial_without_replacement_is_sequential_draws():
+    # P(second = j | first = i) = w_j / (1 - w_i): compare against the exact law.
+    ember.manual_seed(1)
+    w = np.array([0.5, 0.3, 0.2])
+    draws = N(ember.multinomial(ember.tensor(w).expand(30000, 3), 2))
+    assert (draws[:, 0] != draws[:, 1]).all()
+    pairs = np.zeros((3, 3))
+    np.add.at(pairs, (draws[:, 0], draws[:, 1]), 1)
+    exact = np.array([[w[i] * w[j] / (1 - w[i]) if i != j else 0 for j in range(3)] for i in range(3)])
+    np.testing.assert_allclose(pairs / len(draws), exact, atol=0.012)
+
+
+def test_multinomial_shapes_and_out():
+    assert ember.multinomial(ember.ones(5), 3).shape == (3,)
+    assert ember.multinomial(ember.ones(2, 5), 7, replacement=True).shape == (2, 7)
+    out = ember.empty(0, dtype=ember.int64)
+    ember.multinomial(ember.ones(4), 4, out=out)
+    assert sorted(N(out).tolist()) == [0, 1, 2, 3]
+    assert ember.ones(3).multinomial(1).shape == (1,)
+
+
+@pytest.mark.parametrize(
+    "probs,n,replacement,message",
+    [
+        ([[[1.0]]], 1, True, "prob_dist must be 1 or 2 dim"),
+        ([1.0, 2.0], 0, True, "cannot sample n_sample <= 0 samples"),
+        ([1.0, 2.0], 3, False, "cannot sample n_sample > prob_dist.size"),
+        ([1.0, -1.0], 1, True, "probability tensor contains either `inf`, `nan` or element < 0"),
+        ([0.0, 0.0], 1, True, "sum of probabilities <= 0"),
+    ],
+)
+def test_multinomial_errors_match_torch(probs, n, replacement, message):
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        torch.multinomial(torch.tensor(probs), n, replacement)
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        ember.multinomial(ember.tensor(probs), n, replacement)
+
+
+def test_multinomial_without_replacement_takes_zero_weights_last():
+    # Like torch: no error when the positive categories run out; the rest follow.
+    draws = N(ember.multinomial(ember.tensor([[0.0, 2.0, 0.0, 1.0]]).expand(50, 4), 3))
+    assert set(draws[:, :2].flatten().tolist()) == {1, 3}
+    assert set(draws[:, 2].tolist()) <= {0, 2}
+    assert len(N(torch.multinomial(torch.tensor([0.0, 2.0, 0.0, 1.0]), 3))) == 3
