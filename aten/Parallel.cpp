@@ -1,6 +1,5 @@
 #include <aten/Parallel.h>
 
-#include <cblas.h>
 #include <c10/util/Exception.h>
 
 #include <algorithm>
@@ -141,7 +140,6 @@ int get_num_threads() {
 void set_num_threads(int n) {
   EMBER_CHECK_VALUE(n > 0, "set_num_threads expects a positive integer, got {}", n);
   requested_threads.store(n);
-  openblas_set_num_threads(n);  // GEMMs run on OpenBLAS's own threads
 }
 
 bool in_parallel_region() { return tls_in_parallel; }

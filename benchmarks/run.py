@@ -1,6 +1,6 @@
 """Ember vs PyTorch vs NumPy, side by side in one run.
 
-    python benchmarks/run.py [--quick] [--threads N] [--markdown]
+    python benchmarks/run.py [--quick] [--threads N] [--markdown] [-k NAME]
 
 Each case is timed for every library that can run it (median of several
 repeats, each long enough to swamp timer noise) and reported as the time
@@ -72,6 +72,11 @@ def cases(quick):
     for n in ((512, 1024) if quick else (1024, 2048)):
         yield (f"matmul {n}x{n} float32", arrays((n, n), (n, n)), lambda a, b: a @ b, lambda a, b: a @ b,
                lambda a, b: a @ b)
+    yield ("bmm [128,64,16] @ [128,16,64] float32", arrays((128, 64, 16), (128, 16, 64)), lambda a, b: a @ b,
+           lambda a, b: a @ b, lambda a, b: a @ b)
+    yield ("linear [2048,64] -> 256 float32", arrays((2048, 64), (256, 64), (256,)),
+           lambda x, w, b: ember.nn.functional.linear(x, w, b), lambda x, w, b: torch.nn.functional.linear(x, w, b),
+           None)
     yield ("autograd: add 10 floats, recorded", tiny, _recorded_add, _recorded_add, None)
     mlp = arrays((64, 256), (256, 256), (256, 10))
     yield ("autograd: MLP [64,256] fwd+bwd", mlp, _mlp_step, _mlp_step, None)
@@ -168,6 +173,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
     parser.add_argument("--threads", type=int, default=None, help="threads for Ember and PyTorch")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("-k", dest="only", default="", help="run only the cases whose name contains this")
     args = parser.parse_args()
     threads = args.threads or ember.get_num_threads()
     ember.set_num_threads(threads)
@@ -177,6 +183,8 @@ def main():
 
     rows = []
     for name, inputs, ember_fn, torch_fn, numpy_fn in cases(args.quick):
+        if args.only not in name:
+            continue
         e_in = [ember.from_numpy(x) for x in inputs]
         t_ember = timeit(lambda: ember_fn(*e_in), min_time)
         t_torch = None

@@ -10,6 +10,9 @@
 
 #include <cblas.h>
 
+#include <algorithm>
+#include <type_traits>
+
 namespace ember::native {
 
 namespace {
@@ -22,14 +25,17 @@ struct BlasOperand {
   int64_t ld = 1;
 };
 
+bool rows_readable(const Tensor& m) {
+  return !m.is_conj() && (m.stride(1) == 1 || m.size(1) == 1) && m.stride(0) >= std::max<int64_t>(m.size(1), 1);
+}
+bool columns_readable(const Tensor& m) {
+  return !m.is_conj() && (m.stride(0) == 1 || m.size(0) == 1) && m.stride(1) >= std::max<int64_t>(m.size(0), 1);
+}
+
 BlasOperand blas_operand(const Tensor& m) {
   const int64_t rows = m.size(0), cols = m.size(1);
-  if (!m.is_conj() && (m.stride(1) == 1 || cols == 1) && m.stride(0) >= std::max<int64_t>(cols, 1)) {
-    return {m, false, std::max<int64_t>(m.stride(0), std::max<int64_t>(cols, 1))};
-  }
-  if (!m.is_conj() && (m.stride(0) == 1 || rows == 1) && m.stride(1) >= std::max<int64_t>(rows, 1)) {
-    return {m, true, std::max<int64_t>(m.stride(1), std::max<int64_t>(rows, 1))};
-  }
+  if (rows_readable(m)) return {m, false, std::max<int64_t>(m.stride(0), std::max<int64_t>(cols, 1))};
+  if (columns_readable(m)) return {m, true, std::max<int64_t>(m.stride(1), std::max<int64_t>(rows, 1))};
   const Tensor c = m.contiguous().resolve_conj();
   return {c, false, std::max<int64_t>(cols, 1)};
 }
@@ -56,6 +62,63 @@ void naive_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar&
   });
 }
 
+// One BLAS call on raw row-major data: C = beta C + alpha op(A) op(B).
+template <typename T>
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda, const T* B,
+               int64_t ldb, T beta, T* C, int64_t ldc) {
+  // OpenBLAS keeps to the calling thread: Ember's pool splits the work (see
+  // parallel_gemm), so two thread pools never fight over the same cores (with
+  // OpenBLAS's own threads, they spin in sched_yield between GEMMs while
+  // Ember's workers want the CPU).
+  static const bool single_threaded = (openblas_set_num_threads(1), true);
+  (void)single_threaded;
+  const auto opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, opa, opb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  } else if constexpr (std::is_same_v<T, double>) {
+    cblas_dgemm(CblasRowMajor, opa, opb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+  } else if constexpr (std::is_same_v<T, c10::complex<float>>) {
+    cblas_cgemm(CblasRowMajor, opa, opb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+  } else {
+    cblas_zgemm(CblasRowMajor, opa, opb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+  }
+}
+
+// Multiply-adds below which a GEMM (or a chunk of one) is not worth a thread.
+constexpr int64_t kGemmChunkWork = int64_t{1} << 18;
+
+// blas_gemm split into blocks of C's rows (or columns, when C is wide) across
+// the pool. Each block re-packs the shared operand; that costs a few percent
+// of a large GEMM and buys one thread pool for the whole library.
+template <typename T>
+void parallel_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda,
+                   const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+  if (m >= n) {
+    parallel_for(0, m, std::max<int64_t>(1, kGemmChunkWork / std::max<int64_t>(n * k, 1)), [&](int64_t b, int64_t e) {
+      blas_gemm(ta, tb, e - b, n, k, alpha, ta ? A + b : A + b * lda, lda, B, ldb, beta, C + b * ldc, ldc);
+    });
+  } else {
+    parallel_for(0, n, std::max<int64_t>(1, kGemmChunkWork / std::max<int64_t>(m * k, 1)), [&](int64_t b, int64_t e) {
+      blas_gemm(ta, tb, m, e - b, k, alpha, A, lda, tb ? B + b * ldb : B + b, ldb, beta, C + b, ldc);
+    });
+  }
+}
+
+template <typename F>
+void visit_blas_type(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Float: return f(c10::type_tag<float>{});
+    case ScalarType::Double: return f(c10::type_tag<double>{});
+    case ScalarType::ComplexFloat: return f(c10::type_tag<c10::complex<float>>{});
+    default: return f(c10::type_tag<c10::complex<double>>{});
+  }
+}
+
+bool is_blas_type(ScalarType t) {
+  return t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::ComplexFloat ||
+         t == ScalarType::ComplexDouble;
+}
+
 // c = beta * c + alpha * a @ b for 2-D a [m, k], b [k, n], c [m, n] (c contiguous rows).
 void gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta) {
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
@@ -69,9 +132,7 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha
     return;
   }
   const ScalarType t = c.dtype();
-  const bool blas = t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::ComplexFloat ||
-                    t == ScalarType::ComplexDouble;
-  if (!blas) {
+  if (!is_blas_type(t)) {
     c10::visit_scalar_type(t, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (std::is_same_v<T, bool>) {
@@ -83,30 +144,12 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha
     return;
   }
   const BlasOperand A = blas_operand(a), B = blas_operand(b);
-  const auto ta = A.transposed ? CblasTrans : CblasNoTrans, tb = B.transposed ? CblasTrans : CblasNoTrans;
-  const int64_t ldc = c.stride(0);
-  switch (t) {
-    case ScalarType::Float:
-      cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha.to<float>(), A.t.data_ptr<float>(), A.ld,
-                  B.t.data_ptr<float>(), B.ld, beta.to<float>(), c.data_ptr<float>(), ldc);
-      break;
-    case ScalarType::Double:
-      cblas_dgemm(CblasRowMajor, ta, tb, m, n, k, alpha.to<double>(), A.t.data_ptr<double>(), A.ld,
-                  B.t.data_ptr<double>(), B.ld, beta.to<double>(), c.data_ptr<double>(), ldc);
-      break;
-    case ScalarType::ComplexFloat: {
-      const auto al = alpha.to<c10::complex<float>>(), be = beta.to<c10::complex<float>>();
-      cblas_cgemm(CblasRowMajor, ta, tb, m, n, k, &al, A.t.data_ptr(), A.ld, B.t.data_ptr(), B.ld, &be, c.data_ptr(),
-                  ldc);
-      break;
-    }
-    default: {
-      const auto al = alpha.to<c10::complex<double>>(), be = beta.to<c10::complex<double>>();
-      cblas_zgemm(CblasRowMajor, ta, tb, m, n, k, &al, A.t.data_ptr(), A.ld, B.t.data_ptr(), B.ld, &be, c.data_ptr(),
-                  ldc);
-      break;
-    }
-  }
+  visit_blas_type(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    parallel_gemm<T>(A.transposed, B.transposed, m, n, k, alpha.to<T>(), static_cast<const T*>(A.t.data_ptr()), A.ld,
+                     static_cast<const T*>(B.t.data_ptr()), B.ld, beta.to<T>(), static_cast<T*>(c.data_ptr()),
+                     c.stride(0));
+  });
 }
 
 void check_matrix(const Tensor& t, const char* name, const char* what) {
@@ -168,6 +211,47 @@ Tensor mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
 
 Tensor mm(const Tensor& self, const Tensor& mat2) { return ember::mm_outf(self, mat2, Tensor()); }
 
+namespace {
+// The common bmm: BLAS dtypes, a dense result. Small products (attention's
+// per-head matrices) are spread over the pool a batch at a time; large ones
+// split inside each GEMM. False when the general path must run.
+bool bmm_batched(const Tensor& self, const Tensor& mat2, const Tensor& result) {
+  const int64_t batch = self.size(0), m = self.size(1), k = self.size(2), n = mat2.size(2);
+  if (!is_blas_type(result.dtype()) || result.dtype() != self.dtype() || batch == 0 || m == 0 || n == 0 || k == 0)
+    return false;
+  if (result.is_conj() || result.stride(2) != 1 || result.stride(1) < std::max<int64_t>(n, 1) ||
+      result.is_alias_of(self) || result.is_alias_of(mat2))
+    return false;
+  if (self.is_conj() || mat2.is_conj()) return false;
+  // Every batch has the first one's layout: decide once, copying if BLAS can't read it.
+  auto readable = [](const Tensor& t) {
+    const Tensor first = t.select(0, 0);
+    return rows_readable(first) || columns_readable(first) ? t : t.contiguous();
+  };
+  const Tensor a = readable(self), b = readable(mat2);
+  const BlasOperand A = blas_operand(a.select(0, 0)), B = blas_operand(b.select(0, 0));
+  visit_blas_type(result.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* pa = static_cast<const T*>(a.data_ptr());
+    const T* pb = static_cast<const T*>(b.data_ptr());
+    T* pc = static_cast<T*>(result.data_ptr());
+    const int64_t sa = a.stride(0), sb = b.stride(0), sc = result.stride(0);
+    auto one = [&](int64_t i) {
+      parallel_gemm<T>(A.transposed, B.transposed, m, n, k, T(1), pa + i * sa, A.ld, pb + i * sb, B.ld, T(0),
+                       pc + i * sc, result.stride(1));
+    };
+    if (m * n * k >= kGemmChunkWork * get_num_threads()) {
+      for (int64_t i = 0; i < batch; ++i) one(i);
+    } else {
+      parallel_for(0, batch, std::max<int64_t>(1, kGemmChunkWork / (m * n * k)), [&](int64_t b0, int64_t e0) {
+        for (int64_t i = b0; i < e0; ++i) one(i);
+      });
+    }
+  });
+  return true;
+}
+}  // namespace
+
 Tensor bmm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   EMBER_CHECK(self.dim() == 3, "batch1 must be a 3D tensor");
   EMBER_CHECK(mat2.dim() == 3, "batch2 must be a 3D tensor");
@@ -179,8 +263,10 @@ Tensor bmm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   const std::vector<int64_t> shape{self.size(0), self.size(1), mat2.size(2)};
   Tensor result = fresh_or(out, shape, self.dtype(), self.device());
   if (result.is_meta()) return result;
-  for (int64_t i = 0; i < shape[0]; ++i) {
-    ember::mm_outf(self.select(0, i), mat2.select(0, i), result.select(0, i));
+  if (!bmm_batched(self, mat2, result)) {
+    for (int64_t i = 0; i < shape[0]; ++i) {
+      ember::mm_outf(self.select(0, i), mat2.select(0, i), result.select(0, i));
+    }
   }
   return result;
 }
