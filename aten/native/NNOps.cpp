@@ -34,14 +34,6 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_
   return ember::index_select(weight, 0, indices.reshape({-1})).view(shape);
 }
 
-Tensor dropout(const Tensor& input, double p, bool train) {
-  EMBER_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got {}", p);
-  if (!train || p == 0) return input;
-  if (p == 1) return ember::zeros_like(input);
-  const Tensor keep = ember::ge(ember::rand(input.sizes(), std::nullopt, std::nullopt, input.device()), scalar(p));
-  return ember::mul(input, ember::div(keep.to(input.dtype()), scalar(1 - p)));
-}
-
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, double eps) {
   const int64_t k = static_cast<int64_t>(normalized_shape.size());

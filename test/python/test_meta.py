@@ -289,6 +289,9 @@ SAMPLES.update({
     "bernoulli_.float": lambda d: t(d, 2, 3).bernoulli_(0.25),
     "multinomial": lambda d: ember.multinomial(t(d, 2, 3).abs() + 0.1, 2),
     "multinomial.out": lambda d: ember.multinomial(t(d, 3).abs() + 0.1, 4, True, out=t(d, 0, dtype=ember.int64)),
+    "native_dropout": lambda d: ember.native_dropout(t(d, 2, 3), 0.25, True),
+    "native_dropout_backward": lambda d: ember.native_dropout_backward(
+        t(d, 2, 3), ember.ones(2, 3, dtype=ember.bool, device=d), 2.0),
     "gelu_backward": lambda d: ember.gelu_backward(t(d, 2, 3), t(d, 2, 3), approximate="tanh"),
     "gelu_backward.grad_input": lambda d: ember.gelu_backward(t(d, 2, 3), t(d, 3), out=t(d, 0)),
     "max_pool2d_with_indices": lambda d: ember.max_pool2d_with_indices(t(d, 2, 3, 9, 8), [3, 3], [2, 2], [1, 1]),

@@ -447,3 +447,59 @@ def test_multinomial_without_replacement_takes_zero_weights_last():
     assert set(draws[:, :2].flatten().tolist()) == {1, 3}
     assert set(draws[:, 2].tolist()) <= {0, 2}
     assert len(N(torch.multinomial(torch.tensor([0.0, 2.0, 0.0, 1.0]), 3))) == 3
+
+
+# ---- dropout ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("p", [0.1, 0.5, 0.9])
+def test_dropout_keeps_expected_fraction_and_scales(dtype, p):
+    ember.manual_seed(0)
+    x = ember.ones(300, 301, dtype=getattr(ember, dtype))
+    out, mask = ember.native_dropout(x, p, True)
+    kept = N(mask)
+    assert abs(kept.mean() - (1 - p)) < 0.01
+    values = N(out.double())
+    np.testing.assert_allclose(values[kept], 1 / (1 - p), rtol=1e-2)
+    assert (values[~kept] == 0).all()
+
+
+def test_dropout_gradient_uses_the_same_mask():
+    x = ember.randn(64, 65, dtype=ember.float64, requires_grad=True)
+    y = F.dropout(x, 0.3, training=True)
+    y.backward(ember.ones_like(y))
+    expected = (N(y.detach()) != 0) / 0.7
+    np.testing.assert_allclose(N(x.grad), expected)
+
+
+def test_dropout_gradcheck_and_gradgradcheck():
+    x = ember.randn(4, 5, dtype=ember.float64, requires_grad=True)
+
+    def f(x):
+        ember.manual_seed(7)  # the same mask at every evaluation
+        return ember.native_dropout(x, 0.4, True)[0]
+
+    assert gradcheck(f, (x,))
+    assert ember.autograd.gradgradcheck(f, (x,))
+
+
+def test_dropout_eval_p0_p1_and_errors_like_torch():
+    x = ember.randn(3, 4)
+    assert F.dropout(x, 0.5, training=False) is x
+    np.testing.assert_array_equal(N(F.dropout(x, 1.0)), np.zeros((3, 4), np.float32))
+    out, mask = ember.native_dropout(x, 0.5, False)
+    np.testing.assert_array_equal(N(out), N(x))
+    assert N(mask).all()
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        F.dropout(x, 1.5)
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        TF.dropout(torch.randn(3), 1.5)
+
+
+def test_dropout_is_reproducible_under_manual_seed():
+    ember.manual_seed(5)
+    a = N(F.dropout(ember.ones(1000), 0.5))
+    ember.manual_seed(5)
+    b = N(F.dropout(ember.ones(1000), 0.5))
+    np.testing.assert_array_equal(a, b)
