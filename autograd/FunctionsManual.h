@@ -78,6 +78,15 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, IntArrayRef
                           bool scale_grad_by_freq);
 Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, const std::vector<std::optional<Tensor>>& indices);
 
+// Normalization. Runs the fused kernel, or under create_graph composes
+// differentiable operators (recomputing the statistics from input) so that
+// the gradient can be differentiated again.
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& input,
+                                                       IntArrayRef normalized_shape, const Tensor& mean,
+                                                       const Tensor& rstd, const std::optional<Tensor>& weight,
+                                                       const std::optional<Tensor>& bias, double eps,
+                                                       std::array<bool, 3> mask);
+
 // Convolution and pooling.
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
                                                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,

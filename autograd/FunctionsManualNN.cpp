@@ -159,4 +159,31 @@ Tensor avg_pool2d_backward(const Tensor& grad_, const Tensor& self_, IntArrayRef
   return unbatched ? result.squeeze(0) : result;
 }
 
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& input,
+                                                       IntArrayRef normalized_shape, const Tensor& mean,
+                                                       const Tensor& rstd, const std::optional<Tensor>& weight,
+                                                       const std::optional<Tensor>& bias, double eps,
+                                                       std::array<bool, 3> mask) {
+  if (!c10::GradMode::is_enabled()) {
+    return ember::native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, weight, bias, mask);
+  }
+  const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
+  std::vector<int64_t> normalized_dims, batch_dims;
+  for (int64_t d = 0; d < input.dim(); ++d) (d < axis ? batch_dims : normalized_dims).push_back(d);
+  const Tensor mu = input.mean(normalized_dims, true);
+  const Tensor inv = (input.var(normalized_dims, Scalar(0), true) + eps).rsqrt();
+  const Tensor xhat = (input - mu) * inv;
+  const bool has_weight = weight && weight->defined();
+  // Sums over the batch dims; with none, the per-element values themselves.
+  auto batch_sum = [&](const Tensor& t) { return batch_dims.empty() ? t : t.sum(batch_dims); };
+  Tensor dx, dw, db;
+  if (mask[0]) {
+    const Tensor g = has_weight ? grad * *weight : grad;
+    dx = inv * (g - g.mean(normalized_dims, true) - xhat * (g * xhat).mean(normalized_dims, true));
+  }
+  if (mask[1] && has_weight) dw = batch_sum(grad * xhat);
+  if (mask[2] && bias && bias->defined()) db = batch_sum(grad);
+  return {dx, dw, db};
+}
+
 }  // namespace ember::autograd::manual

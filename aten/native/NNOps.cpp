@@ -34,23 +34,6 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_
   return ember::index_select(weight, 0, indices.reshape({-1})).view(shape);
 }
 
-Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
-                  const std::optional<Tensor>& bias, double eps) {
-  const int64_t k = static_cast<int64_t>(normalized_shape.size());
-  EMBER_CHECK(k >= 1 && input.dim() >= k &&
-                  input.sizes().slice(input.dim() - k) == normalized_shape,
-              "Given normalized_shape={}, expected input with shape [*, {}], but got input of size{}",
-              c10::str_sizes(normalized_shape), fmt::join(normalized_shape, ", "), c10::str_sizes(input.sizes()));
-  std::vector<int64_t> dims;
-  for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
-  const Tensor mu = ember::mean(input, dims, true);
-  const Tensor var = ember::var(input, dims, Scalar(0), true);
-  Tensor out = ember::mul(ember::sub(input, mu), ember::rsqrt(ember::add(var, scalar(eps))));
-  if (weight && weight->defined()) out = ember::mul(out, *weight);
-  if (bias && bias->defined()) out = ember::add(out, *bias);
-  return out;
-}
-
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
                   const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training,
                   double momentum, double eps, bool /*cudnn_enabled*/) {

@@ -53,6 +53,7 @@ IValue to_ivalue(py::handle obj, const SchemaType& type, const std::string& wher
   py::sequence seq = py::reinterpret_borrow<py::sequence>(obj);
   switch (type.kind) {
     case Kind::Float: return IValue(obj.cast<std::vector<double>>());
+    case Kind::Bool: return IValue(obj.cast<std::vector<bool>>());
     case Kind::Tensor:
       if (type.elem_optional) return IValue(obj.cast<std::vector<std::optional<Tensor>>>());
       return IValue(obj.cast<std::vector<Tensor>>());

@@ -503,3 +503,74 @@ def test_dropout_is_reproducible_under_manual_seed():
     ember.manual_seed(5)
     b = N(F.dropout(ember.ones(1000), 0.5))
     np.testing.assert_array_equal(a, b)
+
+
+# ---- layer_norm ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,normalized", [((4, 5, 6), (6,)), ((3, 4, 5), (4, 5)), ((7,), (7,)), ((2, 300), (300,))])
+@pytest.mark.parametrize("affine", [True, False])
+def test_native_layer_norm_matches_torch(dtype, shape, normalized, affine):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape).astype(dtype) * 3 + 1
+    w = rng.standard_normal(normalized).astype(dtype) if affine else None
+    b = rng.standard_normal(normalized).astype(dtype) if affine else None
+    wrap = lambda a, lib: None if a is None else (ember.tensor(a) if lib is ember else torch.tensor(a))  # noqa: E731
+    got = ember.native_layer_norm(ember.tensor(x), list(normalized), wrap(w, ember), wrap(b, ember), 1e-5)
+    want = torch.ops.aten.native_layer_norm(torch.tensor(x), list(normalized), wrap(w, torch), wrap(b, torch), 1e-5)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for g, t in zip(got, want):
+        assert tuple(g.shape) == tuple(t.shape)
+        np.testing.assert_allclose(N(g), t.numpy(), rtol=tol, atol=tol)
+    dy = rng.standard_normal(shape).astype(dtype)
+    mask = [True, affine, affine]
+    got_b = ember.native_layer_norm_backward(ember.tensor(dy), ember.tensor(x), list(normalized), got[1], got[2],
+                                             wrap(w, ember), wrap(b, ember), mask)
+    want_b = torch.ops.aten.native_layer_norm_backward(torch.tensor(dy), torch.tensor(x), list(normalized), want[1],
+                                                       want[2], wrap(w, torch), wrap(b, torch), mask)
+    for g, t in zip(got_b, want_b):
+        assert (g is None) == (t is None)
+        if t is not None:
+            np.testing.assert_allclose(N(g), t.numpy(), rtol=10 * tol, atol=10 * tol)
+
+
+def test_layer_norm_output_mask_skips_gradients():
+    x, w, b = ember.randn(3, 4), ember.randn(4), ember.randn(4)
+    _, mean, rstd = ember.native_layer_norm(x, [4], w, b, 1e-5)
+    dx, dw, db = ember.native_layer_norm_backward(ember.ones(3, 4), x, [4], mean, rstd, w, b, [False, True, False])
+    assert dx is None and db is None and dw.shape == (4,)
+
+
+def test_layer_norm_double_backward():
+    x = ember.randn(3, 4, 5, dtype=ember.float64, requires_grad=True)
+    w = ember.randn(4, 5, dtype=ember.float64, requires_grad=True)
+    b = ember.randn(4, 5, dtype=ember.float64, requires_grad=True)
+    f = lambda x, w, b: F.layer_norm(x, [4, 5], w, b)  # noqa: E731
+    assert gradcheck(f, (x, w, b))
+    assert ember.autograd.gradgradcheck(f, (x, w, b))
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_layer_norm_reduced_precision_keeps_float_statistics(dtype):
+    x = ember.randn(4, 64).to(getattr(ember, dtype))
+    out, mean, rstd = ember.native_layer_norm(x, [64], None, None, 1e-5)
+    assert out.dtype == x.dtype and mean.dtype == ember.float32
+    want = TF.layer_norm(torch.tensor(N(x.float())), [64]).numpy()
+    np.testing.assert_allclose(N(out.float()), want, atol=0.05)
+
+
+@pytest.mark.parametrize(
+    "shape,normalized,weight,message",
+    [
+        ((2, 3), [3], (4,), "Expected weight to be of same shape as normalized_shape, but got weight of shape [4] and "
+                            "normalized_shape = [3]"),
+        ((2, 3), [4], None, "Given normalized_shape=[4], expected input with shape [*, 4], but got input of size[2, 3]"),
+        ((2, 3), [], None, "Expected normalized_shape to be at least 1-dimensional"),
+    ],
+)
+def test_layer_norm_errors_match_torch(shape, normalized, weight, message):
+    for lib in (torch, ember):
+        w = None if weight is None else lib.randn(*weight)
+        with pytest.raises(RuntimeError, match=re.escape(message)):
+            lib.nn.functional.layer_norm(lib.randn(*shape), normalized, w)

@@ -142,6 +142,8 @@ def _value_saved(a: Argument) -> Saved:
     """A non-tensor argument saved by value."""
     t = a.type
     name = cpp.cpp_name(a.name)
+    if t.is_list and t.base == "bool":
+        return Saved(name, f"std::array<bool, {t.list_size}>", name)
     if t.is_list:
         elem = {"int": "int64_t", "float": "double"}[t.base]
         if t.optional:

@@ -29,6 +29,8 @@ def argument_type(t: Type) -> str:
             return "std::optional<IntArrayRef>" if t.optional else "IntArrayRef"
         if t.base == "float":
             return "c10::ArrayRef<double>"
+        if t.base == "bool" and t.list_size:
+            return f"std::array<bool, {t.list_size}>"
         raise ValueError(f"unsupported list type {t}")
     if t.base not in _SCALAR_TYPES:
         raise ValueError(f"unsupported type {t}")

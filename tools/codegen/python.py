@@ -30,7 +30,7 @@ def binding_type(a: Argument) -> str:
             return "const TensorOrNumber&"
         return "std::optional<Tensor>" if t.optional else "const Tensor&"
     if t.is_list:
-        inner = {"int": "IntList", "float": "std::vector<double>"}[t.base]
+        inner = {"int": "IntList", "float": "std::vector<double>", "bool": f"std::array<bool, {t.list_size}>"}[t.base]
         return f"std::optional<{inner}>" if t.optional else inner
     base = {"int": "int64_t", "float": "double", "bool": "bool", "str": "std::string", "Scalar": "c10::Scalar",
             "ScalarType": "c10::ScalarType", "Device": "c10::Device", "Generator": "Generator"}[t.base]

@@ -18,6 +18,11 @@ template <typename T>
 struct is_optional<std::optional<T>> : std::true_type {};
 
 template <typename T>
+struct is_bool_array : std::false_type {};
+template <size_t N>
+struct is_bool_array<std::array<bool, N>> : std::true_type {};
+
+template <typename T>
 struct is_tuple : std::false_type {};
 template <typename... T>
 struct is_tuple<std::tuple<T...>> : std::true_type {};
@@ -51,6 +56,13 @@ decltype(auto) unbox(const IValue& v) {
     return v.toScalar();
   } else if constexpr (std::is_same_v<P, IntArrayRef>) {
     return IntArrayRef(v.toIntList());
+  } else if constexpr (is_bool_array<P>::value) {
+    const std::vector<bool>& list = v.toBoolList();
+    EMBER_CHECK(list.size() == std::tuple_size_v<P>, "expected a list of {} bools but got {}", std::tuple_size_v<P>,
+                list.size());
+    P out{};
+    for (size_t i = 0; i < out.size(); ++i) out[i] = list[i];
+    return out;
   } else if constexpr (std::is_same_v<P, c10::ArrayRef<Tensor>>) {
     return c10::ArrayRef<Tensor>(v.toTensorList());
   } else if constexpr (std::is_same_v<P, std::vector<Tensor>>) {

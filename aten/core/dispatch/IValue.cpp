@@ -27,7 +27,7 @@ Scalar IValue::toScalar() const {
 
 std::string IValue::tagName() const {
   constexpr const char* names[] = {"None", "Tensor",   "float",     "int",   "bool",   "complex", "int[]",
-                                   "float[]", "Tensor[]", "Tensor?[]", "str", "ScalarType", "Device", "Generator"};
+                                   "float[]", "bool[]", "Tensor[]", "Tensor?[]", "str", "ScalarType", "Device", "Generator"};
   static_assert(std::size(names) == std::variant_size_v<Payload>);
   return names[value_.index()];
 }

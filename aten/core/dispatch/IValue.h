@@ -7,6 +7,7 @@
 #include <aten/core/Generator.h>
 #include <aten/core/Tensor.h>
 
+#include <array>
 #include <optional>
 #include <string>
 #include <variant>
@@ -17,7 +18,7 @@ namespace ember {
 class IValue {
  public:
   using Payload = std::variant<std::monostate, Tensor, double, int64_t, bool, c10::complex<double>,
-                               std::vector<int64_t>, std::vector<double>, std::vector<Tensor>,
+                               std::vector<int64_t>, std::vector<double>, std::vector<bool>, std::vector<Tensor>,
                                std::vector<std::optional<Tensor>>, std::string, ScalarType, Device, Generator>;
 
   IValue() = default;
@@ -33,6 +34,9 @@ class IValue {
   IValue(IntArrayRef v) : value_(v.vec()) {}
   IValue(std::vector<int64_t> v) : value_(std::move(v)) {}
   IValue(std::vector<double> v) : value_(std::move(v)) {}
+  IValue(std::vector<bool> v) : value_(std::move(v)) {}
+  template <size_t N>
+  IValue(std::array<bool, N> v) : value_(std::vector<bool>(v.begin(), v.end())) {}
   IValue(c10::ArrayRef<Tensor> v) : value_(v.vec()) {}
   IValue(std::vector<Tensor> v) : value_(std::move(v)) {}
   IValue(std::vector<std::optional<Tensor>> v) : value_(std::move(v)) {}
@@ -67,6 +71,7 @@ class IValue {
   Scalar toScalar() const;
   const std::vector<int64_t>& toIntList() const { return get<std::vector<int64_t>>("int[]"); }
   const std::vector<double>& toDoubleList() const { return get<std::vector<double>>("float[]"); }
+  const std::vector<bool>& toBoolList() const { return get<std::vector<bool>>("bool[]"); }
   const std::vector<Tensor>& toTensorList() const { return get<std::vector<Tensor>>("Tensor[]"); }
   const std::vector<std::optional<Tensor>>& toOptionalTensorList() const {
     return get<std::vector<std::optional<Tensor>>>("Tensor?[]");

@@ -19,4 +19,17 @@ void gelu_backward_floats(const float* grad, const float* x, float* y, int64_t n
 // blocks: vector speed with error far below naive float summation.
 double sum_floats(const float* x, int64_t n);
 
+// Layer norm, one row of n floats at a time. Moments: the mean and
+// 1 / sqrt(biased variance + eps), in two passes (no cancellation).
+void row_moments_floats(const float* x, int64_t n, float eps, float* mean, float* rstd);
+// y = (x - mean) * rstd * w + b; w and b may be null.
+void normalize_row_floats(const float* x, int64_t n, float mean, float rstd, const float* w, const float* b,
+                          float* y);
+// dx for one row given dy (w may be null): rstd (g - mean(g) - xhat mean(g xhat)), g = dy w.
+void layer_norm_backward_row_floats(const float* dy, const float* x, const float* w, int64_t n, float mean,
+                                    float rstd, float* dx);
+// dw += dy xhat and db += dy for one row (either may be null).
+void layer_norm_param_grads_row_floats(const float* dy, const float* x, int64_t n, float mean, float rstd, float* dw,
+                                       float* db);
+
 }  // namespace ember::native::cpu
