@@ -4,7 +4,21 @@ The heavy lifting happens in the C++ extension ``ember._C``; this package
 adds the Pythonic surface (``ember.zeros(2, 3)``, ``repr``, ``ember.Size``).
 """
 
-from . import _C
+import os as _os
+
+# Ember splits GEMMs over its own thread pool and calls OpenBLAS one thread
+# at a time; OpenBLAS's own threads would only spin beside it. OpenBLAS reads
+# this when _C loads it; afterwards the variable is put back, so that other
+# libraries (NumPy's own OpenBLAS) keep their threads.
+_blas_threads = _os.environ.get("OPENBLAS_NUM_THREADS")
+_os.environ["OPENBLAS_NUM_THREADS"] = "1"
+try:
+    from . import _C  # noqa: E402
+finally:
+    if _blas_threads is None:
+        del _os.environ["OPENBLAS_NUM_THREADS"]
+    else:
+        _os.environ["OPENBLAS_NUM_THREADS"] = _blas_threads
 from ._C import (  # noqa: F401
     Generator,
     Tensor,

@@ -6,6 +6,11 @@
 
 namespace ember::native::cpu {
 
+// Each hot loop is compiled for AVX-512, AVX2 and baseline x86-64; the
+// loader picks the best the CPU has. (Clones are named by feature: "arch="
+// clones are chosen by CPU model and never match AMD parts.)
+#define EMBER_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+
 // exp(x) = 2^k * exp(r) with k = round(x / ln 2) and |r| <= ln(2)/2; exp(r)
 // by a degree-6 polynomial (Cephes' coefficients). 2^k is applied as two
 // halves so that k from -150 (subnormal results) to 128 stays representable.
@@ -15,7 +20,10 @@ __attribute__((always_inline)) inline float exp_approx(float v) {
   constexpr float kMax = 88.72283905206835f, kMin = -103.97207708f;
   float xc = v < kMin ? kMin : v;
   xc = xc > kMax ? kMax : xc;
-  const float k = std::floor(xc * 1.44269504088896341f + 0.5f);
+  // Round to nearest by adding and removing 1.5 * 2^23 (exact for |x| < 2^22),
+  // which vectorizes everywhere; std::floor becomes a libm call in some clones.
+  constexpr float kRound = 12582912.0f;
+  const float k = (xc * 1.44269504088896341f + kRound) - kRound;
   const float r = xc - k * 0.693359375f + k * 2.12194440e-4f;  // ln 2 split in two for precision
   float p = 1.9875691500e-4f;
   p = p * r + 1.3981999507e-3f;
@@ -34,13 +42,13 @@ __attribute__((always_inline)) inline float exp_approx(float v) {
   return v != v ? v : e;
 }
 
-__attribute__((target_clones("avx2", "default"))) void exp_floats(const float* x, float* y, int64_t n) {
+EMBER_VECTOR_CLONES void exp_floats(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = exp_approx(x[i]);
 }
 
 // tanh: Cephes' odd polynomial near 0 (where 1 - 2/(e^2x + 1) would cancel),
 // that formula elsewhere.
-__attribute__((target_clones("avx2", "default"))) void tanh_floats(const float* x, float* y, int64_t n) {
+EMBER_VECTOR_CLONES void tanh_floats(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i];
     const float a = std::fabs(v);
@@ -57,7 +65,7 @@ __attribute__((target_clones("avx2", "default"))) void tanh_floats(const float* 
   }
 }
 
-__attribute__((target_clones("avx2", "default"))) void sigmoid_floats(const float* x, float* y, int64_t n) {
+EMBER_VECTOR_CLONES void sigmoid_floats(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + exp_approx(-x[i]));
 }
 
@@ -94,17 +102,17 @@ __attribute__((always_inline)) inline float erf_approx(float v) {
   return v != v ? v : result;
 }
 
-__attribute__((target_clones("avx2", "default"))) void erf_floats(const float* x, float* y, int64_t n) {
+EMBER_VECTOR_CLONES void erf_floats(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = erf_approx(x[i]);
 }
 
 // gelu(x) = x Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2.
-__attribute__((target_clones("avx2", "default"))) void gelu_floats(const float* x, float* y, int64_t n) {
+EMBER_VECTOR_CLONES void gelu_floats(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.0f + erf_approx(x[i] * 0.7071067811865476f));
 }
 
 // grad * (Phi(x) + x phi(x)), phi the standard normal density.
-__attribute__((target_clones("avx2", "default"))) void gelu_backward_floats(const float* grad, const float* x,
+EMBER_VECTOR_CLONES void gelu_backward_floats(const float* grad, const float* x,
                                                                             float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i];
@@ -114,7 +122,7 @@ __attribute__((target_clones("avx2", "default"))) void gelu_backward_floats(cons
   }
 }
 
-__attribute__((target_clones("avx2", "default"))) double sum_floats(const float* x, int64_t n) {
+EMBER_VECTOR_CLONES double sum_floats(const float* x, int64_t n) {
   constexpr int64_t kLanes = 32, kBlock = 4096;
   double total = 0.0;
   for (int64_t start = 0; start < n; start += kBlock) {
@@ -129,6 +137,67 @@ __attribute__((target_clones("avx2", "default"))) double sum_floats(const float*
     total += block;
   }
   return total;
+}
+
+// Sum of f(i) over [0, n) in 16 float lanes (vectorized), combined at the end.
+template <typename F>
+__attribute__((always_inline)) inline float lane_sum(int64_t n, F&& f) {
+  constexpr int64_t kLanes = 16;
+  float lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t j = 0; j < kLanes; ++j) lanes[j] += f(i + j);
+  float total = 0.0f;
+  for (; i < n; ++i) total += f(i);
+  for (int64_t j = 0; j < kLanes; ++j) total += lanes[j];
+  return total;
+}
+
+EMBER_VECTOR_CLONES void row_moments_floats(const float* x, int64_t n, float eps,
+                                                                          float* mean, float* rstd) {
+  const float mu = lane_sum(n, [&](int64_t i) { return x[i]; }) / static_cast<float>(n);
+  const float var = lane_sum(n, [&](int64_t i) {
+                      const float d = x[i] - mu;
+                      return d * d;
+                    }) /
+                    static_cast<float>(n);
+  *mean = mu;
+  *rstd = 1.0f / std::sqrt(var + eps);
+}
+
+EMBER_VECTOR_CLONES void normalize_row_floats(const float* x, int64_t n, float mean,
+                                                                            float rstd, const float* w,
+                                                                            const float* b, float* y) {
+  if (w && b) {
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd * w[i] + b[i];
+  } else if (w) {
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd * w[i];
+  } else if (b) {
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd + b[i];
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - mean) * rstd;
+  }
+}
+
+EMBER_VECTOR_CLONES void layer_norm_backward_row_floats(const float* dy, const float* x,
+                                                                                      const float* w, int64_t n,
+                                                                                      float mean, float rstd,
+                                                                                      float* dx) {
+  auto g = [&](int64_t i) { return w ? dy[i] * w[i] : dy[i]; };
+  const float inv_n = 1.0f / static_cast<float>(n);
+  const float g_mean = lane_sum(n, g) * inv_n;
+  const float gx_mean = lane_sum(n, [&](int64_t i) { return g(i) * (x[i] - mean); }) * rstd * inv_n;
+  for (int64_t i = 0; i < n; ++i) dx[i] = rstd * (g(i) - g_mean - (x[i] - mean) * rstd * gx_mean);
+}
+
+EMBER_VECTOR_CLONES void layer_norm_param_grads_row_floats(const float* dy,
+                                                                                         const float* x, int64_t n,
+                                                                                         float mean, float rstd,
+                                                                                         float* dw, float* db) {
+  if (dw)
+    for (int64_t i = 0; i < n; ++i) dw[i] += dy[i] * (x[i] - mean) * rstd;
+  if (db)
+    for (int64_t i = 0; i < n; ++i) db[i] += dy[i];
 }
 
 }  // namespace ember::native::cpu
