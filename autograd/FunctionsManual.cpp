@@ -1,5 +1,7 @@
 #include <autograd/FunctionsManual.h>
 
+#include <c10/core/GradMode.h>
+
 #include <cmath>
 
 namespace ember::autograd::manual {
@@ -272,13 +274,21 @@ Tensor value_selecting_backward(const Tensor& grad, int64_t dim, const Tensor& i
   return ember::zeros(input_sizes, grad.options()).scatter(d, idx, g);
 }
 
+// The fused kernels when no graph is being built; under create_graph the
+// composition, which is differentiable again.
 Tensor softmax_backward(const Tensor& grad, const Tensor& result, int64_t dim) {
   if (result.dim() == 0) return grad * 0;
+  if (!c10::GradMode::is_enabled() && grad.dtype() == result.dtype()) {
+    return ember::_softmax_backward_data(grad, result, dim, result.dtype());
+  }
   return (grad - (grad * result).sum(IntArrayRef({dim}), /*keepdim=*/true)) * result;
 }
 
 Tensor log_softmax_backward(const Tensor& grad, const Tensor& result, int64_t dim) {
   if (result.dim() == 0) return grad * 0;
+  if (!c10::GradMode::is_enabled() && grad.dtype() == result.dtype()) {
+    return ember::_log_softmax_backward_data(grad, result, dim, result.dtype());
+  }
   return grad - result.exp() * grad.sum(IntArrayRef({dim}), /*keepdim=*/true);
 }
 

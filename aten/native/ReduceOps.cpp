@@ -488,7 +488,9 @@ AlongDim along_dim(const Tensor& self, int64_t dim, ScalarType dtype) {
   return a;
 }
 
-Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log) {
+// safe: rows that are all -inf give zeros instead of NaN (torch's
+// _safe_softmax, which attention uses for fully masked rows).
+Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log, bool safe = false) {
   const ScalarType t = dtype.value_or(self.dtype());
   EMBER_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(t), "\"{}\" not implemented for '{}'",
                               log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
@@ -508,7 +510,15 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
           const T* x = in + r * n;
           T* y = o + r * n;
           M m = -std::numeric_limits<M>::infinity();
-          for (int64_t i = 0; i < n; ++i) m = std::max(m, static_cast<M>(x[i]));
+          if constexpr (std::is_same_v<T, float>) {
+            if (n > 0) m = cpu::max_floats(x, n);
+          } else {
+            for (int64_t i = 0; i < n; ++i) m = std::max(m, static_cast<M>(x[i]));
+          }
+          if (safe && m == -std::numeric_limits<M>::infinity()) {
+            std::fill(y, y + n, T(0));
+            continue;
+          }
           if (std::isinf(m)) m = m > 0 ? m : M(0);
           if constexpr (std::is_same_v<T, float>) {
             // Vectorized: y = exp(x - m), then normalize.
@@ -573,6 +583,62 @@ Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype)
 }
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   return softmax_impl(self, dim, dtype, true);
+}
+Tensor _safe_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_impl(self, dim, dtype, false, /*safe=*/true);
+}
+
+namespace {
+// grad_input of softmax (log: of log_softmax) from the forward's output, row
+// by row along dim.
+Tensor softmax_backward_impl(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype,
+                             bool log) {
+  EMBER_CHECK(grad_output.sizes() == output.sizes(), "{}: grad_output of size {} does not match output of size {}",
+              log ? "_log_softmax_backward_data" : "_softmax_backward_data", c10::str_sizes(grad_output.sizes()),
+              c10::str_sizes(output.sizes()));
+  const ScalarType t = output.dtype();
+  if (output.is_meta()) return ember::empty(output.sizes(), input_dtype, output.device());
+  const AlongDim g = along_dim(grad_output, dim, t), y = along_dim(output, dim, t);
+  Tensor out = ember::empty_like(y.rows);
+  c10::visit_scalar_type(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (cpu::is_floating_v<T>) {
+      using M = cpu::opmath_t<T>;
+      const T* pg = static_cast<const T*>(g.rows.data_ptr());
+      const T* py = static_cast<const T*>(y.rows.data_ptr());
+      T* o = static_cast<T*>(out.data_ptr());
+      const int64_t n = y.n;
+      parallel_for(0, y.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          const T* gr = pg + r * n;
+          const T* yr = py + r * n;
+          T* dx = o + r * n;
+          if constexpr (std::is_same_v<T, float>) {
+            cpu::softmax_backward_row_floats(gr, yr, dx, n, log);
+            continue;
+          }
+          M total = 0;
+          for (int64_t i = 0; i < n; ++i)
+            total += log ? static_cast<M>(gr[i]) : static_cast<M>(gr[i]) * static_cast<M>(yr[i]);
+          for (int64_t i = 0; i < n; ++i) {
+            const M gi = static_cast<M>(gr[i]), yi = static_cast<M>(yr[i]);
+            dx[i] = static_cast<T>(log ? gi - std::exp(yi) * total : yi * (gi - total));
+          }
+        }
+      });
+    }
+  });
+  const Tensor result = y.restore(out);
+  return (output.dim() == 0 ? result.reshape({}) : result).to(input_dtype);
+}
+}  // namespace
+
+Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  return softmax_backward_impl(grad_output, output, dim, input_dtype, false);
+}
+Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
+                                  ScalarType input_dtype) {
+  return softmax_backward_impl(grad_output, output, dim, input_dtype, true);
 }
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return cumulative(self, dim, dtype, false); }
 Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return cumulative(self, dim, dtype, true); }

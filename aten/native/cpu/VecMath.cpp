@@ -200,4 +200,27 @@ EMBER_VECTOR_CLONES void layer_norm_param_grads_row_floats(const float* dy,
     for (int64_t i = 0; i < n; ++i) db[i] += dy[i];
 }
 
+EMBER_VECTOR_CLONES float max_floats(const float* x, int64_t n) {
+  constexpr int64_t kLanes = 16;
+  float lanes[kLanes];
+  for (int64_t j = 0; j < kLanes; ++j) lanes[j] = x[0];
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t j = 0; j < kLanes; ++j) lanes[j] = x[i + j] > lanes[j] ? x[i + j] : lanes[j];
+  float m = lanes[0];
+  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+  for (int64_t j = 0; j < kLanes; ++j) m = lanes[j] > m ? lanes[j] : m;
+  return m;
+}
+
+EMBER_VECTOR_CLONES void softmax_backward_row_floats(const float* g, const float* y, float* dx, int64_t n, bool log) {
+  if (log) {
+    const float total = lane_sum(n, [&](int64_t i) { return g[i]; });
+    for (int64_t i = 0; i < n; ++i) dx[i] = g[i] - exp_approx(y[i]) * total;
+    return;
+  }
+  const float dot = lane_sum(n, [&](int64_t i) { return g[i] * y[i]; });
+  for (int64_t i = 0; i < n; ++i) dx[i] = y[i] * (g[i] - dot);
+}
+
 }  // namespace ember::native::cpu

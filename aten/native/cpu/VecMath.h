@@ -19,6 +19,13 @@ void gelu_backward_floats(const float* grad, const float* x, float* y, int64_t n
 // blocks: vector speed with error far below naive float summation.
 double sum_floats(const float* x, int64_t n);
 
+// Largest of n > 0 floats (NaNs are skipped here; the softmax that uses it
+// turns them into NaN rows anyway).
+float max_floats(const float* x, int64_t n);
+// Softmax backward for one row: dx = y (g - sum(g y)); for log_softmax
+// (y = log p), dx = g - exp(y) sum(g).
+void softmax_backward_row_floats(const float* g, const float* y, float* dx, int64_t n, bool log);
+
 // Layer norm, one row of n floats at a time. Moments: the mean and
 // 1 / sqrt(biased variance + eps), in two passes (no cancellation).
 void row_moments_floats(const float* x, int64_t n, float eps, float* mean, float* rstd);

@@ -833,12 +833,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         else:
             attn = attn + attn_mask
         masked = True
-    if masked:
-        dead = (attn == float("-inf")).all(dim=-1, keepdim=True)
-        attn = ember.softmax(attn.masked_fill(dead, 0.0), -1)
-        attn = attn.masked_fill(dead, 0.0)
-    else:
-        attn = ember.softmax(attn, -1)
+    attn = ember._safe_softmax(attn, -1) if masked else ember.softmax(attn, -1)
     if dropout_p > 0.0:
         attn = ember.dropout(attn, dropout_p, True)
     return ember.matmul(attn, value)
