@@ -521,10 +521,8 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
           }
           if (std::isinf(m)) m = m > 0 ? m : M(0);
           if constexpr (std::is_same_v<T, float>) {
-            // Vectorized: y = exp(x - m), then normalize.
-            for (int64_t i = 0; i < n; ++i) y[i] = x[i] - m;
-            cpu::exp_floats(y, y, n);
-            const float total = static_cast<float>(cpu::sum_floats(y, n));
+            // Vectorized: y = exp(x - m) and its sum in one pass, then normalize.
+            const float total = cpu::exp_shifted_sum_floats(x, m, y, n);
             if (log) {
               const float shift = m + std::log(total);
               for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;

@@ -213,6 +213,10 @@ EMBER_VECTOR_CLONES float max_floats(const float* x, int64_t n) {
   return m;
 }
 
+EMBER_VECTOR_CLONES float exp_shifted_sum_floats(const float* x, float m, float* y, int64_t n) {
+  return lane_sum(n, [&](int64_t i) { return y[i] = exp_approx(x[i] - m); });
+}
+
 EMBER_VECTOR_CLONES void softmax_backward_row_floats(const float* g, const float* y, float* dx, int64_t n, bool log) {
   if (log) {
     const float total = lane_sum(n, [&](int64_t i) { return g[i]; });

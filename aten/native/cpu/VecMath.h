@@ -22,6 +22,8 @@ double sum_floats(const float* x, int64_t n);
 // Largest of n > 0 floats (NaNs are skipped here; the softmax that uses it
 // turns them into NaN rows anyway).
 float max_floats(const float* x, int64_t n);
+// y = exp(x - m), returning the sum of y: softmax's middle pass.
+float exp_shifted_sum_floats(const float* x, float m, float* y, int64_t n);
 // Softmax backward for one row: dx = y (g - sum(g y)); for log_softmax
 // (y = log p), dx = g - exp(y) sum(g).
 void softmax_backward_row_floats(const float* g, const float* y, float* dx, int64_t n, bool log);
