@@ -80,33 +80,6 @@ Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   return reduce_loss(ember::abs(ember::sub(self, target)), reduction);
 }
 
-Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction,
-                int64_t ignore_index) {
-  EMBER_CHECK(self.dim() >= 1, "nll_loss: expected input of 1 or more dims");
-  EMBER_CHECK(target.dtype() == ScalarType::Long, "nll_loss: expected target of dtype Long but got {}",
-              c10::toString(target.dtype()));
-  // Class dim is 1 (or 0 for an unbatched input); move it last and flatten the rest.
-  const int64_t class_dim = self.dim() == 1 ? 0 : 1;
-  const int64_t classes = self.size(class_dim);
-  const Tensor logp = self.dim() == 1 ? self.unsqueeze(0) : self.movedim(1, -1).reshape({-1, classes});
-  const Tensor t = target.reshape({-1});
-  EMBER_CHECK_VALUE(logp.size(0) == t.size(0), "Expected input batch_size ({}) to match target batch_size ({}).",
-                    logp.size(0), t.size(0));
-  const Tensor valid = ember::ne(t, wrapped_scalar_tensor(ignore_index));
-  const Tensor safe_t = ember::where(valid, t, ember::zeros_like(t));
-  const Tensor invalid_class = ember::logical_or(ember::lt(safe_t, scalar(0)), ember::ge(safe_t, wrapped_scalar_tensor(classes)));
-  EMBER_CHECK_INDEX(!ember::any(invalid_class).item<bool>(), "Target out of bounds: must be in [0, {})", classes);
-  Tensor picked = ember::neg(ember::gather(logp, 1, safe_t.unsqueeze(1)).squeeze(1));
-  Tensor w = valid.to(self.dtype());
-  if (weight && weight->defined()) w = ember::mul(w, ember::index_select(*weight, 0, safe_t));
-  Tensor loss = ember::mul(picked, w);
-  if (reduction == 1) return ember::div(loss.sum(), w.sum());
-  if (reduction == 2) return loss.sum();
-  EMBER_CHECK_VALUE(reduction == 0, "{} is not a valid value for reduction", reduction);
-  std::vector<int64_t> shape = target.sizes().vec();
-  return loss.reshape(shape);
-}
-
 Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                           int64_t reduction, int64_t ignore_index, double label_smoothing) {
   EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1, "label_smoothing must be between 0.0 and 1.0. Got: {}",

@@ -613,3 +613,61 @@ def test_safe_softmax_gradient_and_double_backward():
     assert ember.autograd.gradgradcheck(f, (x,))
     f(x).sum().backward()
     assert (N(x.grad)[1] == 0).all()
+
+
+# ---- nll_loss kernels ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reduction", [0, 1, 2])
+@pytest.mark.parametrize("shape", [(6, 5), (5,)])  # aten's nll_loss_forward takes 1-D or 2-D
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_loss_forward_backward_match_torch(reduction, shape, weighted):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape)
+    classes = shape[0] if len(shape) == 1 else shape[1]
+    tshape = () if len(shape) == 1 else (shape[0],) + shape[2:]
+    target = rng.integers(0, classes, tshape)
+    if target.size > 1:
+        target.flat[1] = -100  # ignored
+    w = rng.random(classes) + 0.5 if weighted else None
+    we, wt = (ember.tensor(w), torch.tensor(w)) if weighted else (None, None)
+    out_e, tw_e = ember.nll_loss_forward(ember.tensor(x), ember.tensor(target), we, reduction, -100)
+    out_t, tw_t = torch.ops.aten.nll_loss_forward(torch.tensor(x), torch.tensor(target), wt, reduction, -100)
+    np.testing.assert_allclose(N(out_e), out_t.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(N(tw_e), tw_t.numpy(), rtol=1e-12)
+    g = rng.standard_normal(out_t.shape)
+    gi_e = ember.nll_loss_backward(ember.tensor(g), ember.tensor(x), ember.tensor(target), we, reduction, -100, tw_e)
+    gi_t = torch.ops.aten.nll_loss_backward(torch.tensor(g), torch.tensor(x), torch.tensor(target), wt, reduction,
+                                            -100, tw_t)
+    np.testing.assert_allclose(N(gi_e), gi_t.numpy(), rtol=1e-12)
+
+
+def test_cross_entropy_double_backward():
+    x = ember.randn(4, 5, dtype=ember.float64, requires_grad=True)
+    target = ember.tensor([1, 0, 4, 2])
+    w = ember.rand(5, dtype=ember.float64) + 0.5
+    f = lambda x: F.cross_entropy(x, target, weight=w)  # noqa: E731
+    assert gradcheck(f, (x,))
+    assert ember.autograd.gradgradcheck(f, (x,))
+
+
+def test_nll_loss_target_out_of_bounds():
+    with pytest.raises(IndexError, match=re.escape("Target out of bounds: must be in [0, 3)")):
+        F.nll_loss(ember.randn(2, 3), ember.tensor([0, 3]))
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_nll_loss_spatial_matches_torch(reduction):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 5, 2, 4))
+    target = rng.integers(0, 5, (3, 2, 4))
+    target[0, 1, 2] = -100
+    w = rng.random(5) + 0.5
+    xe = ember.tensor(x, requires_grad=True)
+    xt = torch.tensor(x, requires_grad=True)
+    le = F.nll_loss(xe, ember.tensor(target), ember.tensor(w), reduction=reduction)
+    lt = TF.nll_loss(xt, torch.tensor(target), torch.tensor(w), reduction=reduction)
+    np.testing.assert_allclose(N(le.detach()), lt.detach().numpy(), rtol=1e-12)
+    le.sum().backward()
+    lt.sum().backward()
+    np.testing.assert_allclose(N(xe.grad), xt.grad.numpy(), rtol=1e-12)
