@@ -199,6 +199,8 @@ SAMPLES.update({
                                                          -100),
     "nll_loss_backward": lambda d: ember.nll_loss_backward(t(d), t(d, 4, 3, 2), ember.zeros(4, 2, dtype=ember.int64, device=d),
                                                            t(d, 3), 2, -100, t(d)),
+    "_adam_step_": lambda d: ember._adam_step_(t(d, 3), t(d, 3), t(d, 3), t(d, 3).abs(), 2.0, 0.1, 0.9, 0.99, 0.01, 1e-8,
+                                               False, True),
     "_safe_softmax": lambda d: ember._safe_softmax(t(d, 3, 4), 1),
     "_softmax_backward_data": lambda d: ember._softmax_backward_data(t(d, 3, 4), t(d, 3, 4), 0, ember.float32),
     "_log_softmax_backward_data": lambda d: ember._log_softmax_backward_data(t(d, 3, 4), t(d, 3, 4), -1,

@@ -671,3 +671,36 @@ def test_nll_loss_spatial_matches_torch(reduction):
     le.sum().backward()
     lt.sum().backward()
     np.testing.assert_allclose(N(xe.grad), xt.grad.numpy(), rtol=1e-12)
+
+
+# ---- fused Adam step ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("decoupled,maximize,weight_decay", [(False, False, 0.0), (False, True, 0.1), (True, False, 0.1)])
+def test_adam_step_matches_the_operator_by_operator_update(dtype, decoupled, maximize, weight_decay):
+    rng = np.random.default_rng(4)
+    p, g, m, v = (rng.standard_normal((33, 7)).astype(dtype) for _ in range(4))
+    v = np.abs(v)
+    lr, b1, b2, eps, step = 1e-2, 0.9, 0.99, 1e-8, 3.0
+    pe, me, ve = ember.tensor(p), ember.tensor(m), ember.tensor(v)
+    ember._adam_step_(pe, ember.tensor(g), me, ve, step, lr, b1, b2, weight_decay, eps, maximize, decoupled)
+    gg = -g if maximize else g
+    if decoupled:
+        p = p * (1 - lr * weight_decay)
+    else:
+        gg = gg + weight_decay * p
+    m = m + (1 - b1) * (gg - m)
+    v = v * b2 + (1 - b2) * gg * gg
+    p = p - lr / (1 - b1**step) * m / (np.sqrt(v) / np.sqrt(1 - b2**step) + eps)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for got, want in ((pe, p), (me, m), (ve, v)):
+        np.testing.assert_allclose(N(got), want, rtol=tol, atol=tol)
+    assert pe._version == me._version == ve._version == 1
+
+
+def test_adam_step_rejects_mismatched_state():
+    p = ember.zeros(4)
+    with pytest.raises(RuntimeError, match=re.escape("exp_avg must be a contiguous Float tensor of size [4], got Float of size [5]")):
+        ember._adam_step_(p, ember.zeros(4), ember.zeros(5), ember.zeros(4), 1.0, 0.1, 0.9, 0.99, 0.0, 1e-8, False,
+                          False)

@@ -227,4 +227,19 @@ EMBER_VECTOR_CLONES void softmax_backward_row_floats(const float* g, const float
   for (int64_t i = 0; i < n; ++i) dx[i] = y[i] * (g[i] - dot);
 }
 
+EMBER_VECTOR_CLONES void adam_step_floats(float* __restrict param, const float* __restrict grad,
+                                          float* __restrict exp_avg, float* __restrict exp_avg_sq, int64_t n,
+                                          const AdamCoefficients& c) {
+  const AdamCoefficients k = c;  // by value: the loop must not reload through a pointer
+  for (int64_t i = 0; i < n; ++i) {
+    const float p = param[i];
+    const float g = k.sign * grad[i] + k.coupled_decay * p;
+    const float m = exp_avg[i] + k.one_minus_beta1 * (g - exp_avg[i]);
+    const float v = exp_avg_sq[i] * k.beta2 + k.one_minus_beta2 * g * g;
+    exp_avg[i] = m;
+    exp_avg_sq[i] = v;
+    param[i] = p * k.decay + k.neg_step_size * (m / (std::sqrt(v) * k.inv_bias_correction2_sqrt + k.eps));
+  }
+}
+
 }  // namespace ember::native::cpu

@@ -28,6 +28,14 @@ float exp_shifted_sum_floats(const float* x, float m, float* y, int64_t n);
 // (y = log p), dx = g - exp(y) sum(g).
 void softmax_backward_row_floats(const float* g, const float* y, float* dx, int64_t n, bool log);
 
+// One Adam update over n elements (see FusedAdam.cpp for the coefficients).
+struct AdamCoefficients {
+  float sign, decay, coupled_decay, one_minus_beta1, beta2, one_minus_beta2, inv_bias_correction2_sqrt, eps,
+      neg_step_size;
+};
+void adam_step_floats(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
+                      const AdamCoefficients& c);
+
 // Layer norm, one row of n floats at a time. Moments: the mean and
 // 1 / sqrt(biased variance + eps), in two passes (no cancellation).
 void row_moments_floats(const float* x, int64_t n, float eps, float* mean, float* rstd);

@@ -160,6 +160,13 @@ class Adam(Optimizer):
         return loss
 
 
+def _fusable(param, *others):
+    return param.dtype in (ember.float32, ember.float64) and all(
+        t.is_contiguous() and not t.is_conj() and t.dtype == param.dtype and t.shape == param.shape
+        for t in (param, *others)
+    ) and param.is_contiguous()
+
+
 def adam(
     params,
     grads,
@@ -186,7 +193,15 @@ def adam(
     beta1 = _get_value(beta1)
     beta2 = _get_value(beta2)
 
+    # One fused kernel call per parameter where it applies (no graph to build,
+    # dense float tensors); the operator-by-operator update otherwise.
+    fusable = not amsgrad and not ember.is_grad_enabled()
     for i, param in enumerate(params):
+        if fusable and _fusable(param, grads[i], exp_avgs[i], exp_avg_sqs[i]):
+            state_steps[i] += 1
+            ember._adam_step_(param, grads[i], exp_avgs[i], exp_avg_sqs[i], float(_get_value(state_steps[i])), lr,
+                              beta1, beta2, weight_decay, eps, maximize, decoupled_weight_decay)
+            continue
         grad = grads[i] if not maximize else grads[i].neg()
         exp_avg = exp_avgs[i]
         exp_avg_sq = exp_avg_sqs[i]
