@@ -704,3 +704,21 @@ def test_adam_step_rejects_mismatched_state():
     with pytest.raises(RuntimeError, match=re.escape("exp_avg must be a contiguous Float tensor of size [4], got Float of size [5]")):
         ember._adam_step_(p, ember.zeros(4), ember.zeros(5), ember.zeros(4), 1.0, 0.1, 0.9, 0.99, 0.0, 1e-8, False,
                           False)
+
+
+# ---- copy kernels ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(37, 53), (2, 300), (300, 2), (64, 64)])
+def test_transposed_and_broadcast_copies(dtype, shape):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(shape) * 10
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape)
+    a = a.astype(dtype)
+    x = ember.tensor(a)
+    np.testing.assert_array_equal(N(x.t().contiguous()), a.T)
+    np.testing.assert_array_equal(N(x[:, :1].expand(*shape).contiguous()), np.broadcast_to(a[:, :1], shape))
+    if dtype.startswith("complex"):
+        np.testing.assert_array_equal(N(x.conj().t().contiguous().resolve_conj()), a.conj().T)
