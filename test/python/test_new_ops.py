@@ -722,3 +722,16 @@ def test_transposed_and_broadcast_copies(dtype, shape):
     np.testing.assert_array_equal(N(x[:, :1].expand(*shape).contiguous()), np.broadcast_to(a[:, :1], shape))
     if dtype.startswith("complex"):
         np.testing.assert_array_equal(N(x.conj().t().contiguous().resolve_conj()), a.conj().T)
+
+
+def test_gelu_keeps_relative_accuracy_in_the_negative_tail():
+    # gelu(x) = x Phi(x); for x << 0, Phi(x) is tiny and must stay accurate relatively.
+    xs = np.linspace(-9, 6, 3001).astype(np.float32)
+    ref = np.array([x * 0.5 * math.erfc(-x / math.sqrt(2)) for x in xs.astype(np.float64)])
+    got = N(F.gelu(ember.tensor(xs))).astype(np.float64)
+    nonzero = ref != 0
+    np.testing.assert_allclose(got[nonzero], ref[nonzero], rtol=1e-5)  # z * z rounds in float
+    grad = N(ember.gelu_backward(ember.ones(len(xs)), ember.tensor(xs))).astype(np.float64)
+    ref_grad = [0.5 * math.erfc(-x / math.sqrt(2)) + x * math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+                for x in xs.astype(np.float64)]
+    np.testing.assert_allclose(grad, ref_grad, atol=3e-7)
