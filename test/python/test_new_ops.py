@@ -735,3 +735,23 @@ def test_gelu_keeps_relative_accuracy_in_the_negative_tail():
     ref_grad = [0.5 * math.erfc(-x / math.sqrt(2)) + x * math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
                 for x in xs.astype(np.float64)]
     np.testing.assert_allclose(grad, ref_grad, atol=3e-7)
+
+
+def test_import_ember_does_not_load_numpy():
+    # NumPy's own BLAS threads would otherwise start beside Ember's pool.
+    import subprocess
+    import sys
+
+    code = "import sys, ember; assert 'numpy' not in sys.modules, 'numpy was imported'"
+    env = dict(__import__("os").environ, PYTHONPATH=__import__("os").path.dirname(__import__("os").path.dirname(ember.__file__)))
+    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+
+
+def test_large_blocks_are_reused_with_correct_contents():
+    # Freed large buffers are cached and handed out again: results must not see old data.
+    for i in range(5):
+        z = ember.zeros(1 << 20)
+        assert float(z.abs().sum()) == 0.0
+        f = ember.full((1 << 20,), float(i))
+        assert float(f.sum()) == float(i) * (1 << 20)
+        del z, f

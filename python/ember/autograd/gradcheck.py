@@ -1,7 +1,6 @@
 """Gradient checking: analytical gradients (from backward) against central
 finite differences, and the same for second derivatives (gradgradcheck)."""
 
-import numpy as np
 
 from .. import _C
 from .grad_mode import no_grad
@@ -22,11 +21,13 @@ def _differentiable_outputs(outputs):
 
 
 def _numpy(t):
+    import numpy as np  # imported on use: `import ember` does not load NumPy
     return t.detach().numpy(force=True).astype(np.float64).reshape(-1)
 
 
 def _numerical_jacobians(func, inputs, wrt, outputs, eps, positions):
     """J[o][w]: d output o / d input wrt[w], shape (out.numel, in.numel)."""
+    import numpy as np  # imported on use: `import ember` does not load NumPy
     jac = [[np.zeros((o.numel(), inputs[w].numel())) for w in wrt] for o in outputs]
     for col, w in enumerate(wrt):
         x = inputs[w].detach()  # shares memory: perturbing it perturbs the input
@@ -61,6 +62,7 @@ def _differentiable_positions(results):
 
 
 def _analytical_jacobians(inputs, wrt, outputs):
+    import numpy as np  # imported on use: `import ember` does not load NumPy
     from . import grad as autograd_grad
 
     jac = [[np.zeros((o.numel(), inputs[w].numel())) for w in wrt] for o in outputs]
@@ -82,6 +84,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     differences; otherwise raises GradcheckError (or returns False when
     ``raise_exception=False``). Use float64 inputs: eps and the tolerances
     assume double precision."""
+    import numpy as np  # imported on use: `import ember` does not load NumPy
     inputs = _as_tuple(inputs)
     wrt = [i for i, t in enumerate(inputs) if isinstance(t, _Tensor) and t.requires_grad]
     if not wrt:
