@@ -739,12 +739,13 @@ def test_gelu_keeps_relative_accuracy_in_the_negative_tail():
 
 def test_import_ember_does_not_load_numpy():
     # NumPy's own BLAS threads would otherwise start beside Ember's pool.
+    import os
     import subprocess
     import sys
 
     code = "import sys, ember; assert 'numpy' not in sys.modules, 'numpy was imported'"
-    env = dict(__import__("os").environ, PYTHONPATH=__import__("os").path.dirname(__import__("os").path.dirname(ember.__file__)))
-    subprocess.run([sys.executable, "-c", code], check=True, env=env)
+    package_root = os.path.dirname(os.path.dirname(ember.__file__))
+    subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ, PYTHONPATH=package_root))
 
 
 def test_large_blocks_are_reused_with_correct_contents():
