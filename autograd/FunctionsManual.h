@@ -87,6 +87,13 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
                                                        const std::optional<Tensor>& bias, double eps,
                                                        std::array<bool, 3> mask);
 
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& input,
+                                                       const std::optional<Tensor>& weight,
+                                                       const std::optional<Tensor>& running_mean,
+                                                       const std::optional<Tensor>& running_var,
+                                                       const Tensor& save_mean, const Tensor& save_invstd,
+                                                       bool training, double eps, std::array<bool, 3> mask);
+
 // Convolution and pooling.
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
                                                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,

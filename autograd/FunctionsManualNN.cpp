@@ -186,4 +186,40 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
   return {dx, dw, db};
 }
 
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& input,
+                                                       const std::optional<Tensor>& weight,
+                                                       const std::optional<Tensor>& running_mean,
+                                                       const std::optional<Tensor>& running_var,
+                                                       const Tensor& save_mean, const Tensor& save_invstd,
+                                                       bool training, double eps, std::array<bool, 3> mask) {
+  if (!c10::GradMode::is_enabled()) {
+    return ember::native_batch_norm_backward(grad, input, weight, running_mean, running_var, save_mean, save_invstd,
+                                             training, eps, mask);
+  }
+  // create_graph: the same gradient composed of differentiable operators,
+  // with the batch statistics recomputed from input.
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+  std::vector<int64_t> channel_shape(input.dim(), 1);
+  channel_shape[1] = input.size(1);
+  const bool has_weight = weight && weight->defined();
+  Tensor mu, inv;
+  if (training) {
+    mu = input.mean(dims, true);
+    inv = (input.var(dims, Scalar(0), true) + eps).rsqrt();
+  } else {
+    mu = running_mean->reshape(channel_shape);
+    inv = (running_var->reshape(channel_shape) + eps).rsqrt();
+  }
+  const Tensor xhat = (input - mu) * inv;
+  Tensor dx, dw, db;
+  if (mask[0]) {
+    const Tensor g = has_weight ? grad * weight->reshape(channel_shape) : grad;
+    dx = training ? inv * (g - g.mean(dims, true) - xhat * (g * xhat).mean(dims, true)) : g * inv;
+  }
+  if (mask[1] && has_weight) dw = (grad * xhat).sum(dims);
+  if (mask[2]) db = grad.sum(dims);
+  return {dx, dw, db};
+}
+
 }  // namespace ember::autograd::manual

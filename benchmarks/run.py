@@ -82,6 +82,7 @@ def cases(quick):
     yield ("autograd: MLP [64,256] fwd+bwd", mlp, _mlp_step, _mlp_step, None)
     yield ("nn: layer_norm [64,64,128] fwd+bwd", arrays((64, 64, 128), (128,), (128,)), _layer_norm_step,
            _layer_norm_step, None)
+    yield ("nn: batch_norm [16,64,28,28] fwd+bwd", arrays((16, 64, 28, 28)), _batch_norm_step, _batch_norm_step, None)
     yield ("nn: gelu [64,64,512] fwd+bwd", arrays((64, 64, 512)), _gelu_step, _gelu_step, None)
     yield ("nn: cross_entropy [4096,65] fwd+bwd", arrays((4096, 65)), _cross_entropy_step, _cross_entropy_step, None)
     yield ("nn: attention block [32,64,128] fwd+bwd", arrays((32, 64, 128)), _attention_step, _attention_step, None)
@@ -115,6 +116,17 @@ def _layer_norm_step(x, w, b):
     lib = _lib(x)
     x.requires_grad_()
     lib.nn.functional.layer_norm(x, [x.shape[-1]], w, b).sum().backward()
+    x.grad = None
+
+
+_BATCH_NORMS = {}
+
+
+def _batch_norm_step(x):
+    lib = _lib(x)
+    bn = _BATCH_NORMS.setdefault(lib, lib.nn.BatchNorm2d(x.shape[1]))
+    x.requires_grad_()
+    bn(x).sum().backward()
     x.grad = None
 
 

@@ -34,43 +34,6 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_
   return ember::index_select(weight, 0, indices.reshape({-1})).view(shape);
 }
 
-Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
-                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training,
-                  double momentum, double eps, bool /*cudnn_enabled*/) {
-  EMBER_CHECK(input.dim() >= 2, "batch_norm: expected input with at least 2 dims (N, C, ...), got {}-D", input.dim());
-  std::vector<int64_t> dims{0};
-  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
-  std::vector<int64_t> channel_shape(input.dim(), 1);
-  channel_shape[1] = input.size(1);
-  Tensor mu, var;
-  if (training) {
-    mu = ember::mean(input, dims, true);
-    var = ember::var(input, dims, Scalar(0), true);
-    const int64_t n = input.numel() / input.size(1);
-    // Running statistics track the unbiased variance, as in torch. They are
-    // buffers, not results: updating them is never part of the graph.
-    {
-      c10::NoGradGuard no_grad;
-      if (running_mean && running_mean->defined()) {
-        running_mean->mul_(1 - momentum).add_(mu.reshape({-1}), momentum);
-      }
-      if (running_var && running_var->defined()) {
-        const double unbias = n > 1 ? static_cast<double>(n) / static_cast<double>(n - 1) : 1.0;
-        running_var->mul_(1 - momentum).add_(var.reshape({-1}), momentum * unbias);
-      }
-    }
-  } else {
-    EMBER_CHECK(running_mean && running_var && running_mean->defined() && running_var->defined(),
-                "running_mean and running_var must be defined in evaluation mode");
-    mu = running_mean->reshape(channel_shape);
-    var = running_var->reshape(channel_shape);
-  }
-  Tensor out = ember::mul(ember::sub(input, mu), ember::rsqrt(ember::add(var, scalar(eps))));
-  if (weight && weight->defined()) out = ember::mul(out, weight->reshape(channel_shape));
-  if (bias && bias->defined()) out = ember::add(out, bias->reshape(channel_shape));
-  return out;
-}
-
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
   const Tensor diff = ember::sub(self, target);
   return reduce_loss(ember::mul(diff, diff), reduction);

@@ -299,6 +299,9 @@ SAMPLES.update({
     "bernoulli_.float": lambda d: t(d, 2, 3).bernoulli_(0.25),
     "multinomial": lambda d: ember.multinomial(t(d, 2, 3).abs() + 0.1, 2),
     "multinomial.out": lambda d: ember.multinomial(t(d, 3).abs() + 0.1, 4, True, out=t(d, 0, dtype=ember.int64)),
+    "native_batch_norm": lambda d: ember.native_batch_norm(t(d, 2, 3, 4), t(d, 3), None, None, None, True, 0.1, 1e-5),
+    "native_batch_norm_backward": lambda d: ember.native_batch_norm_backward(
+        t(d, 2, 3, 4), t(d, 2, 3, 4), t(d, 3), None, None, t(d, 3), t(d, 3), True, 1e-5, [True, True, False]),
     "native_layer_norm": lambda d: ember.native_layer_norm(t(d, 2, 3, 4), [4], t(d, 4), None, 1e-5),
     "native_layer_norm_backward": lambda d: ember.native_layer_norm_backward(
         t(d, 2, 3), t(d, 2, 3), [3], t(d, 2, 1), t(d, 2, 1), t(d, 3), t(d, 3), [True, True, False]),
