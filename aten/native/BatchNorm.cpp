@@ -31,10 +31,6 @@ ChannelGeometry channel_geometry(const Tensor& input) {
   return g;
 }
 
-ScalarType stat_dtype(ScalarType t) {
-  return t == ScalarType::Half || t == ScalarType::BFloat16 ? ScalarType::Float : t;
-}
-
 bool defined(const std::optional<Tensor>& t) { return t && t->defined(); }
 
 // A per-channel parameter or statistic as a dense vector of `dtype` (undefined if absent).
@@ -57,7 +53,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
                               c10::toString(input.dtype()));
   EMBER_CHECK(training || (defined(running_mean) && defined(running_var)),
               "running_mean and running_var must be defined in evaluation mode");
-  const ScalarType acc = stat_dtype(input.dtype());
+  const ScalarType acc = cpu::opmath_type(input.dtype());
   Tensor out = ember::empty(input.sizes(), input.dtype(), input.device());
   Tensor save_mean = ember::empty({training ? g.channels : 0}, acc, input.device());
   Tensor save_invstd = ember::empty({training ? g.channels : 0}, acc, input.device());
@@ -133,7 +129,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
   EMBER_CHECK(grad_out.sizes() == input.sizes(),
               "native_batch_norm_backward: grad_out of size {} does not match input of size {}",
               c10::str_sizes(grad_out.sizes()), c10::str_sizes(input.sizes()));
-  const ScalarType acc = stat_dtype(input.dtype());
+  const ScalarType acc = cpu::opmath_type(input.dtype());
   Tensor dx = output_mask[0] ? ember::empty(input.sizes(), input.dtype(), input.device()) : Tensor();
   Tensor dw = output_mask[1] ? ember::empty({g.channels}, acc, input.device()) : Tensor();
   Tensor db = output_mask[2] ? ember::empty({g.channels}, acc, input.device()) : Tensor();

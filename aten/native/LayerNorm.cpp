@@ -53,11 +53,6 @@ RowGeometry layer_norm_geometry(const Tensor& input, IntArrayRef normalized_shap
   return g;
 }
 
-// Half and bfloat16 keep their statistics in float, as their math does.
-ScalarType stat_dtype(ScalarType t) {
-  return t == ScalarType::Half || t == ScalarType::BFloat16 ? ScalarType::Float : t;
-}
-
 Tensor dense_or_undefined(const std::optional<Tensor>& t, ScalarType dtype) {
   return t && t->defined() ? t->to(dtype).contiguous() : Tensor();
 }
@@ -163,8 +158,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
   EMBER_CHECK_NOT_IMPLEMENTED(input.is_floating_point(), "\"LayerNormKernelImpl\" not implemented for '{}'",
                               c10::toString(input.dtype()));
   Tensor out = ember::empty(input.sizes(), input.dtype(), input.device());
-  Tensor mean = ember::empty(g.stat_shape, stat_dtype(input.dtype()), input.device());
-  Tensor rstd = ember::empty(g.stat_shape, stat_dtype(input.dtype()), input.device());
+  Tensor mean = ember::empty(g.stat_shape, cpu::opmath_type(input.dtype()), input.device());
+  Tensor rstd = ember::empty(g.stat_shape, cpu::opmath_type(input.dtype()), input.device());
   if (input.is_meta() || input.numel() == 0) return {out, mean, rstd};
   const Tensor x = input.contiguous();
   const Tensor w = dense_or_undefined(weight, input.dtype()), b = dense_or_undefined(bias, input.dtype());
@@ -191,7 +186,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad
   const bool has_weight = weight && weight->defined(), has_bias = bias && bias->defined();
   Tensor dx = output_mask[0] ? ember::empty(input.sizes(), input.dtype(), input.device()) : Tensor();
   // dw and db accumulate in the statistics' dtype, then take the parameter's.
-  const ScalarType accumulate = stat_dtype(input.dtype());
+  const ScalarType accumulate = cpu::opmath_type(input.dtype());
   Tensor dw = output_mask[1] && has_weight ? ember::zeros(normalized_shape, accumulate, input.device()) : Tensor();
   Tensor db = output_mask[2] && has_bias ? ember::zeros(normalized_shape, accumulate, input.device()) : Tensor();
   auto finish = [&] {

@@ -9,7 +9,7 @@ namespace ember::native::cpu {
 // Each hot loop is compiled for AVX-512, AVX2 and baseline x86-64; the
 // loader picks the best the CPU has. (Clones are named by feature: "arch="
 // clones are chosen by CPU model and never match AMD parts.)
-#define EMBER_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define EMBER_MATH_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
 // exp(x) = 2^k * exp(r) with k = round(x / ln 2) and |r| <= ln(2)/2; exp(r)
 // by a degree-6 polynomial (Cephes' coefficients). 2^k is applied as two
@@ -42,13 +42,13 @@ __attribute__((always_inline)) inline float exp_approx(float v) {
   return v != v ? v : e;
 }
 
-EMBER_VECTOR_CLONES void exp_floats(const float* x, float* y, int64_t n) {
+EMBER_MATH_CLONES void exp_floats(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = exp_approx(x[i]);
 }
 
 // tanh: Cephes' odd polynomial near 0 (where 1 - 2/(e^2x + 1) would cancel),
 // that formula elsewhere.
-EMBER_VECTOR_CLONES void tanh_floats(const float* x, float* y, int64_t n) {
+EMBER_MATH_CLONES void tanh_floats(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i];
     const float a = std::fabs(v);
@@ -65,7 +65,7 @@ EMBER_VECTOR_CLONES void tanh_floats(const float* x, float* y, int64_t n) {
   }
 }
 
-EMBER_VECTOR_CLONES void sigmoid_floats(const float* x, float* y, int64_t n) {
+EMBER_MATH_CLONES void sigmoid_floats(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + exp_approx(-x[i]));
 }
 
@@ -102,7 +102,7 @@ __attribute__((always_inline)) inline float erf_approx(float v) {
   return v != v ? v : result;
 }
 
-EMBER_VECTOR_CLONES void erf_floats(const float* x, float* y, int64_t n) {
+EMBER_MATH_CLONES void erf_floats(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = erf_approx(x[i]);
 }
 
@@ -134,12 +134,12 @@ __attribute__((always_inline)) inline float normal_cdf(float x) {
 }
 
 // gelu(x) = x Phi(x).
-EMBER_VECTOR_CLONES void gelu_floats(const float* x, float* y, int64_t n) {
+EMBER_MATH_CLONES void gelu_floats(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] * normal_cdf(x[i]);
 }
 
 // grad * (Phi(x) + x phi(x)), phi the standard normal density.
-EMBER_VECTOR_CLONES void gelu_backward_floats(const float* grad, const float* x, float* y, int64_t n) {
+EMBER_MATH_CLONES void gelu_backward_floats(const float* grad, const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const float v = x[i];
     const float pdf = exp_approx(-0.5f * v * v) * 0.3989422804014327f;
@@ -147,7 +147,7 @@ EMBER_VECTOR_CLONES void gelu_backward_floats(const float* grad, const float* x,
   }
 }
 
-EMBER_VECTOR_CLONES double sum_floats(const float* x, int64_t n) {
+EMBER_MATH_CLONES double sum_floats(const float* x, int64_t n) {
   constexpr int64_t kLanes = 32, kBlock = 4096;
   double total = 0.0;
   for (int64_t start = 0; start < n; start += kBlock) {
@@ -178,7 +178,7 @@ __attribute__((always_inline)) inline float lane_sum(int64_t n, F&& f) {
   return total;
 }
 
-EMBER_VECTOR_CLONES void row_moments_floats(const float* x, int64_t n, float eps,
+EMBER_MATH_CLONES void row_moments_floats(const float* x, int64_t n, float eps,
                                                                           float* mean, float* rstd) {
   const float mu = lane_sum(n, [&](int64_t i) { return x[i]; }) / static_cast<float>(n);
   const float var = lane_sum(n, [&](int64_t i) {
@@ -190,7 +190,7 @@ EMBER_VECTOR_CLONES void row_moments_floats(const float* x, int64_t n, float eps
   *rstd = 1.0f / std::sqrt(var + eps);
 }
 
-EMBER_VECTOR_CLONES void normalize_row_floats(const float* x, int64_t n, float mean,
+EMBER_MATH_CLONES void normalize_row_floats(const float* x, int64_t n, float mean,
                                                                             float rstd, const float* w,
                                                                             const float* b, float* y) {
   if (w && b) {
@@ -204,7 +204,7 @@ EMBER_VECTOR_CLONES void normalize_row_floats(const float* x, int64_t n, float m
   }
 }
 
-EMBER_VECTOR_CLONES void layer_norm_backward_row_floats(const float* dy, const float* x,
+EMBER_MATH_CLONES void layer_norm_backward_row_floats(const float* dy, const float* x,
                                                                                       const float* w, int64_t n,
                                                                                       float mean, float rstd,
                                                                                       float* dx) {
@@ -215,7 +215,7 @@ EMBER_VECTOR_CLONES void layer_norm_backward_row_floats(const float* dy, const f
   for (int64_t i = 0; i < n; ++i) dx[i] = rstd * (g(i) - g_mean - (x[i] - mean) * rstd * gx_mean);
 }
 
-EMBER_VECTOR_CLONES void layer_norm_param_grads_row_floats(const float* dy,
+EMBER_MATH_CLONES void layer_norm_param_grads_row_floats(const float* dy,
                                                                                          const float* x, int64_t n,
                                                                                          float mean, float rstd,
                                                                                          float* dw, float* db) {
@@ -225,7 +225,7 @@ EMBER_VECTOR_CLONES void layer_norm_param_grads_row_floats(const float* dy,
     for (int64_t i = 0; i < n; ++i) db[i] += dy[i];
 }
 
-EMBER_VECTOR_CLONES float max_floats(const float* x, int64_t n) {
+EMBER_MATH_CLONES float max_floats(const float* x, int64_t n) {
   constexpr int64_t kLanes = 16;
   float lanes[kLanes];
   for (int64_t j = 0; j < kLanes; ++j) lanes[j] = x[0];
@@ -238,11 +238,11 @@ EMBER_VECTOR_CLONES float max_floats(const float* x, int64_t n) {
   return m;
 }
 
-EMBER_VECTOR_CLONES float exp_shifted_sum_floats(const float* x, float m, float* y, int64_t n) {
+EMBER_MATH_CLONES float exp_shifted_sum_floats(const float* x, float m, float* y, int64_t n) {
   return lane_sum(n, [&](int64_t i) { return y[i] = exp_approx(x[i] - m); });
 }
 
-EMBER_VECTOR_CLONES void softmax_backward_row_floats(const float* g, const float* y, float* dx, int64_t n, bool log) {
+EMBER_MATH_CLONES void softmax_backward_row_floats(const float* g, const float* y, float* dx, int64_t n, bool log) {
   if (log) {
     const float total = lane_sum(n, [&](int64_t i) { return g[i]; });
     for (int64_t i = 0; i < n; ++i) dx[i] = g[i] - exp_approx(y[i]) * total;
@@ -252,7 +252,7 @@ EMBER_VECTOR_CLONES void softmax_backward_row_floats(const float* g, const float
   for (int64_t i = 0; i < n; ++i) dx[i] = y[i] * (g[i] - dot);
 }
 
-EMBER_VECTOR_CLONES void adam_step_floats(float* __restrict param, const float* __restrict grad,
+EMBER_MATH_CLONES void adam_step_floats(float* __restrict param, const float* __restrict grad,
                                           float* __restrict exp_avg, float* __restrict exp_avg_sq, int64_t n,
                                           const AdamCoefficients& c) {
   const AdamCoefficients k = c;  // by value: the loop must not reload through a pointer
