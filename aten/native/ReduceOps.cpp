@@ -179,6 +179,19 @@ Tensor accumulate(const Tensor& self, std::optional<IntArrayRef> dims, bool keep
   Tensor out = make_output(plan, out_dtype, self.device());
   if (self.is_meta()) return out;
   if constexpr (std::is_same_v<Step, SumStep>) {
+    if (compute == ScalarType::Float && plan.columns && out_dtype == ScalarType::Float && plan.inner > 0) {
+      // Float sums down the columns: whole rows added into double column
+      // accumulators, each thread owning a block of columns.
+      const float* data = static_cast<const float*>(plan.matrix.data_ptr());
+      float* o = static_cast<float*>(out.data_ptr());
+      const int64_t rows = plan.inner, cols = plan.outer;
+      parallel_for(0, cols, std::max<int64_t>(256, 32768 / rows), [&](int64_t b, int64_t e) {
+        std::vector<double> acc(static_cast<size_t>(e - b), 0.0);
+        for (int64_t i = 0; i < rows; ++i) cpu::accumulate_row_floats(data + i * cols + b, acc.data(), e - b);
+        for (int64_t j = b; j < e; ++j) o[j] = static_cast<float>(acc[j - b] * scale);
+      });
+      return out;
+    }
     if (compute == ScalarType::Float && !plan.columns && out_dtype == ScalarType::Float) {
       // Float sums over contiguous rows: the vectorized blocked sum.
       const float* data = static_cast<const float*>(plan.matrix.data_ptr());

@@ -70,6 +70,10 @@ class LargeBlockCache {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = live_.find(data);
+      if (it == live_.end()) {  // not ours (cannot happen through DataPtr): let malloc have it
+        std::free(data);
+        return;
+      }
       const size_t bytes = it->second;
       live_.erase(it);
       if (cached_ + bytes <= kMaxCachedBytes) {

@@ -267,4 +267,8 @@ EMBER_MATH_CLONES void adam_step_floats(float* __restrict param, const float* __
   }
 }
 
+EMBER_MATH_CLONES void accumulate_row_floats(const float* __restrict x, double* __restrict acc, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) acc[j] += static_cast<double>(x[j]);
+}
+
 }  // namespace ember::native::cpu

@@ -36,6 +36,8 @@ struct AdamCoefficients {
 };
 void adam_step_floats(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
                       const AdamCoefficients& c);
+// acc[j] += x[j] for j < n: column sums, row by row, in double.
+void accumulate_row_floats(const float* x, double* acc, int64_t n);
 
 // Layer norm, one row of n floats at a time. Moments: the mean and
 // 1 / sqrt(biased variance + eps), in two passes (no cancellation).
