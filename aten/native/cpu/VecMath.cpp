@@ -238,8 +238,28 @@ EMBER_MATH_CLONES float max_floats(const float* x, int64_t n) {
   return m;
 }
 
+// exp for v <= 0 only (softmax's x - max): no overflow to handle, and below
+// -87 (where the result would be subnormal) it returns 0, so 2^k is one
+// exponent-field write. NaN propagates through the compare-free clamp.
+__attribute__((always_inline)) inline float exp_nonpositive(float v) {
+  constexpr float kMin = -87.0f, kRound = 12582912.0f;
+  const float xc = v < kMin ? kMin : v;
+  const float k = (xc * 1.44269504088896341f + kRound) - kRound;
+  const float r = xc - k * 0.693359375f + k * 2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * (r * r) + r + 1.0f;
+  const float scale = c10::bit_cast<float>(static_cast<uint32_t>(static_cast<int32_t>(k) + 127) << 23);
+  const float e = p * scale;
+  return v < kMin ? 0.0f : e;
+}
+
 EMBER_MATH_CLONES float exp_shifted_sum_floats(const float* x, float m, float* y, int64_t n) {
-  return lane_sum(n, [&](int64_t i) { return y[i] = exp_approx(x[i] - m); });
+  return lane_sum(n, [&](int64_t i) { return y[i] = exp_nonpositive(x[i] - m); });
 }
 
 EMBER_MATH_CLONES void softmax_backward_row_floats(const float* g, const float* y, float* dx, int64_t n, bool log) {
