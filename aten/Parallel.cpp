@@ -54,9 +54,11 @@ class ThreadPool {
       pending_ = chunks;
       error_ = nullptr;
       ++generation_;
+      published_generation_.store(generation_, std::memory_order_release);
     }
     wake_.notify_all();
     work_on_job();
+    spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; });
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [&] { return pending_ == 0; });
     if (error_) std::rethrow_exception(error_);
@@ -81,6 +83,7 @@ class ThreadPool {
     tls_in_parallel = true;
     uint64_t seen = 0;
     while (true) {
+      spin_until([&] { return published_generation_.load(std::memory_order_acquire) != seen; });
       {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] { return generation_ != seen; });
@@ -113,6 +116,20 @@ class ThreadPool {
     tls_in_parallel = was_parallel;
   }
 
+  // Waking a sleeping thread costs tens of microseconds on a VM, as much as
+  // a mid-sized kernel: workers (and the caller, waiting for them) spin for
+  // a few microseconds before they sleep, which catches the next parallel_for
+  // of a sequence of operators.
+  template <typename Ready>
+  static void spin_until(Ready ready) {
+    for (int i = 0; i < kSpinIterations && !ready(); ++i) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+  }
+  static constexpr int kSpinIterations = 4000;
+
   std::mutex job_mutex_;
   std::mutex mutex_;
   std::condition_variable wake_, done_;
@@ -120,9 +137,10 @@ class ThreadPool {
   std::atomic<int> active_workers_{0};
   Job job_;
   std::atomic<int64_t> next_chunk_{0};
-  int64_t pending_ = 0;
+  std::atomic<int64_t> pending_{0};  // chunks not yet finished; changed under mutex_
   int busy_ = 0;  // workers inside work_on_job
   uint64_t generation_ = 0;
+  std::atomic<uint64_t> published_generation_{0};  // generation_, readable without the lock
   std::exception_ptr error_;
 };
 
