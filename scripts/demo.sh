@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Ember with pip and runs the main demo: a quick tour of tensors,
 # then a tiny transformer language model trained on examples/data/embers.txt
-# (about 30 s on 2 cores; extra arguments go to the training script,
+# (about 20 s on 2 cores; extra arguments go to the training script,
 # e.g. --steps 200).
 set -euo pipefail
 cd "$(dirname "$0")/.."
