@@ -12,14 +12,15 @@ namespace ember::native::cpu {
 #define EMBER_MATH_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 
 // exp(x) = 2^k * exp(r) with k = round(x / ln 2) and |r| <= ln(2)/2; exp(r)
-// by a degree-6 polynomial (Cephes' coefficients). 2^k is applied as two
-// halves so that k from -150 (subnormal results) to 128 stays representable.
-// Always inlined, so that each target_clones clone below gets it compiled
-// for its own instruction set.
-__attribute__((always_inline)) inline float exp_approx(float v) {
-  constexpr float kMax = 88.72283905206835f, kMin = -103.97207708f;
-  float xc = v < kMin ? kMin : v;
-  xc = xc > kMax ? kMax : xc;
+// by a degree-6 polynomial (Cephes' coefficients). exp_parts returns p =
+// exp(r) and k for an argument already clamped to a finite range; each exp
+// below applies 2^k as its range allows. Always inlined, so that each
+// target_clones clone gets it compiled for its own instruction set.
+struct ExpParts {
+  float p;
+  int32_t k;
+};
+__attribute__((always_inline)) inline ExpParts exp_parts(float xc) {
   // Round to nearest by adding and removing 1.5 * 2^23 (exact for |x| < 2^22),
   // which vectorizes everywhere; std::floor becomes a libm call in some clones.
   constexpr float kRound = 12582912.0f;
@@ -32,7 +33,15 @@ __attribute__((always_inline)) inline float exp_approx(float v) {
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * (r * r) + r + 1.0f;
-  const int32_t ki = static_cast<int32_t>(k);
+  return {p, static_cast<int32_t>(k)};
+}
+
+__attribute__((always_inline)) inline float exp_approx(float v) {
+  constexpr float kMax = 88.72283905206835f, kMin = -103.97207708f;
+  float xc = v < kMin ? kMin : v;
+  xc = xc > kMax ? kMax : xc;
+  const auto [p, ki] = exp_parts(xc);
+  // 2^k as two halves, so that k from -150 (subnormal results) to 128 stays representable.
   const int32_t half = ki >> 1;
   const float s1 = c10::bit_cast<float>(static_cast<uint32_t>(half + 127) << 23);
   const float s2 = c10::bit_cast<float>(static_cast<uint32_t>(ki - half + 127) << 23);
@@ -242,19 +251,9 @@ EMBER_MATH_CLONES float max_floats(const float* x, int64_t n) {
 // -87 (where the result would be subnormal) it returns 0, so 2^k is one
 // exponent-field write. NaN propagates through the compare-free clamp.
 __attribute__((always_inline)) inline float exp_nonpositive(float v) {
-  constexpr float kMin = -87.0f, kRound = 12582912.0f;
-  const float xc = v < kMin ? kMin : v;
-  const float k = (xc * 1.44269504088896341f + kRound) - kRound;
-  const float r = xc - k * 0.693359375f + k * 2.12194440e-4f;
-  float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * (r * r) + r + 1.0f;
-  const float scale = c10::bit_cast<float>(static_cast<uint32_t>(static_cast<int32_t>(k) + 127) << 23);
-  const float e = p * scale;
+  constexpr float kMin = -87.0f;
+  const auto [p, k] = exp_parts(v < kMin ? kMin : v);
+  const float e = p * c10::bit_cast<float>(static_cast<uint32_t>(k + 127) << 23);
   return v < kMin ? 0.0f : e;
 }
 

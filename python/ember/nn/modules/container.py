@@ -8,23 +8,11 @@ from itertools import chain, islice
 from ember import _C
 
 from ..parameter import Parameter
-from .module import Module, _addindent
+from .module import Module, _addindent, _tensor_typename
 
 Tensor = _C.Tensor
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
-
-_TENSOR_TYPE_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
-    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
-    "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
-    "complex128": "ComplexDoubleTensor",
-}
-
-
-def _tensor_typename(t):
-    """torch.typename's spelling for a tensor: ember.FloatTensor, ember.DoubleTensor, ..."""
-    return "ember." + _TENSOR_TYPE_NAMES.get(str(t.dtype).split(".")[-1], "Tensor")
 
 
 def _device_suffix(p):
