@@ -161,10 +161,11 @@ class Adam(Optimizer):
 
 
 def _fusable(param, *others):
+    """Whether _adam_step_ takes these: dense float tensors of one dtype and shape."""
     return param.dtype in (ember.float32, ember.float64) and all(
         t.is_contiguous() and not t.is_conj() and t.dtype == param.dtype and t.shape == param.shape
         for t in (param, *others)
-    ) and param.is_contiguous()
+    )
 
 
 def adam(
