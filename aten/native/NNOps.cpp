@@ -1,10 +1,10 @@
 // Neural-network building blocks written in terms of other operators:
-// embedding, dropout, layer_norm, batch_norm and the common losses.
+// embedding and the common losses. (Dropout, layer and batch norm and
+// nll_loss have kernels of their own, each in its own file.)
 
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/TensorIterator.h>
-#include <c10/core/GradMode.h>
 
 namespace ember::native {
 

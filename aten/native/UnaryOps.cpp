@@ -135,7 +135,7 @@ struct BitwiseNot { template <typename T> static constexpr bool supports = std::
 // through the generic kernel of Op.
 template <typename Op>
 Tensor float_unary_vectorized(const Tensor& self, const Tensor& out, const char* name,
-                              void (*floats)(const float*, float*, int64_t)) {
+                              void (*floats)(const float*, float*, int64_t), unsigned mask = kNumber) {
   auto iter = TensorIterator::unary_float_op(out, self, name);
   if (iter.dtype(0) == ScalarType::Float && iter.dtype(1) == ScalarType::Float && iter.is_contiguous()) {
     iter.for_each([floats](char** data, const int64_t*, int64_t n) {
@@ -143,7 +143,7 @@ Tensor float_unary_vectorized(const Tensor& self, const Tensor& out, const char*
     });
     return iter.output();
   }
-  apply_same_type<Op>(iter, name, kNumber);
+  apply_same_type<Op>(iter, name, mask);
   return iter.output();
 }
 
@@ -173,15 +173,7 @@ Tensor sigmoid_out(const Tensor& self, const Tensor& out) {
   return float_unary_vectorized<Sigmoid>(self, out, "sigmoid", &cpu::sigmoid_floats);
 }
 Tensor erf_out(const Tensor& self, const Tensor& out) {
-  auto iter = TensorIterator::unary_float_op(out, self, "erf");
-  if (iter.dtype(0) == ScalarType::Float && iter.dtype(1) == ScalarType::Float && iter.is_contiguous()) {
-    iter.for_each([](char** data, const int64_t*, int64_t n) {
-      cpu::erf_floats(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n);
-    });
-    return iter.output();
-  }
-  apply_same_type<Erf>(iter, "erf", kReal);
-  return iter.output();
+  return float_unary_vectorized<Erf>(self, out, "erf", &cpu::erf_floats, kReal);
 }
 Tensor erfc_out(const Tensor& self, const Tensor& out) { return float_unary<Erfc>(self, out, "erfc", kReal); }
 Tensor erfinv_out(const Tensor& self, const Tensor& out) { return float_unary<Erfinv>(self, out, "erfinv", kReal); }
