@@ -1,11 +1,15 @@
 """Ember vs PyTorch vs NumPy, side by side in one run.
 
-    python benchmarks/run.py [--quick] [--threads N] [--markdown] [-k NAME]
+    python benchmarks/run.py [--quick] [--threads N] [--markdown] [-k NAME] [--device cuda]
 
 Each case is timed for every library that can run it (median of several
 repeats, each long enough to swamp timer noise) and reported as the time
 per call plus ratios: `torch/ember` > 1 means Ember is faster than PyTorch.
 Timings are facts about this machine, not test assertions.
+
+With --device cuda the inputs live on the GPU (NumPy sits out), each timed
+batch ends with a synchronize, and the cases whose ops have no CUDA kernel
+yet are listed as such; memory-bound cases also print the bandwidth reached.
 """
 
 import argparse
@@ -22,13 +26,15 @@ except ImportError:  # the comparison columns stay empty
     torch = None
 
 
-def timeit(fn, min_time):
+def timeit(fn, min_time, sync=lambda: None):
     fn()  # warm up (allocations, thread pool, lazy init)
+    sync()
     n = 1
     while True:
         start = time.perf_counter()
         for _ in range(n):
             fn()
+        sync()
         elapsed = time.perf_counter() - start
         if elapsed >= min_time / 5 or n >= 1 << 20:
             break
@@ -38,13 +44,20 @@ def timeit(fn, min_time):
         start = time.perf_counter()
         for _ in range(n):
             fn()
+        sync()
         samples.append((time.perf_counter() - start) / n)
     return statistics.median(samples)
 
 
-def cases(quick):
+# Bytes a memory-bound case moves per call (read + written), for GB/s.
+TRAFFIC = {}
+
+
+def cases(quick, device="cpu"):
     rng = np.random.default_rng(0)
     big = 1 << 22 if quick else 1 << 24
+    if device == "cuda":
+        big = 1 << 26
 
     def arrays(*shapes, dtype=np.float32):
         return [rng.standard_normal(s).astype(dtype) for s in shapes]
@@ -56,6 +69,8 @@ def cases(quick):
            lambda a: a.reshape(2, 5))
     for n in (1 << 20, big):
         label = f"{n >> 20}M"
+        TRAFFIC[f"add {label} float32"] = 12 * n
+        TRAFFIC[f"exp {label} float32"] = 8 * n
         yield (f"add {label} float32", arrays((n,), (n,)), lambda a, b: a + b, lambda a, b: a + b,
                lambda a, b: a + b)
         yield (f"exp {label} float32", arrays((n,)), lambda a: ember.exp(a), lambda a: torch.exp(a),
@@ -69,7 +84,7 @@ def cases(quick):
            lambda a: a.sum(0))
     yield ("softmax [4096,1024] dim -1", arrays((4096, 1024)), lambda a: a.softmax(-1), lambda a: a.softmax(-1),
            lambda a: _np_softmax(a))
-    for n in ((512, 1024) if quick else (1024, 2048)):
+    for n in ((512, 1024) if quick else (1024, 2048) if device == "cpu" else (1024, 4096, 8192)):
         yield (f"matmul {n}x{n} float32", arrays((n, n), (n, n)), lambda a, b: a @ b, lambda a, b: a @ b,
                lambda a, b: a @ b)
     yield ("bmm [128,64,16] @ [128,16,64] float32", arrays((128, 64, 16), (128, 16, 64)), lambda a, b: a @ b,
@@ -186,7 +201,12 @@ def main():
     parser.add_argument("--threads", type=int, default=None, help="threads for Ember and PyTorch")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("-k", dest="only", default="", help="run only the cases whose name contains this")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="where the inputs live")
     args = parser.parse_args()
+    on_gpu = args.device == "cuda"
+    if on_gpu and not ember.cuda.is_available():
+        raise SystemExit("--device cuda: " + ember.cuda._unavailable_reason())
+    torch_gpu = torch is not None and on_gpu and torch.cuda.is_available()
     threads = args.threads or ember.get_num_threads()
     ember.set_num_threads(threads)
     if torch is not None:
@@ -194,16 +214,21 @@ def main():
     min_time = 0.05 if args.quick else 0.25
 
     rows = []
-    for name, inputs, ember_fn, torch_fn, numpy_fn in cases(args.quick):
+    ember_sync = ember.cuda.synchronize if on_gpu else (lambda: None)
+    for name, inputs, ember_fn, torch_fn, numpy_fn in cases(args.quick, args.device):
         if args.only not in name:
             continue
-        e_in = [ember.from_numpy(x) for x in inputs]
-        t_ember = timeit(lambda: ember_fn(*e_in), min_time)
+        e_in = [ember.from_numpy(x).to(args.device) for x in inputs]
+        try:
+            t_ember = timeit(lambda: ember_fn(*e_in), min_time, ember_sync)
+        except NotImplementedError as e:  # an op without a kernel on this device yet
+            print(f"{name}: not on {args.device} yet ({str(e).splitlines()[0][:90]})")
+            continue
         t_torch = None
-        if torch is not None:
-            t_in = [torch.from_numpy(x) for x in inputs]
-            t_torch = timeit(lambda: torch_fn(*t_in), min_time)
-        t_numpy = timeit(lambda: numpy_fn(*inputs), min_time) if numpy_fn else None
+        if torch is not None and (torch_gpu or not on_gpu):
+            t_in = [torch.from_numpy(x).to(args.device) for x in inputs]
+            t_torch = timeit(lambda: torch_fn(*t_in), min_time, torch.cuda.synchronize if on_gpu else lambda: None)
+        t_numpy = timeit(lambda: numpy_fn(*inputs), min_time) if numpy_fn and not on_gpu else None
         rows.append((name, t_ember, t_torch, t_numpy))
 
     def fmt_time(t):
@@ -217,10 +242,19 @@ def main():
     def ratio(other, mine):
         return "-" if other is None else f"{other / mine:.2f}"
 
+    def bandwidth(name, t):
+        return "-" if t is None or name not in TRAFFIC else f"{TRAFFIC[name] / t / 1e9:.0f}"
+
     header = ("case", "ember", "torch", "numpy", "torch/ember", "numpy/ember")
     table = [header] + [(n, fmt_time(e), fmt_time(t), fmt_time(p), ratio(t, e), ratio(p, e)) for n, e, t, p in rows]
+    if on_gpu:
+        header = ("case", "ember", "torch", "torch/ember", "ember GB/s", "torch GB/s")
+        table = [header] + [(n, fmt_time(e), fmt_time(t), ratio(t, e), bandwidth(n, e), bandwidth(n, t))
+                            for n, e, t, _ in rows]
     versions = f"ember {ember.__version__}, numpy {np.__version__}" + (
         f", torch {torch.__version__}" if torch is not None else "") + f", {threads} threads"
+    if on_gpu:
+        versions += f", {ember.cuda.get_device_name(0)}"
     if args.markdown:
         print(f"_{versions}_\n")
         print("| " + " | ".join(header) + " |")

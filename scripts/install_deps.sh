@@ -22,3 +22,12 @@ fi
 
 python3 -m pip install -q --disable-pip-version-check \
   "scikit-build-core>=0.10" "pybind11>=2.12" "numpy>=1.26" pytest expecttest pyyaml
+
+# The CUDA backend is built wherever the CUDA toolkit is (nvcc); its cuBLAS
+# headers (and, on a GPU machine, the library) come from NVIDIA's wheel.
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  python3 - <<'PY' || python3 -m pip install -q --disable-pip-version-check "nvidia-cublas>=13,<14"
+import os, sys, sysconfig
+sys.exit(0 if os.path.exists(os.path.join(sysconfig.get_paths()["purelib"], "nvidia/cu13/include/cublas_v2.h")) else 1)
+PY
+fi

@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+export CCACHE_BASEDIR="$root"  # ccache hits across checkouts in other folders
 
 bash scripts/install_deps.sh
 # PyTorch is only an oracle for the tests (Ember never imports it); they skip

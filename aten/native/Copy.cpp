@@ -2,10 +2,14 @@
 
 #include <aten/Functions.h>
 #include <aten/core/ExpandUtils.h>
+#include <aten/native/DeviceKernels.h>
 #include <aten/native/cpu/CopyKernels.h>
 #include <aten/generated/NativeFunctions.h>
 
 namespace ember::native {
+
+DispatchStub<FillFn> fill_stub("fill_");
+EMBER_REGISTER_STUB(fill_stub, CPU, &cpu::fill_kernel);
 
 namespace {
 
@@ -82,7 +86,9 @@ Tensor resolve_neg(const Tensor& self) { return self.is_neg() ? fresh_copy(ember
 
 Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool /*non_blocking*/, bool copy) {
   const ScalarType target_dtype = dtype.value_or(self.dtype());
-  if (!copy && device == self.device() && target_dtype == self.dtype()) return self;
+  // "cuda" without an index means the current device: a tensor there stays.
+  const bool same_device = device.type == self.device().type && (!device.has_index() || device == self.device());
+  if (!copy && same_device && target_dtype == self.dtype()) return self;
   return fresh_copy(ember::empty_like(self, TensorOptions().dtype(target_dtype).device(device)), self);
 }
 
@@ -102,7 +108,7 @@ Tensor fill_(const Tensor& self, const Scalar& value) {
   // Store conj/neg of the value for tensors carrying those bits.
   Scalar stored = self.is_conj() ? Scalar(std::conj(value.toComplexDouble())) : value;
   if (self.is_neg()) stored = -stored;
-  cpu::fill_kernel(self, stored);
+  fill_stub(self.device().type, self, stored);
   self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
@@ -112,6 +118,7 @@ Tensor zero_(const Tensor& self) { return self.fill_(0); }
 Scalar item(const Tensor& self) {
   EMBER_CHECK(self.numel() == 1, "a Tensor with {} elements cannot be converted to Scalar", self.numel());
   EMBER_CHECK(!self.is_meta(), "Tensor.item() cannot be called on meta tensors");
+  if (!self.is_cpu()) return ember::item(self.to(Device(DeviceType::CPU)));
   Scalar value = cpu::item_kernel(self);
   if (self.is_conj()) value = Scalar(std::conj(value.toComplexDouble()));
   if (self.is_neg()) value = -value;
@@ -121,8 +128,10 @@ Scalar item(const Tensor& self) {
 bool equal(const Tensor& a, const Tensor& b) {
   if (a.sizes() != b.sizes()) return false;
   const ScalarType common = c10::promoteTypes(a.dtype(), b.dtype());
-  const Tensor x = a.to(common).resolve_conj().resolve_neg();
-  const Tensor y = b.to(common).resolve_conj().resolve_neg();
+  // Compared on the host, whatever device they are on.
+  const Device cpu(DeviceType::CPU);
+  const Tensor x = ember::to(a, cpu, common, false, false).resolve_conj().resolve_neg();
+  const Tensor y = ember::to(b, cpu, common, false, false).resolve_conj().resolve_neg();
   return cpu::equal_kernel(x, y);
 }
 

@@ -5,6 +5,8 @@
 #include <aten/Parallel.h>
 #include <aten/core/ExpandUtils.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/BlasOperand.h>
+#include <aten/native/DeviceKernels.h>
 #include <aten/native/TensorIterator.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
 
@@ -16,29 +18,6 @@
 namespace ember::native {
 
 namespace {
-
-// A matrix operand in BLAS terms: row-major data with leading dimension ld,
-// possibly read transposed. Operands with neither unit stride are copied.
-struct BlasOperand {
-  Tensor t;
-  bool transposed = false;
-  int64_t ld = 1;
-};
-
-bool rows_readable(const Tensor& m) {
-  return !m.is_conj() && (m.stride(1) == 1 || m.size(1) == 1) && m.stride(0) >= std::max<int64_t>(m.size(1), 1);
-}
-bool columns_readable(const Tensor& m) {
-  return !m.is_conj() && (m.stride(0) == 1 || m.size(0) == 1) && m.stride(1) >= std::max<int64_t>(m.size(0), 1);
-}
-
-BlasOperand blas_operand(const Tensor& m) {
-  const int64_t rows = m.size(0), cols = m.size(1);
-  if (rows_readable(m)) return {m, false, std::max<int64_t>(m.stride(0), std::max<int64_t>(cols, 1))};
-  if (columns_readable(m)) return {m, true, std::max<int64_t>(m.stride(1), std::max<int64_t>(rows, 1))};
-  const Tensor c = m.contiguous().resolve_conj();
-  return {c, false, std::max<int64_t>(cols, 1)};
-}
 
 template <typename T>
 void naive_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha_s, const Scalar& beta_s) {
@@ -119,18 +98,9 @@ bool is_blas_type(ScalarType t) {
          t == ScalarType::ComplexDouble;
 }
 
-// c = beta * c + alpha * a @ b for 2-D a [m, k], b [k, n], c [m, n] (c contiguous rows).
-void gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta) {
+// The CPU's gemm_stub: OpenBLAS for float and complex types, a plain loop otherwise.
+void cpu_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta) {
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (beta.toComplexDouble() == 0.0) {
-      c.zero_();
-    } else {
-      c.mul_(beta);
-    }
-    return;
-  }
   const ScalarType t = c.dtype();
   if (!is_blas_type(t)) {
     c10::visit_scalar_type(t, [&](auto tag) {
@@ -152,6 +122,21 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha
   });
 }
 
+// c = beta * c + alpha * a @ b for 2-D a [m, k], b [k, n], c [m, n] (c contiguous rows).
+void gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta) {
+  const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (beta.toComplexDouble() == 0.0) {
+      c.zero_();
+    } else {
+      c.mul_(beta);
+    }
+    return;
+  }
+  gemm_stub(c.device().type, a, b, c, alpha, beta);
+}
+
 void check_matrix(const Tensor& t, const char* name, const char* what) {
   EMBER_CHECK(t.dim() == 2, "{}: {} must be a matrix, got {}-D tensor", name, what, t.dim());
 }
@@ -170,6 +155,9 @@ Tensor fresh_or(const Tensor& out, IntArrayRef shape, ScalarType dtype, Device d
 }
 
 }  // namespace
+
+DispatchStub<GemmFn> gemm_stub("addmm");
+EMBER_REGISTER_STUB(gemm_stub, CPU, &cpu_gemm);
 
 Tensor addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
                  const Tensor& out) {

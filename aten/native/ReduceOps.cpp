@@ -10,6 +10,7 @@
 #include <aten/Functions.h>
 #include <aten/Parallel.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/ReduceUtils.h>
 #include <aten/native/TensorIterator.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
 #include <aten/native/cpu/VecMath.h>
@@ -34,22 +35,6 @@ struct Plan {
   int64_t inner = 1;      // elements reduced into each output
   std::vector<int64_t> out_shape;
 };
-
-std::vector<bool> reduced_mask(const Tensor& self, std::optional<IntArrayRef> dims, const char* name) {
-  const int64_t nd = self.dim();
-  std::vector<bool> mask(std::max<int64_t>(nd, 0), false);
-  if (!dims || dims->empty()) {
-    std::fill(mask.begin(), mask.end(), true);
-    return mask;
-  }
-  for (int64_t d : *dims) {
-    const int64_t w = c10::maybe_wrap_dim(d, nd);
-    if (nd == 0) continue;
-    EMBER_CHECK(!mask[w], "dim {} appears multiple times in the list of dims", w);
-    mask[w] = true;
-  }
-  return mask;
-}
 
 Plan make_plan(const Tensor& self, const std::vector<bool>& mask, bool keepdim, ScalarType dtype) {
   Plan plan;
@@ -141,7 +126,6 @@ template <typename T>
 using acc_t = std::conditional_t<c10::is_complex_v<T>, c10::complex<double>,
                                  std::conditional_t<cpu::is_floating_v<T>, double, int64_t>>;
 
-ScalarType integer_to_long(ScalarType t) { return c10::isIntegralType(t, true) ? ScalarType::Long : t; }
 
 template <typename Acc, typename F>
 void write_results(const Tensor& out, const std::vector<Acc>& values, F project) {

@@ -5,6 +5,7 @@
 #include <aten/core/ExpandUtils.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/Resize.h>
+#include <c10/core/DeviceHooks.h>
 #include <c10/util/TypeCast.h>
 
 #include <cmath>
@@ -26,10 +27,17 @@ using OptDtype = std::optional<ScalarType>;
 using OptDevice = std::optional<Device>;
 
 void check_device_supported(Device device) {
-  EMBER_CHECK(device.is_cpu() || device.is_meta(),
+  if (device.is_cpu() || device.is_meta()) return;
+  const c10::DeviceHooks* hooks = c10::GetDeviceHooks(device.type);
+  EMBER_CHECK(hooks != nullptr && c10::HasAllocator(device.type),
               "Device {} is not available: Ember was built without {} support", device.str(),
               c10::toString(device.type));
+  hooks->check_device(device.index);
 }
+
+// The factories that compute their values on the host build them on the
+// CPU and copy them to any other device.
+bool on_host(OptDevice device) { return !device || device->is_cpu() || device->is_meta(); }
 
 ScalarType dtype_for_value(const Scalar& v) {
   if (v.isBoolean()) return ScalarType::Bool;
@@ -63,6 +71,7 @@ Tensor empty(IntArrayRef size, OptDtype dtype, OptDevice device_opt) {
   size_t nbytes = 0;
   EMBER_CHECK(!__builtin_mul_overflow(static_cast<size_t>(numel), c10::elementSize(type), &nbytes),
               "empty: size {} in bytes overflows", c10::str_sizes(size));
+  c10::DeviceGuard guard(device);
   c10::Storage storage(nbytes, c10::GetAllocator(device.type));
   return Tensor(c10::make_intrusive<c10::TensorImpl>(std::move(storage), type, size));
 }
@@ -80,7 +89,8 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptDe
 
 Tensor zeros(IntArrayRef size, OptDtype dtype, OptDevice device) {
   Tensor t = ember::empty(size, dtype, device);
-  if (!t.is_meta() && t.nbytes() > 0) std::memset(t.data_ptr(), 0, t.nbytes());
+  if (!t.is_cpu()) return fresh(t.zero_());
+  if (t.nbytes() > 0) std::memset(t.data_ptr(), 0, t.nbytes());
   return t;
 }
 
@@ -136,6 +146,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDty
   const ScalarType dtype = dtype_opt.value_or(integral ? ScalarType::Long : c10::get_default_dtype());
   EMBER_CHECK_NOT_IMPLEMENTED(!c10::isComplexType(dtype), "arange(): complex dtype {} is not supported",
                               c10::python_name(dtype));
+  if (!on_host(device)) return fresh(ember::arange(start, end, step, dtype, std::nullopt).to(*device));
   const double xstart = start.toDouble(), xend = end.toDouble(), xstep = step.toDouble();
   EMBER_CHECK(xstep != 0, "step must be nonzero");
   EMBER_CHECK(std::isfinite(xstart) && std::isfinite(xend), "unsupported range: {} -> {}", xstart, xend);
@@ -165,6 +176,7 @@ Tensor arange_out(const Scalar& start, const Scalar& end, const Scalar& step, co
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, OptDtype dtype, OptDevice device) {
   EMBER_CHECK(steps >= 0, "number of steps must be non-negative");
+  if (!on_host(device)) return fresh(ember::linspace(start, end, steps, dtype, std::nullopt).to(*device));
   // Complex endpoints make a complex tensor, as in torch (not a real one
   // that silently drops the imaginary parts).
   const bool complex = start.isComplex() || end.isComplex();
@@ -193,6 +205,7 @@ Tensor eye(int64_t n, OptDtype dtype, OptDevice device) { return ember::eye(n, n
 Tensor eye(int64_t n, int64_t m, OptDtype dtype, OptDevice device) {
   EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got {}", n);
   EMBER_CHECK(m >= 0, "m must be greater or equal to 0, got {}", m);
+  if (!on_host(device)) return fresh(ember::eye(n, m, dtype, std::nullopt).to(*device));
   Tensor t = ember::zeros({n, m}, dtype, device);
   if (!t.is_meta()) {
     c10::visit_scalar_type(t.dtype(), [&](auto tag) {

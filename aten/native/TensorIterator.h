@@ -86,6 +86,14 @@ class TensorIterator {
   void for_each(const Loop& loop, int64_t grain_size = 32768);
   void serial_for_each(const Loop& loop, int64_t begin, int64_t end) const;
 
+  // For kernels that run their own loop on a device (for_each runs on the
+  // host): operand k's first element and its byte strides per iteration dim.
+  void* data_ptr(int k) const { return operands_[k].tensor.data_ptr(); }
+  IntArrayRef strides(int k) const { return operands_[k].strides; }
+  const Tensor& operand(int k) const { return operands_[k].tensor; }
+  // Bumps versions and casts temporaries back, as for_each does at its end.
+  void finish();
+
  private:
   friend class TensorIteratorConfig;
   struct Operand {
@@ -106,7 +114,6 @@ class TensorIterator {
   void compute_strides();
   void reorder_dimensions();
   void coalesce_dimensions();
-  void finish();
 
   std::vector<Operand> operands_;
   int noutputs_ = 0;

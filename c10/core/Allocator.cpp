@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -110,6 +111,7 @@ struct CPUAllocator final : Allocator {
 // Meta tensors have shapes and dtypes but no data.
 struct MetaAllocator final : Allocator {
   DataPtr allocate(size_t) override { return DataPtr(nullptr, Device(DeviceType::Meta)); }
+  void copy_data(void*, const void*, size_t) const override {}
 };
 
 CPUAllocator cpu_allocator;
@@ -130,6 +132,8 @@ std::array<std::atomic<Allocator*>, kNumDeviceTypes>& allocators() {
 
 }  // namespace
 
+void Allocator::copy_data(void* dst, const void* src, size_t nbytes) const { std::memcpy(dst, src, nbytes); }
+
 Allocator* GetCPUAllocator() { return &cpu_allocator; }
 
 Allocator* GetAllocator(DeviceType t) {
@@ -138,6 +142,8 @@ Allocator* GetAllocator(DeviceType t) {
               toString(t), toString(t));
   return a;
 }
+
+bool HasAllocator(DeviceType t) { return allocators()[static_cast<int>(t)].load(std::memory_order_acquire) != nullptr; }
 
 void SetAllocator(DeviceType t, Allocator* allocator) {
   allocators()[static_cast<int>(t)].store(allocator, std::memory_order_release);

@@ -41,6 +41,9 @@ class DataPtr {
 struct Allocator {
   virtual ~Allocator() = default;
   virtual DataPtr allocate(size_t nbytes) = 0;
+  // Copies bytes between two allocations of this allocator (resize_ keeps
+  // the old contents this way); device memory overrides it.
+  virtual void copy_data(void* dst, const void* src, size_t nbytes) const;
 };
 
 // Alignment of CPU allocations: a cache line, which also satisfies AVX-512.
@@ -50,5 +53,7 @@ Allocator* GetCPUAllocator();
 // One allocator per device type; backends install theirs at load time.
 Allocator* GetAllocator(DeviceType t);
 void SetAllocator(DeviceType t, Allocator* allocator);
+// Whether a backend has installed an allocator for `t`.
+bool HasAllocator(DeviceType t);
 
 }  // namespace c10

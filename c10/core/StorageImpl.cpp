@@ -1,7 +1,6 @@
 #include <c10/core/StorageImpl.h>
 #include <c10/util/Exception.h>
 
-#include <cstring>
 
 namespace c10 {
 
@@ -10,9 +9,7 @@ void StorageImpl::grow(size_t new_nbytes) {
   EMBER_CHECK(resizable_ && allocator_ != nullptr,
               "Trying to resize storage that is not resizable (it wraps memory owned outside Ember)");
   DataPtr bigger = allocator_->allocate(new_nbytes);
-  if (nbytes_ > 0 && data_ptr_.get() && bigger.get() && device().is_cpu()) {
-    std::memcpy(bigger.get(), data_ptr_.get(), nbytes_);
-  }
+  if (nbytes_ > 0 && data_ptr_.get() && bigger.get()) allocator_->copy_data(bigger.get(), data_ptr_.get(), nbytes_);
   data_ptr_ = std::move(bigger);
   nbytes_ = new_nbytes;
 }

@@ -27,6 +27,9 @@ class IndexError : public Error { using Error::Error; };
 class TypeError : public Error { using Error::Error; };
 class ValueError : public Error { using Error::Error; };
 class NotImplementedError : public Error { using Error::Error; };
+// A device allocator ran out of memory (Python: ember.cuda.OutOfMemoryError,
+// a RuntimeError).
+class OutOfMemoryError : public Error { using Error::Error; };
 
 namespace detail {
 template <typename E>

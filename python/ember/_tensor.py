@@ -45,7 +45,17 @@ def _reduce(self):
     return (_rebuild_tensor, (data.numpy(force=True), self.dtype, self.requires_grad))
 
 
+def _cuda(self, device=None, non_blocking=False):
+    """A copy on ``device`` (default: the current CUDA device), or self if already there."""
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, int):
+        device = f"cuda:{device}"
+    return self.to(device, non_blocking=non_blocking)
+
+
 Tensor.__repr__ = _repr
+Tensor.cuda = _cuda
 Tensor.__str__ = _repr
 Tensor.__iter__ = _iter
 Tensor.__array__ = _array

@@ -4,10 +4,16 @@
 
 namespace ember::python {
 
-void init_errors(py::module_&) {
+void init_errors(py::module_& m) {
+  // torch.cuda.OutOfMemoryError's counterpart; ember.cuda re-exports it.
+  // Leaked on purpose: the class lives as long as the interpreter.
+  static PyObject* out_of_memory = PyErr_NewException("ember._C.OutOfMemoryError", PyExc_RuntimeError, nullptr);
+  m.attr("OutOfMemoryError") = py::reinterpret_borrow<py::object>(out_of_memory);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const c10::OutOfMemoryError& e) {
+      PyErr_SetString(out_of_memory, e.what());
     } catch (const c10::IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const c10::TypeError& e) {

@@ -9,4 +9,5 @@ PYBIND11_MODULE(_C, m) {
   ember::python::init_generated_functions(m);
   ember::python::init_dispatch(m);
   ember::python::init_serialization(m);
+  ember::python::init_devices(m);
 }

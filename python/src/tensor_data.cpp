@@ -271,7 +271,8 @@ py::object to_list(const char* data, c10::IntArrayRef sizes, c10::IntArrayRef st
 
 py::object tolist(const Tensor& input) {
   EMBER_CHECK_NOT_IMPLEMENTED(!input.is_meta(), "Cannot copy out of meta tensor; no data!");
-  const Tensor t = input.resolve_conj().resolve_neg();
+  const Tensor host = input.is_cpu() ? input : input.to(c10::Device(c10::DeviceType::CPU));
+  const Tensor t = host.resolve_conj().resolve_neg();
   return c10::visit_scalar_type(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     return to_list<T>(static_cast<const char*>(t.data_ptr()), t.sizes(), t.strides(), t.element_size());

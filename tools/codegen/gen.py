@@ -138,13 +138,15 @@ def _delegate_wrapper_name(f: NativeFunction, key: str) -> str:
     return f"{f.schema.full_name.replace('.', '_')}_{key}"
 
 
-def _delegate_wrappers(functions: list[NativeFunction]) -> list[str]:
+def _delegate_wrappers(functions: list[NativeFunction], keys) -> list[str]:
     """Functional and in-place ops that run their out variant's kernel."""
     out = []
     for f in functions:
         if not f.structured_delegate:
             continue
         for key, kernel in f.dispatch.items():
+            if not keys(key):
+                continue
             out_kernel = kernel[: -len("@delegate")]
             args = ", ".join(cpp.argument_names(f.schema))
             result = "self" if f.schema.is_inplace else "Tensor()"
@@ -171,17 +173,27 @@ def gen_native_functions_h(functions: list[NativeFunction]) -> str:
     return "\n".join(out)
 
 
-def gen_register_cpp(functions: list[NativeFunction]) -> str:
+# Kernels of these keys live in a backend's own library (built only where
+# its toolkit is), so their registrations are generated into its own file.
+BACKEND_LIBRARY_KEYS = ("CUDA",)
+
+
+def gen_register_cpp(functions: list[NativeFunction], backend: str | None = None) -> str:
+    """Registrations of the core library (backend None: every op's schema and
+    the kernels of all other keys) or of one backend library's key."""
+    keys = (lambda k: k == backend) if backend else (lambda k: k not in BACKEND_LIBRARY_KEYS)
     out = [HEADER, "#include <aten/core/dispatch/Library.h>", "#include <aten/generated/NativeFunctions.h>\n",
            "namespace ember {", "namespace {\n"]
-    out.extend(_delegate_wrappers(functions))
-    out.append("EMBER_LIBRARY(aten, m) {")
-    for f in functions:
-        out.append(f'  m.def("{f.schema}");')
-    out.append("}\n")
+    out.extend(_delegate_wrappers(functions, keys))
+    if backend is None:
+        out.append("EMBER_LIBRARY(aten, m) {")
+        for f in functions:
+            out.append(f'  m.def("{f.schema}");')
+        out.append("}\n")
     by_key: dict[str, list[str]] = {}
     for key, schema, kernel, ftype in _kernels(functions):
-        by_key.setdefault(key, []).append(f'  m.impl("{schema.full_name}", {kernel});')
+        if keys(key):
+            by_key.setdefault(key, []).append(f'  m.impl("{schema.full_name}", {kernel});')
     for key, impls in sorted(by_key.items()):
         out.append(f"EMBER_LIBRARY_IMPL(aten, {key}, m) {{")
         out.extend(impls)
@@ -216,6 +228,7 @@ def main(argv=None) -> int:
         os.path.join(aten, "TensorMethods.cpp"): gen_tensor_methods_cpp(functions),
         os.path.join(aten, "NativeFunctions.h"): gen_native_functions_h(functions),
         os.path.join(aten, "RegisterNativeFunctions.cpp"): gen_register_cpp(functions),
+        **{os.path.join(aten, f"Register{key}.cpp"): gen_register_cpp(functions, key) for key in BACKEND_LIBRARY_KEYS},
         os.path.join(args.out, "python", "generated", "python_bindings.cpp"): pygen.gen_bindings(functions),
     }
     with open(args.derivatives) as f:

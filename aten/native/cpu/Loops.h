@@ -4,6 +4,7 @@
 // builds has a separate path for all-contiguous operands and for inputs
 // that stay constant (broadcast scalars), which the compiler vectorizes.
 
+#include <aten/native/FunctionTraits.h>
 #include <aten/native/TensorIterator.h>
 
 #include <tuple>
@@ -12,20 +13,7 @@
 
 namespace ember::native::cpu {
 
-template <typename F>
-struct function_traits : function_traits<decltype(&F::operator())> {};
-template <typename C, typename R, typename... Args>
-struct function_traits<R (C::*)(Args...) const> {
-  using result = R;
-  using args = std::tuple<std::decay_t<Args>...>;
-  static constexpr size_t arity = sizeof...(Args);
-};
-template <typename R, typename... Args>
-struct function_traits<R (*)(Args...)> {
-  using result = R;
-  using args = std::tuple<std::decay_t<Args>...>;
-  static constexpr size_t arity = sizeof...(Args);
-};
+using native::function_traits;
 
 namespace detail {
 

@@ -1,0 +1,57 @@
+// Plugs the CUDA backend into the core's per-device-type tables when this
+// library loads: the allocator and the device hooks. Nothing in c10/ or
+// aten/core names CUDA; they find it here.
+
+#include <c10/core/DeviceHooks.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAFunctions.h>
+
+namespace ember::native::cuda {
+
+namespace {
+
+namespace cc = c10::cuda;
+
+struct CUDAHooks final : c10::DeviceHooks {
+  int device_count() const override { return cc::device_count(); }
+  std::string unavailable_reason() const override { return cc::unavailable_reason(); }
+  void check_device(int index) const override { cc::check_device(index < 0 ? 0 : index); }
+  int current_device() const override { return cc::current_device(); }
+  void set_device(int index) const override { cc::set_device(index); }
+  void synchronize(int index) const override {
+    c10::DeviceGuard guard(c10::Device(c10::DeviceType::CUDA, static_cast<int8_t>(index < 0 ? current_device() : index)));
+    cc::device_synchronize();
+  }
+  std::string device_name(int index) const override { return cc::device_name(index < 0 ? current_device() : index); }
+  std::map<std::string, int64_t> memory_stats(int index) const override {
+    const cc::MemoryStats s = cc::CUDACachingAllocator::stats(index < 0 ? current_device() : index);
+    return {{"allocated_bytes.all.current", s.allocated_bytes},
+            {"allocated_bytes.all.peak", s.max_allocated_bytes},
+            {"reserved_bytes.all.current", s.reserved_bytes},
+            {"reserved_bytes.all.peak", s.max_reserved_bytes},
+            {"active.all.current", s.active_blocks},
+            {"segment.all.current", s.segments},
+            {"num_alloc_retries", s.num_alloc_retries},
+            {"num_ooms", s.num_ooms},
+            {"num_device_alloc", s.device_mallocs},
+            {"allocation.all.allocated", s.allocations}};
+  }
+  void reset_peak_memory_stats(int index) const override {
+    cc::CUDACachingAllocator::reset_peak_stats(index < 0 ? current_device() : index);
+  }
+  void empty_cache() const override {
+    if (cc::device_count() > 0) cc::CUDACachingAllocator::empty_cache();
+  }
+};
+
+const bool registered = [] {
+  static CUDAHooks hooks;
+  c10::SetDeviceHooks(c10::DeviceType::CUDA, &hooks);
+  c10::SetAllocator(c10::DeviceType::CUDA, cc::CUDACachingAllocator::get());
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace ember::native::cuda
