@@ -99,6 +99,7 @@ def test_reductions_and_matmul_against_numpy():
     X = ember.from_numpy(x).cuda()
     np.testing.assert_allclose(X.sum().item(), x.sum(), rtol=1e-10)
     np.testing.assert_allclose(host(X.sum(1)), x.sum(1), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(host(X.sum(0)), x.sum(0), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(host(X.mean((0, 2), keepdim=True)), x.mean((0, 2), keepdims=True), rtol=1e-10)
     a = rng.standard_normal((50, 70)).astype(np.float32)
     b = rng.standard_normal((70, 30)).astype(np.float32)

@@ -45,6 +45,7 @@ OffsetCalculator<N> make_offset_calculator(const TensorIterator& iter) {
     calc.sizes[d] = iter.shape()[d];
     for (int k = 0; k < N; ++k) calc.strides[d][k] = iter.strides(k)[d];
   }
+  if (OffsetCalculator<N>::fits_32bit(iter.numel())) calc.init_dividers();
   return calc;
 }
 
@@ -75,6 +76,31 @@ struct LaunchState {
   unsigned host_scalars;
 };
 
+// Elements per thread in the contiguous kernel: one 16-byte load per float
+// operand keeps enough memory requests in flight to reach full bandwidth.
+constexpr int kVec = 4;
+
+template <typename T, int V>
+struct alignas(sizeof(T) * V) Vec {
+  T v[V];
+};
+
+// kVec consecutive elements of input I from element `base`, in one load.
+template <size_t I, typename Args>
+__host__ __device__ __forceinline__ Vec<std::tuple_element_t<I, Args>, kVec> load_vec(char* const* data,
+                                                                                     const Args& scalars,
+                                                                                     unsigned host_scalars,
+                                                                                     int64_t base) {
+  using T = std::tuple_element_t<I, Args>;
+  Vec<T, kVec> out;
+  if (host_scalars & (1u << I)) {
+    for (int k = 0; k < kVec; ++k) out.v[k] = std::get<I>(scalars);
+  } else {
+    out = *reinterpret_cast<const Vec<T, kVec>*>(data[I + 1] + base * static_cast<int64_t>(sizeof(T)));
+  }
+  return out;
+}
+
 template <typename Op, typename Args, size_t... I>
 void gpu_kernel_impl(TensorIterator& iter, const Op& op, std::index_sequence<I...>) {
   using traits = function_traits<Op>;
@@ -100,7 +126,30 @@ void gpu_kernel_impl(TensorIterator& iter, const Op& op, std::index_sequence<I..
                                       static_cast<int64_t>(sizeof(std::tuple_element_t<I, Args>)))),
      ...);
   }
-  if (contiguous) {
+  // Aligned for whole-vector loads and stores (fresh allocations always are).
+  bool aligned = reinterpret_cast<uintptr_t>(state.ptrs.data[0]) % (kVec * sizeof(R)) == 0;
+  ((aligned = aligned && ((state.host_scalars & (1u << I)) ||
+                          reinterpret_cast<uintptr_t>(state.ptrs.data[I + 1]) %
+                                  (kVec * sizeof(std::tuple_element_t<I, Args>)) ==
+                              0)),
+   ...);
+  if (contiguous && aligned && n >= kVec) {
+    launch_elementwise((n + kVec - 1) / kVec, [state, op, n] EMBER_GPU_LAMBDA(int64_t j) {
+      const int64_t base = j * kVec;
+      R* out = reinterpret_cast<R*>(state.ptrs.data[0]);
+      if (base + kVec <= n) {
+        const auto inputs = std::make_tuple(load_vec<I>(state.ptrs.data, state.scalars, state.host_scalars, base)...);
+        (void)inputs;  // unused by nullary ops (fill)
+        Vec<R, kVec> result;
+        for (int k = 0; k < kVec; ++k) result.v[k] = op(std::get<I>(inputs).v[k]...);
+        *reinterpret_cast<Vec<R, kVec>*>(out + base) = result;
+      } else {
+        for (int64_t i = base; i < n; ++i)
+          out[i] = op(load_input<I>(state.ptrs.data, state.scalars, state.host_scalars,
+                                    i * static_cast<int64_t>(sizeof(std::tuple_element_t<I, Args>)))...);
+      }
+    });
+  } else if (contiguous) {
     launch_elementwise(n, [state, op] EMBER_GPU_LAMBDA(int64_t i) {
       R* out = reinterpret_cast<R*>(state.ptrs.data[0]) + i;
       *out = op(load_input<I>(state.ptrs.data, state.scalars, state.host_scalars,
@@ -108,12 +157,21 @@ void gpu_kernel_impl(TensorIterator& iter, const Op& op, std::index_sequence<I..
     });
   } else {
     const OffsetCalculator<N> calc = make_offset_calculator<N>(iter);
-    launch_elementwise(n, [state, calc, op] EMBER_GPU_LAMBDA(int64_t i) {
-      int64_t off[N];
-      calc.get(i, off);
-      R* out = reinterpret_cast<R*>(state.ptrs.data[0] + off[0]);
-      *out = op(load_input<I>(state.ptrs.data, state.scalars, state.host_scalars, off[I + 1])...);
-    });
+    if (OffsetCalculator<N>::fits_32bit(n)) {
+      launch_elementwise(n, [state, calc, op] EMBER_GPU_LAMBDA(int64_t i) {
+        int64_t off[N];
+        calc.get32(static_cast<uint32_t>(i), off);
+        R* out = reinterpret_cast<R*>(state.ptrs.data[0] + off[0]);
+        *out = op(load_input<I>(state.ptrs.data, state.scalars, state.host_scalars, off[I + 1])...);
+      });
+    } else {
+      launch_elementwise(n, [state, calc, op] EMBER_GPU_LAMBDA(int64_t i) {
+        int64_t off[N];
+        calc.get(i, off);
+        R* out = reinterpret_cast<R*>(state.ptrs.data[0] + off[0]);
+        *out = op(load_input<I>(state.ptrs.data, state.scalars, state.host_scalars, off[I + 1])...);
+      });
+    }
   }
 }
 

@@ -132,14 +132,20 @@ TEST(Cuda, SumAndMeanMatchTheCpu) {
   REQUIRE_GPU();
   const Tensor x = ember::randn({4, 50, 30});
   const Tensor g = x.to(kCUDA);
+  const Tensor ints = ember::arange(0, 1000, 1, ScalarType::Int);
   EXPECT_LT(max_diff(g.sum(), x.sum()), 1e-3);
   EXPECT_LT(max_diff(ember::sum(g, IntArrayRef{1}, false, std::nullopt), ember::sum(x, IntArrayRef{1}, false, std::nullopt)), 1e-4);
   EXPECT_LT(max_diff(ember::sum(g, IntArrayRef{0, 2}, true, std::nullopt), ember::sum(x, IntArrayRef{0, 2}, true, std::nullopt)), 1e-4);
   EXPECT_LT(max_diff(ember::mean(g, IntArrayRef{-1}, false, std::nullopt), ember::mean(x, IntArrayRef{-1}, false, std::nullopt)), 1e-6);
+  // Leading dims of a contiguous tensor are summed down the columns, in chunks of rows.
+  EXPECT_LT(max_diff(ember::sum(g, IntArrayRef{0}, false, std::nullopt), ember::sum(x, IntArrayRef{0}, false, std::nullopt)), 1e-5);
+  EXPECT_LT(max_diff(ember::sum(g, IntArrayRef{0, 1}, true, std::nullopt), ember::sum(x, IntArrayRef{0, 1}, true, std::nullopt)), 1e-4);
+  const Tensor tall = ember::randn({5000, 7});
+  EXPECT_LT(max_diff(ember::sum(tall.to(kCUDA), IntArrayRef{0}, false, std::nullopt), ember::sum(tall, IntArrayRef{0}, false, std::nullopt)), 1e-3);
+  EXPECT_EQ(max_diff(ember::sum(ints.view({10, 100}).to(kCUDA), IntArrayRef{0}, false, std::nullopt), ember::sum(ints.view({10, 100}), IntArrayRef{0}, false, std::nullopt)), 0);
   // A long row is summed in pieces and then again.
   const Tensor big = ember::rand({3, 100000}, std::nullopt, ScalarType::Double);
   EXPECT_LT(max_diff(ember::sum(big.to(kCUDA), IntArrayRef{1}, false, std::nullopt), ember::sum(big, IntArrayRef{1}, false, std::nullopt)), 1e-8);
-  const Tensor ints = ember::arange(0, 1000, 1, ScalarType::Int);
   EXPECT_EQ(max_diff(ints.to(kCUDA).sum(), ints.sum()), 0);  // int32 sums to int64
   EXPECT_EQ(max_diff(ember::zeros({0, 3}, ScalarType::Float, kCUDA).sum(), ember::zeros({}, ScalarType::Float)), 0);
 }
