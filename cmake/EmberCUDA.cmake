@@ -45,7 +45,8 @@ if(EMBER_HAVE_CUDA)
       ${EMBER_GENERATED_DIR}/aten/generated/RegisterCUDA.cpp
       c10/cuda/CachingAllocatorCore.cpp c10/cuda/CUDACachingAllocator.cpp c10/cuda/CUDAFunctions.cpp
       aten/native/cuda/Blas.cpp aten/native/cuda/CUDAHooks.cpp
-      aten/native/cuda/BinaryOps.cu aten/native/cuda/Copy.cu aten/native/cuda/ReduceOps.cu aten/native/cuda/UnaryOps.cu
+      aten/native/cuda/BinaryOps.cu aten/native/cuda/Copy.cu aten/native/cuda/FusedAdam.cu aten/native/cuda/LossNLL.cu
+      aten/native/cuda/ReduceOps.cu aten/native/cuda/SoftMax.cu aten/native/cuda/UnaryOps.cu
     PUBLIC_DEPS aten
     PRIVATE_DEPS CUDA::cudart_static ${CMAKE_DL_LIBS})
   target_include_directories(cuda PRIVATE ${CUBLAS_INCLUDE_DIR})

@@ -6,6 +6,8 @@
 #                                      # build for the GPU machine, bundle into .gpu/
 #   bash scripts/gpu_check.sh          # on the GPU machine: unpack .gpu/ (or build,
 #                                      # where Ember's dependencies are installed) and run
+#   bash scripts/gpu_check.sh --run 'CMD'  # the same setup, then CMD instead of the checks
+#                                      # ($cuda_tests is the C++ test binary), for debugging
 #
 # The GPU machines lent to this project have nvcc, Python 3.12 and PyTorch but
 # none of Ember's own dependencies and no network, so the build is made ahead
@@ -83,6 +85,11 @@ print(hits[0] if hits else '')")
   export EMBER_CUBLAS_LIBRARY
 fi
 export PYTHONPATH="$root/python" PYTHONUNBUFFERED=1
+if [ "${1:-}" = "--run" ]; then
+  shift
+  eval "$@"
+  exit $?
+fi
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
 echo "cuBLAS: ${EMBER_CUBLAS_LIBRARY:-not found}"

@@ -17,4 +17,35 @@ extern DispatchStub<FillFn> fill_stub;
 using GemmFn = void(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta);
 extern DispatchStub<GemmFn> gemm_stub;
 
+// Softmax (log: log_softmax; safe: rows of -inf give zeros) of each row of
+// a contiguous [rows, n] `in` into `out` of the same shape and dtype.
+using SoftmaxRowsFn = void(const Tensor& in, const Tensor& out, bool log, bool safe);
+extern DispatchStub<SoftmaxRowsFn> softmax_rows_stub;
+// The gradient of (log_)softmax for each row, from the forward's output `y`.
+using SoftmaxBackwardRowsFn = void(const Tensor& grad, const Tensor& y, const Tensor& out, bool log);
+extern DispatchStub<SoftmaxBackwardRowsFn> softmax_backward_rows_stub;
+
+// nll_loss over contiguous [rows, classes] log-probabilities and [rows] int64
+// targets (each stub raises IndexError for a target out of range that is
+// not ignore_index); `weight` is undefined or [classes]. Writes `output` ([rows] for reduction
+// none, else 0-d) and the 0-d `total_weight`.
+using NllForwardFn = void(const Tensor& logp, const Tensor& target, const Tensor& weight, const Tensor& output,
+                          const Tensor& total_weight, int64_t reduction, int64_t ignore_index);
+extern DispatchStub<NllForwardFn> nll_forward_stub;
+// Writes -weight * grad (scaled by 1 / total_weight for the mean) at each
+// row's target into the zeroed [rows, classes] `grad_rows`.
+using NllBackwardFn = void(const Tensor& grad_output, const Tensor& target, const Tensor& weight,
+                           const Tensor& grad_rows, const Tensor& total_weight, int64_t reduction,
+                           int64_t ignore_index);
+extern DispatchStub<NllBackwardFn> nll_backward_stub;
+
+// One Adam/AdamW update of contiguous param, grad and moments of one float dtype.
+struct AdamHyper {
+  double step, lr, beta1, beta2, weight_decay, eps;
+  bool maximize, decoupled_weight_decay;
+};
+using AdamStepFn = void(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                        const AdamHyper& h);
+extern DispatchStub<AdamStepFn> adam_step_stub;
+
 }  // namespace ember::native

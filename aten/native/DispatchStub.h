@@ -4,10 +4,12 @@
 // each backend key, and calls stub(device_type, args...) for the part that
 // touches memory; each backend fills its slot when it loads.
 
+#include <aten/core/Tensor.h>
 #include <c10/core/Device.h>
 #include <c10/util/Exception.h>
 
 #include <array>
+#include <type_traits>
 #include <utility>
 
 namespace ember::native {
@@ -19,14 +21,28 @@ class DispatchStub {
 
   void set(c10::DeviceType t, Fn* fn) { table_[static_cast<int>(t)] = fn; }
 
+  // Runs the kernel of device type `t`. Every defined tensor argument must
+  // live there: a kernel handed memory of another device would read it as
+  // its own (a crash or garbage), so the mismatch is an error here, once for
+  // every op that goes through a stub.
   template <typename... Args>
   decltype(auto) operator()(c10::DeviceType t, Args&&... args) const {
     Fn* fn = table_[static_cast<int>(t)];
     EMBER_CHECK_NOT_IMPLEMENTED(fn != nullptr, "\"{}\" is not implemented for {}", op_name_, c10::toString(t));
+    (check_device(t, args), ...);
     return fn(std::forward<Args>(args)...);
   }
 
  private:
+  template <typename A>
+  void check_device(c10::DeviceType t, const A& arg) const {
+    if constexpr (std::is_same_v<A, Tensor>) {
+      EMBER_CHECK(!arg.defined() || arg.device().type == t,
+                  "Expected all tensors to be on the same device, but found at least two devices, {} and {}! ({})",
+                  c10::toString(t), arg.device().str(), op_name_);
+    }
+  }
+
   const char* op_name_;
   std::array<Fn*, c10::kNumDeviceTypes> table_{};
 };

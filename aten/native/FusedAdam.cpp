@@ -5,6 +5,7 @@
 #include <aten/Functions.h>
 #include <aten/Parallel.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/DeviceKernels.h>
 #include <aten/native/cpu/VecMath.h>
 
 #include <cmath>
@@ -12,24 +13,13 @@
 
 namespace ember::native {
 
-Tensor _adam_step_(const Tensor& self, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
-                   double step, double lr, double beta1, double beta2, double weight_decay, double eps, bool maximize,
-                   bool decoupled_weight_decay) {
-  const auto same = [&](const Tensor& t, const char* name) {
-    EMBER_CHECK(t.sizes() == self.sizes() && t.dtype() == self.dtype() && t.is_contiguous() && !t.is_conj() &&
-                    !t.is_neg(),
-                "_adam_step_: {} must be a contiguous {} tensor of size {}, got {} of size {}", name,
-                c10::toString(self.dtype()), c10::str_sizes(self.sizes()), c10::toString(t.dtype()),
-                c10::str_sizes(t.sizes()));
-  };
-  EMBER_CHECK(self.dtype() == ScalarType::Float || self.dtype() == ScalarType::Double,
-              "_adam_step_: expected a float or double parameter, got {}", c10::toString(self.dtype()));
-  same(self, "param");
-  same(grad, "grad");
-  same(exp_avg, "exp_avg");
-  same(exp_avg_sq, "exp_avg_sq");
-  EMBER_CHECK(step >= 1, "_adam_step_: step must be at least 1, got {}", step);
-  if (self.is_meta()) return self;
+namespace {
+
+// The CPU's adam_step_stub.
+void cpu_adam_step(const Tensor& self, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                   const AdamHyper& h) {
+  const double step = h.step, lr = h.lr, beta1 = h.beta1, beta2 = h.beta2, weight_decay = h.weight_decay, eps = h.eps;
+  const bool maximize = h.maximize, decoupled_weight_decay = h.decoupled_weight_decay;
   const double step_size = lr / (1 - std::pow(beta1, step));
   const double bias_correction2_sqrt = std::sqrt(1 - std::pow(beta2, step));
   c10::visit_scalar_type(self.dtype(), [&](auto tag) {
@@ -65,6 +55,33 @@ Tensor _adam_step_(const Tensor& self, const Tensor& grad, const Tensor& exp_avg
       });
     }
   });
+}
+
+}  // namespace
+
+DispatchStub<AdamStepFn> adam_step_stub("_adam_step_");
+EMBER_REGISTER_STUB(adam_step_stub, CPU, &cpu_adam_step);
+
+Tensor _adam_step_(const Tensor& self, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
+                   double step, double lr, double beta1, double beta2, double weight_decay, double eps, bool maximize,
+                   bool decoupled_weight_decay) {
+  const auto same = [&](const Tensor& t, const char* name) {
+    EMBER_CHECK(t.sizes() == self.sizes() && t.dtype() == self.dtype() && t.is_contiguous() && !t.is_conj() &&
+                    !t.is_neg(),
+                "_adam_step_: {} must be a contiguous {} tensor of size {}, got {} of size {}", name,
+                c10::toString(self.dtype()), c10::str_sizes(self.sizes()), c10::toString(t.dtype()),
+                c10::str_sizes(t.sizes()));
+  };
+  EMBER_CHECK(self.dtype() == ScalarType::Float || self.dtype() == ScalarType::Double,
+              "_adam_step_: expected a float or double parameter, got {}", c10::toString(self.dtype()));
+  same(self, "param");
+  same(grad, "grad");
+  same(exp_avg, "exp_avg");
+  same(exp_avg_sq, "exp_avg_sq");
+  EMBER_CHECK(step >= 1, "_adam_step_: step must be at least 1, got {}", step);
+  if (self.is_meta()) return self;
+  adam_step_stub(self.device().type, self, grad, exp_avg, exp_avg_sq,
+                 AdamHyper{step, lr, beta1, beta2, weight_decay, eps, maximize, decoupled_weight_decay});
   for (const Tensor* t : {&self, &exp_avg, &exp_avg_sq}) t->unsafeGetTensorImpl()->bump_version();
   return self;
 }

@@ -5,6 +5,7 @@
 
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/DeviceKernels.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
 
 #include <tuple>
@@ -52,7 +53,70 @@ T weight_of(const T* w, int64_t c) {
   return w ? w[c] : T(1);
 }
 
+// The CPU's nll_forward_stub.
+void cpu_nll_forward(const Tensor& logp_rows, const Tensor& target, const Tensor& weight, const Tensor& output,
+                     const Tensor& total_weight, int64_t reduction, int64_t ignore_index) {
+  const int64_t rows = logp_rows.size(0), classes = logp_rows.size(1);
+  const int64_t* t = target.data_ptr<int64_t>();
+  c10::visit_scalar_type(logp_rows.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (cpu::is_floating_v<T>) {
+      using M = cpu::opmath_t<T>;
+      const T* logp = logp_rows.data_ptr<T>();
+      const T* w = weight.defined() ? weight.data_ptr<T>() : nullptr;
+      T* out = output.data_ptr<T>();
+      double sum = 0, weights = 0;
+      for (int64_t i = 0; i < rows; ++i) {
+        const int64_t c = t[i];
+        M loss = 0;
+        if (c != ignore_index) {
+          EMBER_CHECK_INDEX(c >= 0 && c < classes, "Target out of bounds: must be in [0, {})", classes);
+          const M wi = static_cast<M>(weight_of(w, c));
+          loss = -static_cast<M>(logp[i * classes + c]) * wi;
+          weights += wi;
+        }
+        if (reduction == kNone) out[i] = static_cast<T>(loss);
+        sum += loss;
+      }
+      // As torch: a mean over no (or zero-weight) samples is 0 / 0 = NaN.
+      if (reduction == kMean) out[0] = static_cast<T>(sum / weights);
+      if (reduction == kSum) out[0] = static_cast<T>(sum);
+      total_weight.data_ptr<T>()[0] = static_cast<T>(weights);
+    }
+  });
+}
+
+// The CPU's nll_backward_stub.
+void cpu_nll_backward(const Tensor& go, const Tensor& target, const Tensor& weight, const Tensor& grad_rows,
+                      const Tensor& total_weight, int64_t reduction, int64_t ignore_index) {
+  const int64_t rows = grad_rows.size(0), classes = grad_rows.size(1);
+  const int64_t* t = target.data_ptr<int64_t>();
+  c10::visit_scalar_type(grad_rows.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (cpu::is_floating_v<T>) {
+      using M = cpu::opmath_t<T>;
+      const T* w = weight.defined() ? weight.data_ptr<T>() : nullptr;
+      const T* g = go.data_ptr<T>();
+      T* out = grad_rows.data_ptr<T>();
+      M scale = reduction == kNone ? M(1) : static_cast<M>(g[0]);
+      if (reduction == kMean) scale /= static_cast<M>(total_weight.to(ScalarType::Double).item<double>());
+      for (int64_t i = 0; i < rows; ++i) {
+        const int64_t c = t[i];
+        if (c == ignore_index) continue;
+        EMBER_CHECK_INDEX(c >= 0 && c < classes, "Target out of bounds: must be in [0, {})", classes);
+        const M gi = reduction == kNone ? static_cast<M>(g[i]) : scale;
+        out[i * classes + c] = static_cast<T>(-gi * static_cast<M>(weight_of(w, c)));
+      }
+    }
+  });
+}
+
 }  // namespace
+
+DispatchStub<NllForwardFn> nll_forward_stub("nll_loss_forward");
+DispatchStub<NllBackwardFn> nll_backward_stub("nll_loss_backward");
+EMBER_REGISTER_STUB(nll_forward_stub, CPU, &cpu_nll_forward);
+EMBER_REGISTER_STUB(nll_backward_stub, CPU, &cpu_nll_backward);
 
 std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& target,
                                             const std::optional<Tensor>& weight, int64_t reduction,
@@ -62,34 +126,9 @@ std::tuple<Tensor, Tensor> nll_loss_forward(const Tensor& self, const Tensor& ta
                                      : ember::empty({}, self.dtype(), self.device());
   Tensor total_weight = ember::empty({}, self.dtype(), self.device());
   if (self.is_meta()) return {output, total_weight};
-  const int64_t* t = r.target.data_ptr<int64_t>();
-  c10::visit_scalar_type(self.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (cpu::is_floating_v<T>) {
-      using M = cpu::opmath_t<T>;
-      const T* logp = r.logp.data_ptr<T>();
-      const T* w = r.weight.defined() ? r.weight.data_ptr<T>() : nullptr;
-      T* out = output.data_ptr<T>();
-      double sum = 0, weights = 0;
-      for (int64_t i = 0; i < r.rows; ++i) {
-        const int64_t c = t[i];
-        M loss = 0;
-        if (c != ignore_index) {
-          EMBER_CHECK_INDEX(c >= 0 && c < r.classes, "Target out of bounds: must be in [0, {})", r.classes);
-          const M wi = static_cast<M>(weight_of(w, c));
-          loss = -static_cast<M>(logp[i * r.classes + c]) * wi;
-          weights += wi;
-        }
-        if (reduction == kNone) out[i] = static_cast<T>(loss);
-        sum += loss;
-      }
-      // As torch: a mean over no (or zero-weight) samples is 0 / 0 = NaN.
-      if (reduction == kMean) out[0] = static_cast<T>(sum / weights);
-      if (reduction == kSum) out[0] = static_cast<T>(sum);
-      // As torch, a batch with reduction none reports no total weight (nothing divides by it).
-      total_weight.data_ptr<T>()[0] = static_cast<T>(reduction == kNone && self.dim() > 1 ? 0.0 : weights);
-    }
-  });
+  nll_forward_stub(self.device().type, r.logp, r.target, r.weight, output, total_weight, reduction, ignore_index);
+  // As torch, a batch with reduction none reports no total weight (nothing divides by it).
+  if (reduction == kNone && self.dim() > 1) total_weight.zero_();
   return {output, total_weight};
 }
 
@@ -106,28 +145,10 @@ Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Te
     return ember::movedim(rows.reshape(moved), -1, 1).contiguous();
   };
   if (self.is_meta()) return in_input_layout(grad_rows);
-  const int64_t* t = r.target.data_ptr<int64_t>();
   const Tensor go = grad_output.to(self.dtype()).contiguous();
   EMBER_CHECK(reduction == kNone ? go.numel() == r.rows : go.numel() == 1,
               "nll_loss_backward: grad_output of size {} does not match the loss", c10::str_sizes(go.sizes()));
-  c10::visit_scalar_type(self.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (cpu::is_floating_v<T>) {
-      using M = cpu::opmath_t<T>;
-      const T* w = r.weight.defined() ? r.weight.data_ptr<T>() : nullptr;
-      const T* g = go.data_ptr<T>();
-      T* out = grad_rows.data_ptr<T>();
-      M scale = reduction == kNone ? M(1) : static_cast<M>(g[0]);
-      if (reduction == kMean) scale /= static_cast<M>(total_weight.to(ScalarType::Double).item<double>());
-      for (int64_t i = 0; i < r.rows; ++i) {
-        const int64_t c = t[i];
-        if (c == ignore_index) continue;
-        EMBER_CHECK_INDEX(c >= 0 && c < r.classes, "Target out of bounds: must be in [0, {})", r.classes);
-        const M gi = reduction == kNone ? static_cast<M>(g[i]) : scale;
-        out[i * r.classes + c] = static_cast<T>(-gi * static_cast<M>(weight_of(w, c)));
-      }
-    }
-  });
+  nll_backward_stub(self.device().type, go, r.target, r.weight, grad_rows, total_weight, reduction, ignore_index);
   return in_input_layout(grad_rows);
 }
 

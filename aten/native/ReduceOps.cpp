@@ -10,6 +10,7 @@
 #include <aten/Functions.h>
 #include <aten/Parallel.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/DeviceKernels.h>
 #include <aten/native/ReduceUtils.h>
 #include <aten/native/TensorIterator.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
@@ -485,24 +486,17 @@ AlongDim along_dim(const Tensor& self, int64_t dim, ScalarType dtype) {
   return a;
 }
 
-// safe: rows that are all -inf give zeros instead of NaN (torch's
-// _safe_softmax, which attention uses for fully masked rows).
-Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log, bool safe = false) {
-  const ScalarType t = dtype.value_or(self.dtype());
-  EMBER_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(t), "\"{}\" not implemented for '{}'",
-                              log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
-                              c10::toString(t));
-  if (self.is_meta()) return ember::empty(self.sizes(), t, self.device());
-  const AlongDim a = along_dim(self, dim, t);
-  Tensor out = ember::empty_like(a.rows);
-  c10::visit_scalar_type(t, [&](auto tag) {
+// The CPU's softmax_rows_stub.
+void cpu_softmax_rows(const Tensor& rows, const Tensor& out, bool log, bool safe) {
+  const int64_t outer = rows.size(0);
+  c10::visit_scalar_type(rows.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (cpu::is_floating_v<T>) {
       using M = cpu::opmath_t<T>;
-      const T* in = static_cast<const T*>(a.rows.data_ptr());
+      const T* in = static_cast<const T*>(rows.data_ptr());
       T* o = static_cast<T*>(out.data_ptr());
-      const int64_t n = a.n;
-      parallel_for(0, a.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      const int64_t n = rows.size(1);
+      parallel_for(0, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
           const T* x = in + r * n;
           T* y = o + r * n;
@@ -542,6 +536,19 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
       });
     }
   });
+}
+
+// safe: rows that are all -inf give zeros instead of NaN (torch's
+// _safe_softmax, which attention uses for fully masked rows).
+Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log, bool safe = false) {
+  const ScalarType t = dtype.value_or(self.dtype());
+  EMBER_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(t), "\"{}\" not implemented for '{}'",
+                              log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
+                              c10::toString(t));
+  if (self.is_meta()) return ember::empty(self.sizes(), t, self.device());
+  const AlongDim a = along_dim(self, dim, t);
+  Tensor out = ember::empty_like(a.rows);
+  softmax_rows_stub(out.device().type, a.rows, out, log, safe);
   const Tensor result = a.restore(out);
   return self.dim() == 0 ? result.reshape({}) : result;
 }
@@ -584,26 +591,18 @@ Tensor _safe_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> 
 }
 
 namespace {
-// grad_input of softmax (log: of log_softmax) from the forward's output, row
-// by row along dim.
-Tensor softmax_backward_impl(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype,
-                             bool log) {
-  EMBER_CHECK(grad_output.sizes() == output.sizes(), "{}: grad_output of size {} does not match output of size {}",
-              log ? "_log_softmax_backward_data" : "_softmax_backward_data", c10::str_sizes(grad_output.sizes()),
-              c10::str_sizes(output.sizes()));
-  const ScalarType t = output.dtype();
-  if (output.is_meta()) return ember::empty(output.sizes(), input_dtype, output.device());
-  const AlongDim g = along_dim(grad_output, dim, t), y = along_dim(output, dim, t);
-  Tensor out = ember::empty_like(y.rows);
-  c10::visit_scalar_type(t, [&](auto tag) {
+// The CPU's softmax_backward_rows_stub.
+void cpu_softmax_backward_rows(const Tensor& grad_rows, const Tensor& y_rows, const Tensor& out, bool log) {
+  const int64_t outer = y_rows.size(0);
+  c10::visit_scalar_type(y_rows.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (cpu::is_floating_v<T>) {
       using M = cpu::opmath_t<T>;
-      const T* pg = static_cast<const T*>(g.rows.data_ptr());
-      const T* py = static_cast<const T*>(y.rows.data_ptr());
+      const T* pg = static_cast<const T*>(grad_rows.data_ptr());
+      const T* py = static_cast<const T*>(y_rows.data_ptr());
       T* o = static_cast<T*>(out.data_ptr());
-      const int64_t n = y.n;
-      parallel_for(0, y.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      const int64_t n = y_rows.size(1);
+      parallel_for(0, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
           const T* gr = pg + r * n;
           const T* yr = py + r * n;
@@ -623,6 +622,20 @@ Tensor softmax_backward_impl(const Tensor& grad_output, const Tensor& output, in
       });
     }
   });
+}
+
+// grad_input of softmax (log: of log_softmax) from the forward's output, row
+// by row along dim.
+Tensor softmax_backward_impl(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype,
+                             bool log) {
+  EMBER_CHECK(grad_output.sizes() == output.sizes(), "{}: grad_output of size {} does not match output of size {}",
+              log ? "_log_softmax_backward_data" : "_softmax_backward_data", c10::str_sizes(grad_output.sizes()),
+              c10::str_sizes(output.sizes()));
+  const ScalarType t = output.dtype();
+  if (output.is_meta()) return ember::empty(output.sizes(), input_dtype, output.device());
+  const AlongDim g = along_dim(grad_output, dim, t), y = along_dim(output, dim, t);
+  Tensor out = ember::empty_like(y.rows);
+  softmax_backward_rows_stub(out.device().type, g.rows, y.rows, out, log);
   const Tensor result = y.restore(out);
   return (output.dim() == 0 ? result.reshape({}) : result).to(input_dtype);
 }
@@ -646,5 +659,10 @@ Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype)
               c10::toString(self.dtype()), c10::toString(*dtype));
   return self.copy_(ember::cumsum(self, dim, dtype));
 }
+
+DispatchStub<SoftmaxRowsFn> softmax_rows_stub("softmax");
+DispatchStub<SoftmaxBackwardRowsFn> softmax_backward_rows_stub("_softmax_backward_data");
+EMBER_REGISTER_STUB(softmax_rows_stub, CPU, &cpu_softmax_rows);
+EMBER_REGISTER_STUB(softmax_backward_rows_stub, CPU, &cpu_softmax_backward_rows);
 
 }  // namespace ember::native

@@ -3,6 +3,7 @@
 #include <autograd/Variable.h>
 
 #include <aten/Functions.h>
+#include <aten/core/ExpandUtils.h>
 #include <c10/core/GradMode.h>
 
 namespace ember::autograd {
@@ -22,17 +23,31 @@ variable_list AccumulateGrad::run_tensor_pre_hooks(variable_list grads) {
   return grads;
 }
 
+namespace {
+// Torch's gradient layout contract: a new .grad has its parameter's strides
+// (when those are dense; else it is contiguous), whatever layout backward
+// produced (a linear layer's weight gradient arrives transposed). Optimizers
+// then see matching layouts, and their fused one-pass updates apply.
+bool obeys_layout_contract(const Tensor& grad, const Tensor& variable) {
+  if (is_non_overlapping_and_dense(variable.sizes(), variable.strides())) return grad.strides() == variable.strides();
+  return grad.is_contiguous();
+}
+}  // namespace
+
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor new_grad = std::move(grads.at(0));
   if (!new_grad.defined()) return {};
   AutogradMeta* meta = impl::materialize_autograd_meta(variable_);
   Tensor& grad = meta->grad;
   if (!grad.defined()) {
-    // Keep the incoming gradient itself when nothing else can see it; a
-    // copy otherwise, so later accumulation never writes into a user tensor.
-    if (c10::GradMode::is_enabled() || new_grad.use_count() > 1 || impl::is_view(new_grad) ||
-        !new_grad.is_contiguous()) {
-      grad = c10::GradMode::is_enabled() ? new_grad : new_grad.clone();
+    // Keep the incoming gradient itself when nothing else can see it and it
+    // has the parameter's layout; a copy in that layout otherwise, so later
+    // accumulation never writes into a user tensor.
+    if (c10::GradMode::is_enabled()) {
+      grad = new_grad;
+    } else if (new_grad.use_count() > 1 || impl::is_view(new_grad) || !obeys_layout_contract(new_grad, variable_)) {
+      grad = ember::empty_like(variable_, new_grad.dtype(), new_grad.device()).copy_(new_grad);
+      grad.unsafeGetTensorImpl()->reset_version();
     } else {
       grad = new_grad;
     }

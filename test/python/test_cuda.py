@@ -133,6 +133,38 @@ def test_a_training_step_matches_the_cpu():
 
 
 @gpu
+def test_a_classifier_with_cross_entropy_and_adam_matches_the_cpu():
+    def run(device):
+        ember.manual_seed(1)
+        model = nn.Sequential(nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 3)).to(device)
+        opt = ember.optim.AdamW(model.parameters(), lr=1e-2)
+        x = ember.randn(128, 2)
+        y = (x[:, 0] > 0).long() + (x[:, 1] > 0).long()
+        x, y = x.to(device), y.to(device)
+        losses = []
+        for _ in range(20):
+            loss = F.cross_entropy(model(x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses
+
+    gpu_losses, cpu_losses = run("cuda"), run("cpu")
+    np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-4)
+    assert gpu_losses[-1] < 0.5 * gpu_losses[0]
+
+
+@gpu
+def test_softmax_against_numpy():
+    x = np.random.default_rng(2).standard_normal((16, 1000)).astype(np.float32) * 4
+    X = ember.from_numpy(x).cuda()
+    e = np.exp(x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(host(X.softmax(-1)), e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(host(X.log_softmax(-1)), np.log(e / e.sum(1, keepdims=True)), rtol=1e-5, atol=1e-5)
+
+
+@gpu
 def test_memory_stats_and_out_of_memory():
     ember.cuda.empty_cache()
     before = ember.cuda.memory_allocated()

@@ -1,11 +1,16 @@
 #pragma once
 // gpu_kernel(iter, op): the CUDA counterpart of cpu_kernel. `op` is a
 // __host__ __device__ lambda from the operands' element types to the
-// output's; one thread computes one element per step of a grid-stride loop.
-// Contiguous operands index directly, anything else goes through the
-// OffsetCalculator (broadcasts, transposes, slices). A 0-d CPU input (a
+// output's. Aligned contiguous operands are read kVec elements per thread in
+// vector loads; anything else goes through the OffsetCalculator
+// (broadcasts, transposes, slices), one element per step of a grid-stride loop. A 0-d CPU input (a
 // Python number wrapped as a tensor) is read once on the host and passed by
 // value, as PyTorch does.
+//
+// Three instantiations per op and dtype: the vectorized one for aligned
+// contiguous operands, and the offset calculator with 32-bit and with 64-bit
+// indices for everything else (an unaligned contiguous slice included: rare,
+// and not worth a fourth copy of every kernel in compile time and binary).
 
 #include <aten/native/FunctionTraits.h>
 #include <aten/native/TensorIterator.h>
@@ -148,12 +153,6 @@ void gpu_kernel_impl(TensorIterator& iter, const Op& op, std::index_sequence<I..
           out[i] = op(load_input<I>(state.ptrs.data, state.scalars, state.host_scalars,
                                     i * static_cast<int64_t>(sizeof(std::tuple_element_t<I, Args>)))...);
       }
-    });
-  } else if (contiguous) {
-    launch_elementwise(n, [state, op] EMBER_GPU_LAMBDA(int64_t i) {
-      R* out = reinterpret_cast<R*>(state.ptrs.data[0]) + i;
-      *out = op(load_input<I>(state.ptrs.data, state.scalars, state.host_scalars,
-                              i * static_cast<int64_t>(sizeof(std::tuple_element_t<I, Args>)))...);
     });
   } else {
     const OffsetCalculator<N> calc = make_offset_calculator<N>(iter);

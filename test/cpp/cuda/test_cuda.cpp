@@ -167,7 +167,7 @@ TEST(Cuda, AutogradThroughAnMlp) {
   REQUIRE_GPU();
   const Tensor x = ember::randn({16, 8}), w1 = ember::randn({8, 32}), w2 = ember::randn({32, 1});
   auto loss_and_grads = [&](Device d) {
-    const Tensor W1 = w1.to(d).set_requires_grad(true), W2 = w2.to(d).set_requires_grad(true);
+    const Tensor W1 = w1.clone().to(d).set_requires_grad(true), W2 = w2.clone().to(d).set_requires_grad(true);
     const Tensor h = x.to(d).mm(W1).relu();
     const Tensor y = h.mm(W2).sigmoid();
     const Tensor loss = (y - 0.5).pow(2).mean();
@@ -179,6 +179,53 @@ TEST(Cuda, AutogradThroughAnMlp) {
   EXPECT_LT(max_diff(gl, cl), 1e-5);
   EXPECT_LT(max_diff(gw1, cw1), 1e-4);
   EXPECT_LT(max_diff(gw2, cw2), 1e-4);
+}
+
+TEST(Cuda, SoftmaxAndNllLossMatchTheCpu) {
+  REQUIRE_GPU();
+  const Tensor x = ember::randn({37, 300}).mul(3);
+  const Tensor g = x.to(kCUDA);
+  EXPECT_LT(max_diff(g.softmax(1), x.softmax(1)), 1e-6);
+  EXPECT_LT(max_diff(g.log_softmax(1), x.log_softmax(1)), 1e-5);
+  EXPECT_LT(max_diff(g.softmax(0), x.softmax(0)), 1e-6);  // along a non-last dim
+  const Tensor masked = ember::full({2, 5}, -INFINITY);
+  EXPECT_EQ(max_diff(ember::_safe_softmax(masked.to(kCUDA), 1, std::nullopt), ember::_safe_softmax(masked, 1, std::nullopt)), 0);
+  // Backward of log_softmax + nll_loss, each reduction, with ignored targets and weights.
+  const Tensor target = ember::randint(0, 300, {37});
+  target.select(0, 3).fill_(-100);  // ignored rows
+  target.select(0, 5).fill_(-100);
+  const Tensor weight = ember::rand({300});
+  for (int64_t reduction : {0, 1, 2}) {
+    auto run = [&](Device d) {
+      // A fresh leaf on each device (x.to(kCPU) would be x itself).
+      const Tensor logits = x.clone().to(d).set_requires_grad(true);
+      const Tensor loss = ember::nll_loss(logits.log_softmax(1), target.to(d), weight.to(d), reduction, -100);
+      (reduction == 0 ? loss.sum() : loss).backward();
+      return std::make_pair(loss, logits.grad());
+    };
+    const auto [gl, gg] = run(kCUDA);
+    const auto [cl, cg] = run(kCPU);
+    EXPECT_LT(max_diff(gl, cl), 1e-4) << reduction;
+    EXPECT_LT(max_diff(gg, cg), 1e-6) << reduction;
+  }
+  const Tensor bad = ember::full({2}, 300, ScalarType::Long, kCUDA);
+  const std::string err = error_of([&] { (void)ember::nll_loss(g.log_softmax(1).narrow(0, 0, 2), bad, std::nullopt, 1, -100); });
+  EXPECT_NE(err.find("Target out of bounds"), std::string::npos) << err;
+}
+
+TEST(Cuda, FusedAdamStepMatchesTheCpu) {
+  REQUIRE_GPU();
+  const Tensor p = ember::randn({1000}), g = ember::randn({1000}), m = ember::randn({1000}), v = ember::rand({1000});
+  const Tensor gp = p.to(kCUDA), gm = m.to(kCUDA), gv = v.to(kCUDA);
+  for (bool decoupled : {false, true}) {
+    Tensor cp = p.clone(), cm = m.clone(), cv = v.clone();
+    Tensor dp = gp.clone(), dm = gm.clone(), dv = gv.clone();
+    ember::_adam_step_(cp, g, cm, cv, 3, 1e-2, 0.9, 0.999, 0.01, 1e-8, false, decoupled);
+    ember::_adam_step_(dp, g.to(kCUDA), dm, dv, 3, 1e-2, 0.9, 0.999, 0.01, 1e-8, false, decoupled);
+    EXPECT_LT(max_diff(dp, cp), 1e-6);
+    EXPECT_LT(max_diff(dm, cm), 1e-6);
+    EXPECT_LT(max_diff(dv, cv), 1e-6);
+  }
 }
 
 TEST(Cuda, AllocatorCachesAndReportsOutOfMemory) {
@@ -202,6 +249,11 @@ TEST(Cuda, ClearErrorsForWhatIsMissing) {
   EXPECT_NE(mixed.find("Expected all tensors to be on the same device"), std::string::npos) << mixed;
   const std::string missing = error_of([&] { (void)ember::cumsum(g, 0, std::nullopt); });
   EXPECT_NE(missing.find("'CUDA' backend"), std::string::npos) << missing;
+  // A host tensor handed to a CUDA kernel is an error, not a crash.
+  const std::string target_on_host = error_of([&] {
+    (void)ember::nll_loss(ember::ones({3, 4}, ScalarType::Float, kCUDA), ember::zeros({3}, ScalarType::Long), std::nullopt, 1, -100);
+  });
+  EXPECT_NE(target_on_host.find("Expected all tensors to be on the same device"), std::string::npos) << target_on_host;
   const std::string half = error_of([&] { (void)g.to(ScalarType::Half); });
   EXPECT_NE(half.find("on CUDA yet"), std::string::npos) << half;
   const std::string ordinal = error_of([] { ember::empty({1}, ScalarType::Float, Device(DeviceType::CUDA, 99)); });
