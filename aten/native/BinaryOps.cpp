@@ -332,21 +332,8 @@ Tensor pow(const Scalar& self, const Tensor& exponent) { return ember::pow(wrap(
 // ---- where and clamp ----------------------------------------------------------
 
 Tensor where_out(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
-  EMBER_CHECK(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::Byte,
-              "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
-              c10::toString(condition.dtype()));
-  const ScalarType common = result_type({self, other});
-  auto iter = TensorIteratorConfig()
-                  .name("where")
-                  .add_output(out)
-                  .add_input(condition.to(ScalarType::Bool))
-                  .add_input(self.to(common))
-                  .add_input(other.to(common))
-                  .declare_static_output_dtype(common)
-                  .cast_common_dtype_to_outputs()
-                  .enforce_safe_casting_to_output()
-                  .build();
-  c10::visit_scalar_type(common, [&](auto tag) {
+  auto iter = TensorIterator::where_op(out, condition, self, other);
+  c10::visit_scalar_type(iter.dtype(0), [&](auto tag) {
     using T = typename decltype(tag)::type;
     cpu::cpu_kernel(iter, [](bool c, T a, T b) -> T { return c ? a : b; });
   });

@@ -166,6 +166,23 @@ TensorIterator TensorIterator::unary_float_op(const Tensor& out, const Tensor& a
   return arithmetic(out, a, Tensor(), std::move(name), true);
 }
 
+TensorIterator TensorIterator::where_op(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::Byte,
+              "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+              c10::toString(condition.dtype()));
+  const ScalarType common = result_type({a, b});
+  return TensorIteratorConfig()
+      .name("where")
+      .add_output(out)
+      .add_input(condition.to(ScalarType::Bool))
+      .add_input(a.to(common))
+      .add_input(b.to(common))
+      .declare_static_output_dtype(common)
+      .cast_common_dtype_to_outputs()
+      .enforce_safe_casting_to_output()
+      .build();
+}
+
 // ---- building ---------------------------------------------------------------
 
 void TensorIterator::build(TensorIteratorConfig& config) {

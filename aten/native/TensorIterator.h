@@ -59,6 +59,8 @@ class TensorIterator {
   static TensorIterator comparison_op(const Tensor& out, const Tensor& a, const Tensor& b, std::string name);
   static TensorIterator unary_op(const Tensor& out, const Tensor& a, std::string name);
   static TensorIterator unary_float_op(const Tensor& out, const Tensor& a, std::string name);
+  // where(condition, a, b): a bool condition (uint8 accepted) and a, b in their common dtype.
+  static TensorIterator where_op(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b);
 
   int ntensors() const { return static_cast<int>(operands_.size()); }
   int noutputs() const { return noutputs_; }

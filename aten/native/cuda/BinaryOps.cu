@@ -139,21 +139,8 @@ Tensor ge_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
 }
 
 Tensor where_out_cuda(const Tensor& condition, const Tensor& self, const Tensor& other, const Tensor& out) {
-  EMBER_CHECK(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::Byte,
-              "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
-              c10::toString(condition.dtype()));
-  const ScalarType common = result_type({self, other});
-  auto iter = TensorIteratorConfig()
-                  .name("where")
-                  .add_output(out)
-                  .add_input(condition.to(ScalarType::Bool))
-                  .add_input(self.to(common))
-                  .add_input(other.to(common))
-                  .declare_static_output_dtype(common)
-                  .cast_common_dtype_to_outputs()
-                  .enforce_safe_casting_to_output()
-                  .build();
-  EMBER_CUDA_DISPATCH_ALL(common, "where", [&] {
+  auto iter = TensorIterator::where_op(out, condition, self, other);
+  EMBER_CUDA_DISPATCH_ALL(iter.dtype(0), "where", [&] {
     using T = scalar_t;
     gpu_kernel(iter, [] EMBER_GPU_LAMBDA(bool c, T a, T b) -> T { return c ? a : b; });
   });
