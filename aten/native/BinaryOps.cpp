@@ -8,6 +8,7 @@
 #include <aten/native/cpu/Loops.h>
 
 #include <cmath>
+#include <type_traits>
 
 namespace ember::native {
 
@@ -38,6 +39,21 @@ template <typename T>
 T integer_div_check(T b) {
   EMBER_CHECK(b != T(0), "ZeroDivisionError");
   return b;
+}
+
+// Integer division by -1 is negation: done without the divide, since the
+// hardware traps (SIGFPE) on the most negative value over -1; that value
+// wraps to itself, as torch's CPU result. (torch itself dies on it with
+// rounding_mode='trunc'.)
+template <typename T>
+bool is_minus_one(T b) {
+  if constexpr (std::is_signed_v<T>) return b == T(-1);
+  return false;
+}
+template <typename T>
+T negate_wrapping(T a) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(U(0) - static_cast<U>(a));
 }
 
 // Python's floor division for floats (NumPy's algorithm): exact for
@@ -159,6 +175,7 @@ Tensor div_out(const Tensor& self, const Tensor& other, std::optional<std::strin
     if constexpr (is_integral_v<T>) {
       cpu::cpu_kernel(iter, [floor](T a, T b) -> T {
         integer_div_check(b);
+        if (is_minus_one(b)) return negate_wrapping(a);
         T q = a / b;
         if (floor && (a % b != 0) && ((a < 0) != (b < 0))) --q;
         return q;
@@ -184,6 +201,7 @@ Tensor remainder_out(const Tensor& self, const Tensor& other, const Tensor& out)
     } else if constexpr (is_integral_v<T>) {
       cpu::cpu_kernel(iter, [](T a, T b) -> T {
         integer_div_check(b);
+        if (is_minus_one(b)) return T(0);
         T r = a % b;
         if (r != 0 && ((r < 0) != (b < 0))) r += b;
         return r;
