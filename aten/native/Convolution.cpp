@@ -22,19 +22,34 @@ dnnl::engine& cpu_engine() {
 }
 
 
+// The smallest value a window parameter may take: kernel sizes, strides and
+// dilations are divisors or multipliers in the shape arithmetic, so zero or
+// a negative value would divide by zero (SIGFPE) or size nonsense.
+enum class AtLeast : int64_t { Zero = 0, One = 1 };
+
 // A pair like stride=2 or padding=[1, 2]; PyTorch accepts one value for both.
-std::array<int64_t, 2> pair(IntArrayRef v, const char* name, int64_t fallback) {
+std::array<int64_t, 2> pair(IntArrayRef v, const char* name, int64_t fallback, AtLeast least, const char* op) {
   if (v.empty()) return {fallback, fallback};
-  EMBER_CHECK(v.size() == 1 || v.size() == 2, "{} must be an int or a pair of ints", name);
-  return {v[0], v.size() == 2 ? v[1] : v[0]};
+  EMBER_CHECK(v.size() == 1 || v.size() == 2, "{}: {} must be an int or a pair of ints", op, name);
+  const std::array<int64_t, 2> p{v[0], v.size() == 2 ? v[1] : v[0]};
+  // Bounded too, so that the shape arithmetic below cannot overflow.
+  constexpr int64_t kMax = int64_t{1} << 40;
+  EMBER_CHECK(p[0] >= static_cast<int64_t>(least) && p[1] >= static_cast<int64_t>(least) && p[0] <= kMax &&
+                  p[1] <= kMax,
+              "{}: {} must be {}, but got {}", op, name,
+              least == AtLeast::One ? "greater than zero" : "non-negative", c10::str_sizes(v));
+  return p;
 }
+
+// Floor division, as torch's shape arithmetic (C++ rounds toward zero).
+int64_t div_floor(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0); }
 
 int64_t out_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation, bool ceil_mode) {
   const int64_t span = dilation * (kernel - 1) + 1;
   int64_t numerator = in + 2 * pad - span;
-  int64_t out = (ceil_mode ? (numerator + stride - 1) / stride : numerator / stride) + 1;
+  int64_t out = (ceil_mode ? div_floor(numerator + stride - 1, stride) : div_floor(numerator, stride)) + 1;
   // The last window must start inside the input (or its left padding), as in torch.
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  if (ceil_mode && out > 0 && (out - 1) * stride >= in + pad) --out;
   return out;
 }
 
@@ -102,8 +117,9 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight, const std::optional<Te
               "Given groups={}, weight of size {}, expected input{} to have {} channels, but got {} channels instead",
               groups, c10::str_sizes(weight.sizes()), c10::str_sizes(input.sizes()), weight.size(1) * groups, c);
   EMBER_CHECK(oc % groups == 0, "out_channels must be divisible by groups");
-  const auto stride = pair(stride_, "stride", 1), padding = pair(padding_, "padding", 0),
-             dilation = pair(dilation_, "dilation", 1);
+  const auto stride = pair(stride_, "stride", 1, AtLeast::One, "conv2d"),
+             padding = pair(padding_, "padding", 0, AtLeast::Zero, "conv2d"),
+             dilation = pair(dilation_, "dilation", 1, AtLeast::One, "conv2d");
   const int64_t oh = out_size(h, kh, stride[0], padding[0], dilation[0], false);
   const int64_t ow = out_size(w, kw, stride[1], padding[1], dilation[1], false);
   EMBER_CHECK(oh > 0 && ow > 0,
@@ -220,11 +236,11 @@ PoolGeometry pool_geometry(const Tensor& self_, IntArrayRef kernel_size, IntArra
   EMBER_CHECK(self_.dim() == 3 || self_.dim() == 4, "{}: Expected 3D or 4D (batch mode) tensor for input, got {}", name,
               c10::str_sizes(self_.sizes()));
   g.self = g.batched ? self_ : self_.unsqueeze(0);
-  g.kernel = pair(kernel_size, "kernel_size", 1);
-  const auto stride = pair(stride_, "stride", -1);
-  g.padding = pair(padding_, "padding", 0);
-  g.dilation = pair(dilation_, "dilation", 1);
-  g.stride = {stride[0] < 0 ? g.kernel[0] : stride[0], stride[1] < 0 ? g.kernel[1] : stride[1]};
+  g.kernel = pair(kernel_size, "kernel_size", 1, AtLeast::One, name);
+  // No stride given means the kernel size, as in torch.
+  g.stride = stride_.empty() ? g.kernel : pair(stride_, "stride", 1, AtLeast::One, name);
+  g.padding = pair(padding_, "padding", 0, AtLeast::Zero, name);
+  g.dilation = pair(dilation_, "dilation", 1, AtLeast::One, name);
   EMBER_CHECK(g.padding[0] * 2 <= g.kernel[0] && g.padding[1] * 2 <= g.kernel[1],
               "pad should be at most half of effective kernel size, but got pad={}, kernel_size={} and dilation=1",
               g.padding[0], g.kernel[0]);

@@ -284,6 +284,11 @@ def _adaptive_pool2d(input, output_size, reduce_fn, pool_fn):
     oh, ow = _pair(_list_with_default(output_size, list(input.shape)))
     oh = h if oh is None else oh
     ow = w if ow is None else ow
+    if oh < 0 or ow < 0:
+        raise RuntimeError("adaptive pooling: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{oh}, {ow}}}")
+    if oh == 0 or ow == 0:
+        return ember.empty(*input.shape[:-2], oh, ow, dtype=input.dtype, device=input.device)
     if oh == 1 and ow == 1:
         return reduce_fn(input, [-2, -1])
     if h % oh == 0 and w % ow == 0:
@@ -652,6 +657,12 @@ def pad(input, pad, mode="constant", value=None):
     return out
 
 
+def _check_interpolate_sizes(in_sizes, out_sizes):
+    if any(i <= 0 for i in in_sizes) or any(o <= 0 for o in out_sizes):
+        raise ValueError(f"Input and output sizes should be greater than 0, but got input {tuple(in_sizes)} "
+                         f"output {tuple(out_sizes)}")
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Only mode='nearest' (the legacy nearest, as torch's default) is implemented."""
@@ -663,18 +674,22 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
         out_sizes = list(_ntuple(spatial)(size))
+        _check_interpolate_sizes(in_sizes, out_sizes)
         scales = [i / o for i, o in zip(in_sizes, out_sizes)]
     elif scale_factor is not None:
         factors = list(_ntuple(spatial)(scale_factor))
         out_sizes = [int(math.floor(i * f)) for i, f in zip(in_sizes, factors)]
+        _check_interpolate_sizes(in_sizes, out_sizes)
         scales = ([i / o for i, o in zip(in_sizes, out_sizes)] if recompute_scale_factor
                   else [1.0 / f for f in factors])
     else:
         raise ValueError("either size or scale_factor should be defined")
     out = input
     for d, (i, o, s) in enumerate(zip(in_sizes, out_sizes, scales)):
-        idx = [min(int(math.floor(j * s)), i - 1) for j in range(o)]
-        out = out.index_select(2 + d, ember.tensor(idx, dtype=ember.int64, device=out.device))
+        # Computed as a tensor (an impossible size fails at once with the
+        # allocator's error instead of building a Python list for minutes).
+        idx = (ember.arange(o, dtype=ember.float64) * s).floor().clamp(max=i - 1).long()
+        out = out.index_select(2 + d, idx.to(out.device))
     return out
 
 
