@@ -81,9 +81,21 @@ void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
 
 size_t TensorImpl::required_storage_nbytes() const {
   if (numel_ == 0) return 0;
+  // Overflow-checked: sizes and strides come from users (as_strided,
+  // empty_strided), and a wrapped-around extent would pass every bounds
+  // check and let a view reach far outside its storage.
   int64_t last = storage_offset_;
-  for (size_t i = 0; i < sizes_.size(); ++i) last += (sizes_[i] - 1) * strides_[i];
-  return static_cast<size_t>(last + 1) * itemsize();
+  bool overflow = false;
+  for (size_t i = 0; i < sizes_.size(); ++i) {
+    int64_t step = 0;
+    overflow |= __builtin_mul_overflow(sizes_[i] - 1, strides_[i], &step);
+    overflow |= __builtin_add_overflow(last, step, &last);
+  }
+  size_t nbytes = 0;
+  overflow |= last < 0 || __builtin_mul_overflow(static_cast<size_t>(last) + 1, itemsize(), &nbytes);
+  EMBER_CHECK(!overflow, "the storage needed by sizes {}, strides {} and storage offset {} overflows", str_sizes(sizes_),
+              str_sizes(strides_), storage_offset_);
+  return nbytes;
 }
 
 void TensorImpl::set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta) {
