@@ -16,6 +16,34 @@ std::atomic<uint64_t> hook_counter{0};
 
 uint64_t next_hook_id() { return ++hook_counter; }
 
+namespace {
+// The nodes waiting to be released by the outermost ~Node on this thread.
+thread_local std::vector<std::shared_ptr<Node>>* pending_release = nullptr;
+}  // namespace
+
+// Dropping the last reference to a graph's output would otherwise destroy
+// its nodes recursively, one C++ frame per node, and a long chain (a
+// million ops) overflows the stack and kills the process. Instead, a node
+// dying hands the nodes that only it keeps alive to a work list, which the
+// outermost destructor on the thread drains in a loop: constant stack depth
+// whatever the graph's size. (By the time this body runs, the node's saved
+// variables are gone, so an edge that is the last owner really is.)
+Node::~Node() {
+  std::vector<std::shared_ptr<Node>> local;
+  std::vector<std::shared_ptr<Node>>& work = pending_release ? *pending_release : local;
+  for (Edge& edge : next_edges_) {
+    if (edge.function && edge.function.use_count() == 1) work.push_back(std::move(edge.function));
+  }
+  if (pending_release) return;  // an outer destructor is draining the list
+  pending_release = &local;
+  while (!local.empty()) {
+    std::shared_ptr<Node> node = std::move(local.back());
+    local.pop_back();
+    node.reset();  // its own ~Node appends to `local`
+  }
+  pending_release = nullptr;
+}
+
 Tensor InputMetadata::zeros() const { return ember::zeros(shape, TensorOptions().dtype(dtype).device(device)); }
 
 Node::Node(edge_list next_edges) : next_edges_(std::move(next_edges)), sequence_nr_(sequence_counter++) {

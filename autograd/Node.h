@@ -61,7 +61,8 @@ uint64_t next_hook_id();
 
 struct Node : std::enable_shared_from_this<Node> {
   explicit Node(edge_list next_edges = {});
-  virtual ~Node() = default;
+  // Releases the graph behind this node without recursing (see Node.cpp).
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
