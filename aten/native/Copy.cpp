@@ -2,6 +2,7 @@
 
 #include <aten/Functions.h>
 #include <aten/core/ExpandUtils.h>
+#include <aten/native/Copy.h>
 #include <aten/native/DeviceKernels.h>
 #include <aten/native/cpu/CopyKernels.h>
 #include <aten/generated/NativeFunctions.h>
@@ -32,6 +33,8 @@ bool same_geometry(const Tensor& a, const Tensor& b) {
          a.is_neg() == b.is_neg();
 }
 
+}  // namespace
+
 void check_no_internal_overlap(const Tensor& self) {
   if (self.numel() == 0) return;  // no elements, no overlap (whatever the strides: NumPy uses 0)
   for (int64_t d = 0; d < self.dim(); ++d) {
@@ -41,13 +44,15 @@ void check_no_internal_overlap(const Tensor& self) {
   }
 }
 
-}  // namespace
-
-Tensor copy_(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
+void check_copy_shapes(const Tensor& self, const Tensor& src) {
   EMBER_CHECK(self.defined() && src.defined(), "copy_(): expected defined tensors");
   const std::vector<int64_t> shape = infer_size(self.sizes(), src.sizes());
   EMBER_CHECK(c10::IntArrayRef(shape) == self.sizes(), "output with shape {} doesn't match the broadcast shape {}",
               c10::str_sizes(self.sizes()), c10::str_sizes(shape));
+}
+
+Tensor copy_(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
+  check_copy_shapes(self, src);
   if (self.is_meta()) return self;
   EMBER_CHECK_NOT_IMPLEMENTED(!src.is_meta(), "Cannot copy out of meta tensor; no data!");
   EMBER_CHECK(self.is_cpu() && src.is_cpu(), "copy_(): copying from {} to {} is not supported yet",

@@ -13,6 +13,9 @@ namespace {
 
 namespace cc = c10::cuda;
 
+// The device an index names: -1 is the current one.
+int resolve(int index) { return index < 0 ? cc::current_device() : index; }
+
 struct CUDAHooks final : c10::DeviceHooks {
   int device_count() const override { return cc::device_count(); }
   std::string unavailable_reason() const override { return cc::unavailable_reason(); }
@@ -20,12 +23,12 @@ struct CUDAHooks final : c10::DeviceHooks {
   int current_device() const override { return cc::current_device(); }
   void set_device(int index) const override { cc::set_device(index); }
   void synchronize(int index) const override {
-    c10::DeviceGuard guard(c10::Device(c10::DeviceType::CUDA, static_cast<int8_t>(index < 0 ? current_device() : index)));
+    c10::DeviceGuard guard(c10::Device(c10::DeviceType::CUDA, static_cast<int8_t>(resolve(index))));
     cc::device_synchronize();
   }
-  std::string device_name(int index) const override { return cc::device_name(index < 0 ? current_device() : index); }
+  std::string device_name(int index) const override { return cc::device_name(resolve(index)); }
   std::map<std::string, int64_t> memory_stats(int index) const override {
-    const cc::MemoryStats s = cc::CUDACachingAllocator::stats(index < 0 ? current_device() : index);
+    const cc::MemoryStats s = cc::CUDACachingAllocator::stats(resolve(index));
     return {{"allocated_bytes.all.current", s.allocated_bytes},
             {"allocated_bytes.all.peak", s.max_allocated_bytes},
             {"reserved_bytes.all.current", s.reserved_bytes},
@@ -38,7 +41,7 @@ struct CUDAHooks final : c10::DeviceHooks {
             {"allocation.all.allocated", s.allocations}};
   }
   void reset_peak_memory_stats(int index) const override {
-    cc::CUDACachingAllocator::reset_peak_stats(index < 0 ? current_device() : index);
+    cc::CUDACachingAllocator::reset_peak_stats(resolve(index));
   }
   void empty_cache() const override {
     if (cc::device_count() > 0) cc::CUDACachingAllocator::empty_cache();

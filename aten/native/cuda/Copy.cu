@@ -6,6 +6,7 @@
 #include <aten/Functions.h>
 #include <aten/core/ExpandUtils.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/Copy.h>
 #include <aten/native/DeviceKernels.h>
 #include <c10/core/DeviceHooks.h>
 #include <aten/native/cuda/DtypeVisit.cuh>
@@ -57,14 +58,12 @@ void fill_cuda(const Tensor& self, const Scalar& value) {
 EMBER_REGISTER_STUB(fill_stub, CUDA, &cuda::fill_cuda);
 
 Tensor copy_cuda_(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
-  EMBER_CHECK(self.defined() && src.defined(), "copy_(): expected defined tensors");
-  const std::vector<int64_t> shape = infer_size(self.sizes(), src.sizes());
-  EMBER_CHECK(c10::IntArrayRef(shape) == self.sizes(), "output with shape {} doesn't match the broadcast shape {}",
-              c10::str_sizes(self.sizes()), c10::str_sizes(shape));
+  check_copy_shapes(self, src);
   EMBER_CHECK_NOT_IMPLEMENTED(!self.is_meta() && !src.is_meta(), "copy_(): copying between {} and {} is not supported",
                               src.device().str(), self.device().str());
   EMBER_CHECK_NOT_IMPLEMENTED(!self.is_conj() && !src.is_conj() && !self.is_neg() && !src.is_neg(),
                               "copy_(): conjugate and negative views are not supported on CUDA yet");
+  check_no_internal_overlap(self);
   if (self.numel() == 0) return self;
   const Device cpu(DeviceType::CPU);
   Tensor source = src.sizes() == self.sizes() ? src : ember::expand(src, self.sizes());

@@ -30,46 +30,38 @@ namespace ember::native::cuda {
     return __VA_ARGS__();                         \
   }
 
-// Floating dtypes.
-#define EMBER_CUDA_DISPATCH_FLOATING(dtype, name, ...)                          \
-  [&] {                                                                         \
-    const ::c10::ScalarType ember_dtype_ = (dtype);                             \
-    switch (ember_dtype_) {                                                     \
-      EMBER_CUDA_CASE(Float, float, __VA_ARGS__)                                \
-      EMBER_CUDA_CASE(Double, double, __VA_ARGS__)                              \
-      default: ::ember::native::cuda::dtype_not_supported(name, ember_dtype_);  \
-    }                                                                           \
+// The cases of each dtype family, composed into the dispatches below.
+#define EMBER_CUDA_FLOATING_CASES(...)            \
+  EMBER_CUDA_CASE(Float, float, __VA_ARGS__)      \
+  EMBER_CUDA_CASE(Double, double, __VA_ARGS__)
+#define EMBER_CUDA_INTEGER_CASES(...)             \
+  EMBER_CUDA_CASE(Byte, uint8_t, __VA_ARGS__)     \
+  EMBER_CUDA_CASE(Char, int8_t, __VA_ARGS__)      \
+  EMBER_CUDA_CASE(Short, int16_t, __VA_ARGS__)    \
+  EMBER_CUDA_CASE(Int, int32_t, __VA_ARGS__)      \
+  EMBER_CUDA_CASE(Long, int64_t, __VA_ARGS__)
+
+// A switch over `dtype` with the given cases; `on_other` names the error.
+#define EMBER_CUDA_SWITCH(dtype, name, on_other, cases)                 \
+  [&] {                                                                 \
+    const ::c10::ScalarType ember_dtype_ = (dtype);                     \
+    switch (ember_dtype_) {                                             \
+      cases                                                             \
+      default: ::ember::native::cuda::on_other(name, ember_dtype_);     \
+    }                                                                   \
   }()
+
+// Floating dtypes.
+#define EMBER_CUDA_DISPATCH_FLOATING(dtype, name, ...) \
+  EMBER_CUDA_SWITCH(dtype, name, dtype_not_supported, EMBER_CUDA_FLOATING_CASES(__VA_ARGS__))
 
 // Integer and floating dtypes (not bool).
-#define EMBER_CUDA_DISPATCH_NUMBERS(dtype, name, ...)                           \
-  [&] {                                                                         \
-    const ::c10::ScalarType ember_dtype_ = (dtype);                             \
-    switch (ember_dtype_) {                                                     \
-      EMBER_CUDA_CASE(Byte, uint8_t, __VA_ARGS__)                               \
-      EMBER_CUDA_CASE(Char, int8_t, __VA_ARGS__)                                \
-      EMBER_CUDA_CASE(Short, int16_t, __VA_ARGS__)                              \
-      EMBER_CUDA_CASE(Int, int32_t, __VA_ARGS__)                                \
-      EMBER_CUDA_CASE(Long, int64_t, __VA_ARGS__)                               \
-      EMBER_CUDA_CASE(Float, float, __VA_ARGS__)                                \
-      EMBER_CUDA_CASE(Double, double, __VA_ARGS__)                              \
-      default: ::ember::native::cuda::dtype_not_supported(name, ember_dtype_);  \
-    }                                                                           \
-  }()
+#define EMBER_CUDA_DISPATCH_NUMBERS(dtype, name, ...) \
+  EMBER_CUDA_SWITCH(dtype, name, dtype_not_supported,  \
+                    EMBER_CUDA_INTEGER_CASES(__VA_ARGS__) EMBER_CUDA_FLOATING_CASES(__VA_ARGS__))
 
 // Every dtype with CUDA kernels: bool, integers and floating.
-#define EMBER_CUDA_DISPATCH_ALL(dtype, name, ...)                               \
-  [&] {                                                                         \
-    const ::c10::ScalarType ember_dtype_ = (dtype);                             \
-    switch (ember_dtype_) {                                                     \
-      EMBER_CUDA_CASE(Bool, bool, __VA_ARGS__)                                  \
-      EMBER_CUDA_CASE(Byte, uint8_t, __VA_ARGS__)                               \
-      EMBER_CUDA_CASE(Char, int8_t, __VA_ARGS__)                                \
-      EMBER_CUDA_CASE(Short, int16_t, __VA_ARGS__)                              \
-      EMBER_CUDA_CASE(Int, int32_t, __VA_ARGS__)                                \
-      EMBER_CUDA_CASE(Long, int64_t, __VA_ARGS__)                               \
-      EMBER_CUDA_CASE(Float, float, __VA_ARGS__)                                \
-      EMBER_CUDA_CASE(Double, double, __VA_ARGS__)                              \
-      default: ::ember::native::cuda::dtype_not_implemented(name, ember_dtype_); \
-    }                                                                           \
-  }()
+#define EMBER_CUDA_DISPATCH_ALL(dtype, name, ...)                                            \
+  EMBER_CUDA_SWITCH(dtype, name, dtype_not_implemented,                                      \
+                    EMBER_CUDA_CASE(Bool, bool, __VA_ARGS__) EMBER_CUDA_INTEGER_CASES(__VA_ARGS__) \
+                        EMBER_CUDA_FLOATING_CASES(__VA_ARGS__))
