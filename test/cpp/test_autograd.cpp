@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "error_of.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -20,15 +22,7 @@ std::vector<double> values(const Tensor& t) {
   return std::vector<double>(p, p + flat.numel());
 }
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using ember::testing::error_of;
 
 Tensor leaf(std::vector<double> v) {
   Tensor t = ember::empty({static_cast<int64_t>(v.size())}, TensorOptions().dtype(ScalarType::Double));

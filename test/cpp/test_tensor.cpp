@@ -8,6 +8,7 @@
 
 #include <numeric>
 
+#include "error_of.h"
 #include "expect/expect_inline.h"
 
 using ember::testing::expect_inline;
@@ -21,15 +22,7 @@ std::vector<double> values(const Tensor& t) {
   return std::vector<double>(p, p + flat.numel());
 }
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using ember::testing::error_of;
 
 TEST(Factories, FillAndInferDtypes) {
   EXPECT_EQ(values(zeros({2, 2})), (std::vector<double>{0, 0, 0, 0}));

@@ -6,6 +6,8 @@
 #include <c10/core/DeviceHooks.h>
 #include <gtest/gtest.h>
 
+#include "error_of.h"
+
 #include <cmath>
 #include <string>
 
@@ -23,15 +25,7 @@ bool have_gpu() {
 #define REQUIRE_GPU() \
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device: " << c10::GetDeviceHooks(DeviceType::CUDA)->unavailable_reason()
 
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using ember::testing::error_of;
 
 // Largest absolute difference between a GPU result and the CPU's.
 double max_diff(const Tensor& gpu, const Tensor& cpu) {
