@@ -47,12 +47,12 @@ int64_t index_from_object(py::handle obj, const char* what) {
   return v;
 }
 
-std::vector<int64_t> shape_from_args(const py::args& args, const char* what) {
+std::vector<int64_t> shape_from_args(const py::args& args, const char* what, const char* arg) {
   py::sequence seq = args;
   if (args.size() == 1 && !PyIndex_Check(args[0].ptr())) {
     if (!py::isinstance<py::sequence>(args[0])) {
-      throw py::type_error(fmt::format("{}(): argument 'size' must be tuple of ints, but found element of type {}",
-                                       what, Py_TYPE(args[0].ptr())->tp_name));
+      throw py::type_error(fmt::format("{}(): argument '{}' must be tuple of ints, but found element of type {}",
+                                       what, arg, Py_TYPE(args[0].ptr())->tp_name));
     }
     seq = py::reinterpret_borrow<py::sequence>(args[0]);
   }
@@ -60,10 +60,10 @@ std::vector<int64_t> shape_from_args(const py::args& args, const char* what) {
   shape.reserve(seq.size());
   for (py::handle item : seq) {
     if (PyBool_Check(item.ptr()) || !PyIndex_Check(item.ptr())) {
-      throw py::type_error(fmt::format("{}(): argument 'size' must be tuple of ints, but found element of type {}",
-                                       what, Py_TYPE(item.ptr())->tp_name));
+      throw py::type_error(fmt::format("{}(): argument '{}' must be tuple of ints, but found element of type {}",
+                                       what, arg, Py_TYPE(item.ptr())->tp_name));
     }
-    shape.push_back(index_from_object(item, "size"));
+    shape.push_back(index_from_object(item, arg));
   }
   return shape;
 }

@@ -62,6 +62,11 @@ struct type_caster<ember::Tensor> {
   using holder_caster = copyable_holder_caster<c10::TensorImpl, c10::intrusive_ptr<c10::TensorImpl>>;
 
   bool load(handle src, bool convert) {
+    // pybind11 loads None as a null holder when converting; a Tensor
+    // parameter never means "absent" (std::optional<Tensor> does), so None
+    // does not match and the call fails with a TypeError instead of
+    // running the op on an undefined tensor.
+    if (src.is_none()) return false;
     holder_caster caster;
     if (!caster.load(src, convert)) return false;
     value = ember::Tensor(static_cast<c10::intrusive_ptr<c10::TensorImpl>&>(caster));
@@ -119,7 +124,8 @@ py::object named_tuple(const char* op_name, std::initializer_list<const char*> f
 // The Python dtype object for `t` (a singleton per dtype).
 py::object dtype_object(c10::ScalarType t);
 // Shapes from Python: `f(2, 3)`, `f((2, 3))` and `f([2, 3])` all mean [2, 3].
-std::vector<int64_t> shape_from_args(const py::args& args, const char* what);
+// The ints of an int-list parameter `arg` of op `what`, given one by one or as one sequence.
+std::vector<int64_t> shape_from_args(const py::args& args, const char* what, const char* arg);
 int64_t index_from_object(py::handle obj, const char* what);
 
 }  // namespace ember::python

@@ -124,11 +124,12 @@ EMBER_LIBRARY_IMPL(aten, Meta, m) {
     return ember::scale(self, factor, shift);
   }, py::arg("input"), py::arg("factor") = 2.0, py::kw_only(), py::arg("shift") = 0, py::arg("out") = py::none());
   m.def("grid", [](const py::args& size_varargs, std::optional<c10::ScalarType> dtype, std::optional<c10::Device> device, bool requires_grad) -> Tensor {
-    const IntList size{shape_from_args(size_varargs, "grid")};
+    const IntList size{shape_from_args(size_varargs, "grid", "size")};
     Tensor result = ember::grid(size, dtype, device);
     if (requires_grad) result.set_requires_grad(true);
     return result;
   }, py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false);
+  explain_mismatches(m, "scale", {{{"input", "Tensor", &accepts<Tensor>, nullptr, false}, {"factor", "float", &accepts<double>, "2", false}, {"shift", "Number", &accepts<c10::Scalar>, "0", true}, {"out", "Tensor", &accepts<std::optional<Tensor>>, "None", true}}});
   m.attr("_generated_functions") = py::make_tuple("scale", "grid");
 }
 
@@ -136,6 +137,7 @@ void init_generated_methods(TensorClass& cls) {
   cls.def("scale", [](const Tensor& self, double factor, c10::Scalar shift) -> Tensor {
     return ember::scale(self, factor, shift);
   }, py::arg("factor") = 2.0, py::kw_only(), py::arg("shift") = 0);
+  explain_mismatches(cls, "scale", {{{"factor", "float", &accepts<double>, "2", false}, {"shift", "Number", &accepts<c10::Scalar>, "0", true}}});
 }
 
 }  // namespace ember::python

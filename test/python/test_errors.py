@@ -136,11 +136,10 @@ class TestFactoryErrors(ErrorTestCase):
         )
         self.assertExpectedInline(
             self.raises(lambda m: m.randint(10), TypeError), """\
-randint(): incompatible function arguments. The following argument types are supported:
-    1. (high: typing.SupportsInt | typing.SupportsIndex, size: list[int], *, generator: ember._C.Generator | None = None, dtype: dtype | None = None, device: ember._C.device | None = None, out: Tensor | None = None, requires_grad: bool = False) -> Tensor
-    2. (low: typing.SupportsInt | typing.SupportsIndex, high: typing.SupportsInt | typing.SupportsIndex, size: list[int], *, generator: ember._C.Generator | None = None, dtype: dtype | None = None, device: ember._C.device | None = None, out: Tensor | None = None, requires_grad: bool = False) -> Tensor
-
-Invoked with: 10"""
+randint() missing required argument 'size' (tuple of ints)
+(got (int); randint() takes one of:
+ * randint(int high, tuple of ints size, *, Generator generator=None, dtype dtype=None, device device=None, Tensor out=None, bool requires_grad=False)
+ * randint(int low, int high, tuple of ints size, *, Generator generator=None, dtype dtype=None, device device=None, Tensor out=None, bool requires_grad=False))"""
         )
 
     def test_requires_grad_on_integers(self):

@@ -37,6 +37,30 @@ def binding_type(a: Argument) -> str:
     return f"std::optional<{base}>" if t.optional else base
 
 
+# How error messages name each parameter type (PyTorch's words).
+_TYPE_NAMES = {"Tensor": "Tensor", "int": "int", "float": "float", "bool": "bool", "str": "str", "Scalar": "Number",
+               "ScalarType": "dtype", "Device": "device", "Generator": "Generator"}
+_LIST_NAMES = {"Tensor": "tuple of Tensors", "int": "tuple of ints", "float": "tuple of floats",
+               "bool": "tuple of bools"}
+
+
+def _type_name(a: Argument) -> str:
+    t = a.type
+    if t.is_list:
+        return _LIST_NAMES[t.base]
+    if binding_type(a) == "const TensorOrNumber&":
+        return "Tensor or Number"
+    return _TYPE_NAMES[t.base]
+
+
+def _param_spec(name: str, type_name: str, accepted: str, default: str | None, kwarg_only: bool) -> str:
+    """A ParamSpec initializer (python/src/arg_errors.h) for one Python parameter."""
+    accepted = accepted.removeprefix("const ").removesuffix("&")
+    default_text = "nullptr" if default is None else '"' + default.replace('"', '\\"') + '"'
+    kw = "true" if kwarg_only else "false"
+    return f'{{"{name}", "{type_name}", &accepts<{accepted}>, {default_text}, {kw}}}'
+
+
 def _to_api(a: Argument, name: str) -> str:
     """Expression passing the binding's parameter to the C++ API."""
     if a.type.base == "int" and a.type.is_list and a.type.optional:
@@ -81,7 +105,7 @@ def _varargs_intlist(args: list[Argument]) -> bool:
         and positional[0].default is None
 
 
-def _binding(f: NativeFunction, out: NativeFunction | None, *, method: bool) -> str:
+def _binding(f: NativeFunction, out: NativeFunction | None, *, method: bool) -> tuple[str, str]:
     s: Schema = f.schema
     args = [a for a in s.arguments if not (method and a.name == "self")]
     varargs = _varargs_intlist(args)
@@ -118,7 +142,7 @@ def _binding(f: NativeFunction, out: NativeFunction | None, *, method: bool) -> 
         if method and a.name == "self":
             call_args.append("self")
         elif varargs and not a.kwarg_only:
-            prelude.append(f'    const IntList {name}{{shape_from_args({name}_varargs, "{s.name}")}};')
+            prelude.append(f'    const IntList {name}{{shape_from_args({name}_varargs, "{s.name}", "{a.name}")}};')
             call_args.append(name)
         else:
             call_args.append(_to_api(a, name))
@@ -146,29 +170,81 @@ def _binding(f: NativeFunction, out: NativeFunction | None, *, method: bool) -> 
     ret = f" -> {ret_type}" if returns_value else ""
     lambda_text = f"[]({', '.join(params)}){ret} {{\n" + "\n".join(body) + "\n  }"
     extras = "".join(", " + p for p in pyargs)
-    return f'  {target}.def("{s.name}", {lambda_text}{extras});'
+    return f'  {target}.def("{s.name}", {lambda_text}{extras});', \
+        None if _misses_conversion_pass(args, factory, varargs) else _signature_spec(args, out, factory, varargs)
+
+
+# Types whose pybind11 casters take some values only with conversions allowed
+# (an int for a float, a str for a device, a NumPy scalar for a Scalar...).
+_CONVERTED_TYPES = {"float", "bool", "int", "Scalar", "Device"}
+
+
+def _misses_conversion_pass(args: list[Argument], factory: bool, varargs: bool) -> bool:
+    """Whether pybind11 would skip this binding's conversion pass once its name has several overloads.
+
+    pybind11 retries an overload with conversions only if one of its positional
+    parameters allows them: a binding whose ints arrive as varargs, or whose
+    parameters are all keyword-only, is tried without conversions alone. Such
+    names get no explaining overload and keep pybind11's own message.
+    """
+    if varargs:
+        return True
+    if any(not a.kwarg_only for a in args):
+        return False
+    return factory or any(a.type.base in _CONVERTED_TYPES for a in args)
+
+
+def _signature_spec(args: list[Argument], out: NativeFunction | None, factory: bool, varargs: bool) -> str:
+    """The Signature initializer describing one binding, for its error messages."""
+    specs = []
+    for a in args:
+        pyname = "input" if a.name == "self" else a.name
+        if varargs and not a.kwarg_only:
+            # Takes the ints one by one or as one sequence; the binding checks them itself.
+            specs.append(_param_spec(pyname, "tuple of ints", "py::object", None, False))
+        else:
+            specs.append(_param_spec(pyname, _type_name(a), binding_type(a), a.default, a.kwarg_only))
+    if out is not None:
+        specs.append(_param_spec("out", "Tensor", "std::optional<Tensor>", "None", True))
+    if factory:
+        specs.append(_param_spec("requires_grad", "bool", "bool", "False", True))
+    return "{" + ", ".join(specs) + "}"
+
+
+def _explainers(target: str, signatures: dict[str, list[str | None]]) -> list[str]:
+    return [f'  explain_mismatches({target}, "{name}", {{{", ".join(sigs)}}});' for name, sigs in signatures.items()
+            if None not in sigs]
 
 
 def gen_bindings(functions: list[NativeFunction]) -> str:
     outs = [f for f in functions if f.schema.is_out_variant]
     funcs, methods, names = [], [], []
+    func_sigs: dict[str, list[str]] = {}
+    method_sigs: dict[str, list[str]] = {}
     for f in functions:
         if not f.python or f.schema.is_out_variant:
             continue
         out = _matching_out(f, outs)
         if "function" in f.variants:
-            funcs.append(_binding(f, out, method=False))
+            code, sig = _binding(f, out, method=False)
+            funcs.append(code)
+            func_sigs.setdefault(f.schema.name, []).append(sig)
             if f.schema.name not in names:
                 names.append(f.schema.name)
         if "method" in f.variants:
-            methods.append(_binding(f, None, method=True))
+            code, sig = _binding(f, None, method=True)
+            methods.append(code)
+            method_sigs.setdefault(f.schema.name, []).append(sig)
     # Out variants without a functional twin are still reachable as `name(..., out=)`.
-    lines = [HEADER, '#include "pybind_tensor.h"\n', "namespace ember::python {\n",
+    lines = [HEADER, '#include "arg_errors.h"\n', "namespace ember::python {\n",
              "void init_generated_functions(py::module_& m) {"]
     lines.extend(funcs)
+    # Registered last: each runs only when every binding of its name refused the arguments.
+    lines.extend(_explainers("m", func_sigs))
     lines.append("  m.attr(\"_generated_functions\") = py::make_tuple(" + ", ".join(f'"{n}"' for n in names) + ");")
     lines.append("}\n")
     lines.append("void init_generated_methods(TensorClass& cls) {")
     lines.extend(methods)
+    lines.extend(_explainers("cls", method_sigs))
     lines.append("}\n\n}  // namespace ember::python\n")
     return "\n".join(lines)
