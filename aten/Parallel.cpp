@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <omp.h>
+#include <pthread.h>
 #include <thread>
 #include <vector>
 
@@ -28,14 +30,29 @@ int default_num_threads() {
 }
 
 std::atomic<int> requested_threads{0};  // 0: not yet decided
+std::atomic<bool> in_forked_child{false};
 
 // One job at a time: workers wake for it, claim chunks through an atomic
 // counter, and the last one out signals the caller.
 class ThreadPool {
  public:
   static ThreadPool& instance() {
-    static ThreadPool* pool = new ThreadPool();  // leaked: workers may outlive static destruction
-    return *pool;
+    // Leaked: workers may outlive static destruction.
+    static const bool created = [] {
+      current.store(new ThreadPool());
+      // A forked child has none of the parent's workers, and may have been
+      // forked while one held the pool's lock: it starts a pool of its own.
+      pthread_atfork(nullptr, nullptr, [] {
+        current.store(new ThreadPool());
+        // The OpenMP runtime under oneDNN keeps the parent's thread team and
+        // would wait for it forever: the child's OpenMP regions run on one thread.
+        in_forked_child = true;
+        omp_set_num_threads(1);
+      });
+      return true;
+    }();
+    (void)created;
+    return *current.load(std::memory_order_acquire);
   }
 
   void run(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
@@ -142,6 +159,8 @@ class ThreadPool {
   uint64_t generation_ = 0;
   std::atomic<uint64_t> published_generation_{0};  // generation_, readable without the lock
   std::exception_ptr error_;
+
+  static inline std::atomic<ThreadPool*> current{nullptr};
 };
 
 }  // namespace
@@ -158,6 +177,8 @@ int get_num_threads() {
 void set_num_threads(int n) {
   EMBER_CHECK_VALUE(n > 0, "set_num_threads expects a positive integer, got {}", n);
   requested_threads.store(n);
+  // oneDNN's kernels (convolution, pooling) run on OpenMP: they follow too.
+  if (!in_forked_child.load()) omp_set_num_threads(n);
 }
 
 bool in_parallel_region() { return tls_in_parallel; }
