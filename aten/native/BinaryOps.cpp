@@ -303,6 +303,38 @@ Tensor bitwise_xor_out(const Tensor& self, const Tensor& other, const Tensor& ou
                                     [](auto a, auto b) { return a ^ b; });
 }
 
+// Shifts by a negative amount or by the width of the type or more are
+// undefined in C++ (and differ between CPUs); as in PyTorch, they shift
+// every bit out: 0, or -1 for a negative value shifted right.
+template <typename T>
+constexpr bool shift_in_range(T amount) {
+  return amount >= 0 && static_cast<uint64_t>(amount) < sizeof(T) * 8;
+}
+
+Tensor bitwise_left_shift_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  auto iter = TensorIterator::binary_op(out, self, other, "bitwise_left_shift");
+  visit_supported<cpu::IntegralOnly>(iter, "bitwise_left_shift", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cpu::cpu_kernel(iter, [](T a, T b) -> T {
+      // Shifted as unsigned: a signed left shift into the sign bit is undefined too.
+      return shift_in_range(b) ? static_cast<T>(static_cast<std::make_unsigned_t<T>>(a) << b) : T(0);
+    });
+  });
+  return iter.output();
+}
+
+Tensor bitwise_right_shift_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  auto iter = TensorIterator::binary_op(out, self, other, "bitwise_right_shift");
+  visit_supported<cpu::IntegralOnly>(iter, "bitwise_right_shift", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cpu::cpu_kernel(iter, [](T a, T b) -> T {
+      if (shift_in_range(b)) return static_cast<T>(a >> b);
+      return a < 0 ? static_cast<T>(-1) : T(0);  // arithmetic shift: the sign fills
+    });
+  });
+  return iter.output();
+}
+
 // ---- Scalar overloads: a Python number becomes a wrapped 0-d tensor ----------
 
 Tensor add(const Tensor& self, const Scalar& other, const Scalar& alpha) { return ember::add(self, wrap(other), alpha); }
@@ -333,6 +365,21 @@ Tensor bitwise_or(const Tensor& self, const Scalar& other) { return ember::bitwi
 Tensor bitwise_or_(const Tensor& self, const Scalar& other) { return self.bitwise_or_(wrap(other)); }
 Tensor bitwise_xor(const Tensor& self, const Scalar& other) { return ember::bitwise_xor(self, wrap(other)); }
 Tensor bitwise_xor_(const Tensor& self, const Scalar& other) { return self.bitwise_xor_(wrap(other)); }
+
+Tensor bitwise_left_shift(const Tensor& self, const Scalar& other) {
+  return ember::bitwise_left_shift(self, wrap(other));
+}
+Tensor bitwise_left_shift_(const Tensor& self, const Scalar& other) { return self.bitwise_left_shift_(wrap(other)); }
+Tensor bitwise_left_shift(const Scalar& self, const Tensor& other) {
+  return ember::bitwise_left_shift(wrap(self), other);
+}
+Tensor bitwise_right_shift(const Tensor& self, const Scalar& other) {
+  return ember::bitwise_right_shift(self, wrap(other));
+}
+Tensor bitwise_right_shift_(const Tensor& self, const Scalar& other) { return self.bitwise_right_shift_(wrap(other)); }
+Tensor bitwise_right_shift(const Scalar& self, const Tensor& other) {
+  return ember::bitwise_right_shift(wrap(self), other);
+}
 
 Tensor floor_divide(const Tensor& self, const Tensor& other) { return ember::div(self, other, "floor"); }
 Tensor floor_divide(const Tensor& self, const Scalar& other) { return ember::div(self, wrap(other), "floor"); }

@@ -105,6 +105,8 @@ _BINARY_OPERATORS = [
     ("and", _forward(_C.bitwise_and), _forward(_C.bitwise_and), _inplace("bitwise_and_")),
     ("or", _forward(_C.bitwise_or), _forward(_C.bitwise_or), _inplace("bitwise_or_")),
     ("xor", _forward(_C.bitwise_xor), _forward(_C.bitwise_xor), _inplace("bitwise_xor_")),
+    ("lshift", _forward(_C.bitwise_left_shift), _swapped(_C.bitwise_left_shift), _inplace("bitwise_left_shift_")),
+    ("rshift", _forward(_C.bitwise_right_shift), _swapped(_C.bitwise_right_shift), _inplace("bitwise_right_shift_")),
     ("matmul", _forward(_C.matmul), lambda self, other: _C.matmul(other, self), None),
 ]
 for _name, _fwd, _rev, _inp in _BINARY_OPERATORS:

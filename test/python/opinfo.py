@@ -705,6 +705,25 @@ for _name, _fn in [("logical_and", np.logical_and), ("logical_or", np.logical_or
 for _name, _fn in [("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
                    ("bitwise_xor", np.bitwise_xor)]:
     binary(_name, _fn, INTEGRAL, int_domain=(-100, 100), scalars={"int": 5, "bool": True})
+
+
+def ref_shift(left):
+    """Shifts as PyTorch defines them for every amount: out of [0, bits) all bits leave."""
+    def ref(a, b):
+        dtype = np.result_type(a, b)
+        a, b = np.asarray(a).astype(dtype), np.asarray(b).astype(dtype)
+        bits = dtype.itemsize * 8
+        in_range = (b >= 0) & (b < bits)
+        safe = np.where(in_range, b, 0)
+        if left:
+            shifted = (a.astype(np.uint64) << safe.astype(np.uint64)).astype(dtype)
+            return np.where(in_range, shifted, 0).astype(dtype)
+        return np.where(in_range, a >> safe, np.where(a < 0, -1, 0)).astype(dtype)
+    return ref
+
+
+for _name, _left in [("bitwise_left_shift", True), ("bitwise_right_shift", False)]:
+    binary(_name, ref_shift(_left), INTS, int_domain=(-100, 100), other_int_domain=(-3, 70), scalars={"int": 3})
 binary("rsub", lambda a, b, alpha=1: np.asarray(b) - alpha * a, NUMBERS, method=False, has_inplace=False,
        supports_out=False, torch_supports_out=False, scalars=NO_BOOL_SCALARS)
 binary("rsub.alpha", lambda a, b, alpha=1: np.asarray(b) - alpha * a, NUMBERS, aten="rsub", method=False,
@@ -774,6 +793,8 @@ for _sym, _base, _f, _i in [
     ("//", "floor_divide", lambda a, b: a // b, "__ifloordiv__"), ("%", "remainder", lambda a, b: a % b, "__imod__"),
     ("**", "pow", lambda a, b: a ** b, "__ipow__"), ("&", "bitwise_and", lambda a, b: a & b, "__iand__"),
     ("|", "bitwise_or", lambda a, b: a | b, "__ior__"), ("^", "bitwise_xor", lambda a, b: a ^ b, "__ixor__"),
+    ("<<", "bitwise_left_shift", lambda a, b: a << b, "__ilshift__"),
+    (">>", "bitwise_right_shift", lambda a, b: a >> b, "__irshift__"),
     ("==", "eq", lambda a, b: a == b, None), ("!=", "ne", lambda a, b: a != b, None),
     ("<", "lt", lambda a, b: a < b, None), ("<=", "le", lambda a, b: a <= b, None),
     (">", "gt", lambda a, b: a > b, None), (">=", "ge", lambda a, b: a >= b, None),
@@ -795,6 +816,8 @@ _REFLECTED = [
     ("__rand__", "bitwise_and", lambda a, s: s & a, lambda a, s: np.bitwise_and(s, a)),
     ("__ror__", "bitwise_or", lambda a, s: s | a, lambda a, s: np.bitwise_or(s, a)),
     ("__rxor__", "bitwise_xor", lambda a, s: s ^ a, lambda a, s: np.bitwise_xor(s, a)),
+    ("__rlshift__", "bitwise_left_shift", lambda a, s: s << a, lambda a, s: ref_shift(True)(s, a)),
+    ("__rrshift__", "bitwise_right_shift", lambda a, s: s >> a, lambda a, s: ref_shift(False)(s, a)),
     ("__rlt__", "gt", lambda a, s: s < a, lambda a, s: np.less(s, a)),  # 2 < t calls t.__gt__(2)
     ("__req__", "eq", lambda a, s: s == a, lambda a, s: np.equal(s, a)),
 ]
@@ -806,6 +829,9 @@ for _name, _base, _f, _ref in _REFLECTED:
         _kw.update(int_domain=(1, 9), domain=(0.5, 6.0), self_nonzero=True, dtypes=REAL)
     if _base == "div":
         _kw.update(int_domain=(1, 9), domain=(0.5, 6.0), self_nonzero=True)
+    if _base in ("bitwise_left_shift", "bitwise_right_shift"):
+        # The tensor is the shift amount (out-of-range ones included); a bool one promotes to int64.
+        _kw.update(int_domain=(-3, 70), dtypes=INTEGRAL)
     if _base == "pow":
         # The tensor is the exponent: small non-negative integers, any float; 2 ** bool_tensor is int64.
         _kw.update(int_domain=(0, 4), domain=(-3.0, 3.0), scalars={"int": 2, "float": 2.5, "complex": 0.5 + 1j},

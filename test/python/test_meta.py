@@ -97,6 +97,7 @@ UNARY = ["abs", "neg", "exp", "exp2", "log", "log2", "log10", "log1p", "expm1", 
 BINARY = ["add", "sub", "mul", "div", "remainder", "eq", "ne", "lt", "le", "gt", "ge"]
 BINARY_TENSOR_ONLY = ["maximum", "minimum", "atan2", "logical_and", "logical_or", "logical_xor"]
 BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
+SHIFTS = ["bitwise_left_shift", "bitwise_right_shift"]
 
 
 def _elementwise_samples():
@@ -119,6 +120,15 @@ def _elementwise_samples():
         if op not in BINARY_TENSOR_ONLY:
             samples[f"{op}.Scalar"] = lambda d, fn=fn, dt=dtype: fn(t(d, 2, dtype=dt), 3)
             samples[f"{op}_.Scalar"] = lambda d, op=op, dt=dtype: getattr(t(d, 2, dtype=dt), op + "_")(3)
+    for op in SHIFTS:  # their overloads have torch's longer names
+        fn = getattr(ember, op)
+        i64 = ember.int64
+        samples[f"{op}.Tensor_out"] = lambda d, fn=fn: fn(t(d, 2, 3, dtype=i64), t(d, 3, dtype=i64), out=t(d, 0, dtype=i64))
+        samples[f"{op}.Tensor"] = lambda d, fn=fn: fn(t(d, 3, 1, dtype=i64), t(d, 1, 4, dtype=ember.int32))
+        samples[f"{op}_.Tensor"] = lambda d, op=op: getattr(t(d, 2, 3, dtype=i64), op + "_")(t(d, 3, dtype=i64))
+        samples[f"{op}.Tensor_Scalar"] = lambda d, fn=fn: fn(t(d, 2, dtype=ember.int16), 3)
+        samples[f"{op}_.Tensor_Scalar"] = lambda d, op=op: getattr(t(d, 2, dtype=i64), op + "_")(3)
+        samples[f"{op}.Scalar_Tensor"] = lambda d, fn=fn: fn(3, t(d, 2, 2, dtype=ember.int8))
     samples.update({
         "div.out_mode": lambda d: ember.div(t(d, 3), t(d, 3), rounding_mode="floor", out=t(d, 0)),
         "div.Tensor_mode": lambda d: ember.div(t(d, 3, dtype=ember.int32), t(d, 1, dtype=ember.int32) + 1,

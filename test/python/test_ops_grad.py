@@ -173,7 +173,8 @@ def tensors_of(result):
 # ---- 1. cases from the OpInfo database -------------------------------------------------------
 
 NONDIFFERENTIABLE = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not",
-                     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"}
+                     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+                     "bitwise_left_shift", "bitwise_right_shift"}
 KINK_AT_ZERO = {"abs", "relu", "sign", "__abs__"}
 ROUNDING = {"floor", "ceil", "round", "trunc", "frac"}
 CLAMPS = {"clamp", "clip", "clamp.min", "clamp.max", "clamp.tensor"}

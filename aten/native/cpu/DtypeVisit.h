@@ -37,6 +37,8 @@ struct NotComplex : std::bool_constant<!c10::is_complex_v<T>> {};
 template <typename T>
 struct IntegralOrBool : std::bool_constant<std::is_integral_v<T>> {};
 template <typename T>
+struct IntegralOnly : std::bool_constant<std::is_integral_v<T> && !std::is_same_v<T, bool>> {};
+template <typename T>
 struct FloatingOnly : std::bool_constant<is_floating_v<T>> {};
 template <typename T>
 struct FloatingOrComplex : std::bool_constant<is_floating_v<T> || c10::is_complex_v<T>> {};
