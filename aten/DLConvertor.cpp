@@ -2,6 +2,7 @@
 #include <aten/Functions.h>
 
 #include <dlpack/dlpack.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 
@@ -84,28 +85,36 @@ DLManagedTensor* toDLPack(const Tensor& src) {
   return &ctx.release()->managed;
 }
 
+// More dimensions than any real tensor has: a corrupt capsule.
+constexpr int32_t kMaxDLPackDims = 1024;
+
 Tensor fromDLPack(DLManagedTensor* src) {
   // Until the storage owns `src`, release it on any error.
   std::unique_ptr<DLManagedTensor, void (*)(DLManagedTensor*)> guard(src, [](DLManagedTensor* m) {
     if (m->deleter) m->deleter(m);
   });
+  // Everything a capsule says is checked before a tensor is built on it:
+  // capsules come from other libraries, and from hand-made ctypes structs.
   const DLTensor& t = src->dl_tensor;
   EMBER_CHECK(t.device.device_type == kDLCPU, "Unsupported device_type in DLPack tensor: {} (only CPU is supported)",
               static_cast<int>(t.device.device_type));
   const ScalarType dtype = from_dl_dtype(t.dtype);
+  EMBER_CHECK(t.ndim >= 0 && t.ndim <= kMaxDLPackDims, "from_dlpack(): ndim {} is out of range [0, {}]", t.ndim,
+              kMaxDLPackDims);
+  EMBER_CHECK(t.ndim == 0 || t.shape != nullptr, "from_dlpack(): the capsule's shape is a null pointer for a {}-d tensor",
+              t.ndim);
   const std::vector<int64_t> sizes(t.shape, t.shape + t.ndim);
+  for (int64_t s : sizes) EMBER_CHECK(s >= 0, "from_dlpack(): negative size {} in shape {}", s, fmt::join(sizes, ", "));
   const std::vector<int64_t> strides =
       t.strides ? std::vector<int64_t>(t.strides, t.strides + t.ndim) : c10::contiguous_strides(sizes);
   for (int64_t s : strides) EMBER_CHECK(s >= 0, "DLPack tensors with negative strides are not supported");
-
-  int64_t span = 1;  // elements from the first to one past the last
-  bool empty = false;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    empty = empty || sizes[i] == 0;
-    span += (sizes[i] - 1) * strides[i];
-  }
-  const size_t nbytes = empty ? 0 : static_cast<size_t>(span) * c10::elementSize(dtype);
-  void* data = static_cast<char*>(t.data) + t.byte_offset;
+  const size_t itemsize = c10::elementSize(dtype);
+  EMBER_CHECK(t.byte_offset % itemsize == 0 && t.byte_offset <= static_cast<uint64_t>(INT64_MAX),
+              "from_dlpack(): byte_offset {} is not a multiple of the element size {}", t.byte_offset, itemsize);
+  const size_t nbytes = c10::TensorImpl::storage_nbytes_for(sizes, strides, 0, itemsize);
+  EMBER_CHECK(nbytes == 0 || t.data != nullptr, "from_dlpack(): the capsule's data is a null pointer for {} bytes",
+              nbytes);
+  void* data = t.data ? static_cast<char*>(t.data) + t.byte_offset : nullptr;
   c10::DataPtr data_ptr(data, guard.release(), &release_import, Device(DeviceType::CPU));
   c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(std::move(data_ptr), nbytes));
   return Tensor(c10::make_intrusive<c10::TensorImpl>(std::move(storage), dtype, sizes, strides, 0,

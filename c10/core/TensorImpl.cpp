@@ -81,20 +81,28 @@ void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
 
 size_t TensorImpl::required_storage_nbytes() const {
   if (numel_ == 0) return 0;
+  return storage_nbytes_for(sizes_, strides_, storage_offset_, itemsize());
+}
+
+size_t TensorImpl::storage_nbytes_for(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
+                                      size_t itemsize) {
+  for (int64_t s : sizes) {
+    if (s == 0) return 0;
+  }
   // Overflow-checked: sizes and strides come from users (as_strided,
-  // empty_strided), and a wrapped-around extent would pass every bounds
-  // check and let a view reach far outside its storage.
-  int64_t last = storage_offset_;
+  // empty_strided, DLPack capsules), and a wrapped-around extent would pass
+  // every bounds check and let a view reach far outside its storage.
+  int64_t last = storage_offset;
   bool overflow = false;
-  for (size_t i = 0; i < sizes_.size(); ++i) {
+  for (size_t i = 0; i < sizes.size(); ++i) {
     int64_t step = 0;
-    overflow |= __builtin_mul_overflow(sizes_[i] - 1, strides_[i], &step);
+    overflow |= __builtin_mul_overflow(sizes[i] - 1, strides[i], &step);
     overflow |= __builtin_add_overflow(last, step, &last);
   }
   size_t nbytes = 0;
-  overflow |= last < 0 || __builtin_mul_overflow(static_cast<size_t>(last) + 1, itemsize(), &nbytes);
-  EMBER_CHECK(!overflow, "the storage needed by sizes {}, strides {} and storage offset {} overflows", str_sizes(sizes_),
-              str_sizes(strides_), storage_offset_);
+  overflow |= last < 0 || __builtin_mul_overflow(static_cast<size_t>(last) + 1, itemsize, &nbytes);
+  EMBER_CHECK(!overflow, "the storage needed by sizes {}, strides {} and storage offset {} overflows", str_sizes(sizes),
+              str_sizes(strides), storage_offset);
   return nbytes;
 }
 

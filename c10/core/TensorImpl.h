@@ -66,6 +66,9 @@ class TensorImpl final : public intrusive_ptr_target {
   void set_data(const TensorImpl& other);
   // Smallest storage size (in bytes) that these sizes/strides/offset touch.
   size_t required_storage_nbytes() const;
+  // The same for any geometry (sizes checked non-negative): an error, never
+  // a wrapped-around value, when it does not fit in size_t.
+  static size_t storage_nbytes_for(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset, size_t itemsize);
 
   uint32_t version() const { return version_counter_->version.load(std::memory_order_relaxed); }
   void bump_version() { version_counter_->version.fetch_add(1, std::memory_order_relaxed); }

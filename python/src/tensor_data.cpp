@@ -57,10 +57,16 @@ Kind leaf_kind(py::handle h) {
 
 // The shape comes from following first elements; check() then verifies that
 // every element agrees with it and finds the widest kind of number.
+// As in torch: deeper nesting (or a list that contains itself) is refused
+// before check() and fill_from() recurse through it.
+constexpr size_t kMaxNestingDims = 128;
+
 std::vector<int64_t> infer_shape(py::handle data) {
   std::vector<int64_t> shape;
   py::object obj = py::reinterpret_borrow<py::object>(data);
   while (is_sequence(obj)) {
+    EMBER_CHECK_VALUE(shape.size() < kMaxNestingDims, "too many dimensions '{}'",
+                      py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
     py::sequence seq = py::reinterpret_borrow<py::sequence>(obj);
     shape.push_back(static_cast<int64_t>(seq.size()));
     if (seq.size() == 0) break;
