@@ -363,15 +363,29 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
                                         IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
                                         const Tensor& indices) {
   (void)kernel_size, (void)stride, (void)padding, (void)dilation, (void)ceil_mode;  // all in `indices`
-  EMBER_CHECK(indices.sizes() == grad_output.sizes(),
-              "max_pool2d_with_indices_backward: indices of size {} do not match grad_output of size {}",
+  constexpr const char* op = "max_pool2d_with_indices_backward";
+  // The indices may come from the user rather than the forward: every one
+  // is checked against its plane before anything is written through it.
+  EMBER_CHECK(self.dim() == 3 || self.dim() == 4, "{}: expected a 3-D or 4-D input, got {}-D", op, self.dim());
+  EMBER_CHECK(grad_output.dim() == self.dim() &&
+                  grad_output.sizes().slice(0, self.dim() - 2) == self.sizes().slice(0, self.dim() - 2),
+              "{}: grad_output of size {} does not match input of size {}", op, c10::str_sizes(grad_output.sizes()),
+              c10::str_sizes(self.sizes()));
+  EMBER_CHECK(indices.sizes() == grad_output.sizes(), "{}: indices of size {} do not match grad_output of size {}", op,
               c10::str_sizes(indices.sizes()), c10::str_sizes(grad_output.sizes()));
+  EMBER_CHECK(indices.dtype() == ScalarType::Long, "{}: expected int64 indices, got {}", op,
+              c10::toString(indices.dtype()));
   Tensor grad_input = ember::zeros(self.sizes(), grad_output.dtype(), self.device());
   if (self.is_meta() || grad_output.numel() == 0) return grad_input;
-  const int64_t planes = self.numel() / (self.size(-1) * self.size(-2));
-  const int64_t in_plane = self.size(-1) * self.size(-2), out_plane = grad_output.numel() / planes;
+  const int64_t in_plane = self.size(-1) * self.size(-2);
+  const int64_t out_plane = grad_output.size(-1) * grad_output.size(-2);
+  const int64_t planes = grad_output.numel() / out_plane;
   const Tensor g = grad_output.contiguous(), idx = indices.contiguous();
   const int64_t* where = idx.data_ptr<int64_t>();
+  for (int64_t k = 0; k < idx.numel(); ++k) {
+    EMBER_CHECK_INDEX(where[k] >= 0 && where[k] < in_plane, "{}: index {} is out of bounds for an input plane of {} elements",
+                      op, where[k], in_plane);
+  }
   c10::visit_scalar_type(g.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!c10::is_complex_v<T> && !std::is_same_v<T, bool>) {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -95,6 +96,10 @@ class LargeBlockCache {
 struct CPUAllocator final : Allocator {
   DataPtr allocate(size_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, Device(DeviceType::CPU));
+    // No allocation can be this large, and rounding it up to a size class
+    // or to the alignment would wrap around to a small block.
+    EMBER_CHECK(nbytes <= static_cast<size_t>(std::numeric_limits<ptrdiff_t>::max()),
+                "DefaultCPUAllocator: not enough memory: you tried to allocate {} bytes.", nbytes);
     if (nbytes >= kLargeBlock) {
       void* data = LargeBlockCache::instance().allocate(LargeBlockCache::size_class(nbytes));
       EMBER_CHECK(data != nullptr, "DefaultCPUAllocator: not enough memory: you tried to allocate {} bytes.", nbytes);

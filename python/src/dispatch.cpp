@@ -17,7 +17,11 @@ using Kind = SchemaType::Kind;
 
 IValue scalar_ivalue(py::handle obj, Kind kind, const std::string& where) {
   switch (kind) {
-    case Kind::Tensor: return IValue(obj.cast<Tensor>());
+    case Kind::Tensor:
+      if (!py::isinstance<c10::TensorImpl>(obj)) {
+        throw py::type_error(fmt::format("{} must be Tensor, not {}", where, Py_TYPE(obj.ptr())->tp_name));
+      }
+      return IValue(obj.cast<Tensor>());
     case Kind::Int: return IValue(index_from_object(obj, where.c_str()));
     case Kind::Float:
       if (!PyFloat_Check(obj.ptr()) && !(PyIndex_Check(obj.ptr()) && !PyBool_Check(obj.ptr()))) {
@@ -42,8 +46,10 @@ IValue scalar_ivalue(py::handle obj, Kind kind, const std::string& where) {
 
 IValue to_ivalue(py::handle obj, const SchemaType& type, const std::string& where) {
   if (obj.is_none()) {
-    if (type.optional || (type.kind == Kind::Tensor && !type.is_list)) return IValue();
-    throw py::type_error(fmt::format("{} must not be None", where));
+    // Only an optional parameter takes None: an undefined Tensor where the
+    // kernel expects one would be dereferenced.
+    if (type.optional) return IValue();
+    throw py::type_error(fmt::format("{} must be {}, not NoneType", where, type.str()));
   }
   if (!type.is_list) return scalar_ivalue(obj, type.kind, where);
   if (type.kind == Kind::Int) return IValue(obj.cast<IntList>().values);

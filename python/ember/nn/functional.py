@@ -277,15 +277,15 @@ def _adaptive_bounds(in_size, out_size, i):
     return start, end - start
 
 
-def _adaptive_pool2d(input, output_size, reduce_fn, pool_fn):
+def _adaptive_pool2d(op, input, output_size, reduce_fn, pool_fn):
     if input.dim() not in (3, 4):
-        raise ValueError(f"adaptive pooling expects a 3D or 4D input, got {input.dim()}D")
+        raise ValueError(f"{op}: expected a 3D or 4D input, got {input.dim()}D")
     h, w = input.shape[-2], input.shape[-1]
     oh, ow = _pair(_list_with_default(output_size, list(input.shape)))
     oh = h if oh is None else oh
     ow = w if ow is None else ow
     if oh < 0 or ow < 0:
-        raise RuntimeError("adaptive pooling: elements of output_size must be greater than or equal to 0 "
+        raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 "
                            f"but received {{{oh}, {ow}}}")
     if oh == 0 or ow == 0:
         return ember.empty(*input.shape[:-2], oh, ow, dtype=input.dtype, device=input.device)
@@ -306,14 +306,14 @@ def _adaptive_pool2d(input, output_size, reduce_fn, pool_fn):
 
 
 def adaptive_avg_pool2d(input, output_size):
-    return _adaptive_pool2d(input, output_size, lambda t, d: t.mean(d, keepdim=True),
+    return _adaptive_pool2d("adaptive_avg_pool2d", input, output_size, lambda t, d: t.mean(d, keepdim=True),
                             lambda t, k: avg_pool2d(t, k))
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     if return_indices:
         raise NotImplementedError("adaptive_max_pool2d(return_indices=True) is not supported in Ember yet")
-    return _adaptive_pool2d(input, output_size, lambda t, d: t.amax(d, keepdim=True),
+    return _adaptive_pool2d("adaptive_max_pool2d", input, output_size, lambda t, d: t.amax(d, keepdim=True),
                             lambda t, k: max_pool2d(t, k))
 
 

@@ -1,0 +1,5 @@
+"""Crash hunting: calls generated from the operator schemas, each run in a forked child.
+
+`python -m test.fuzz --seconds N --seed S` runs it; test/python/test_fuzz_smoke.py
+runs a fixed-seed smoke of it with the test suite.
+"""
