@@ -188,7 +188,8 @@ def gen_register_cpp(functions: list[NativeFunction], backend: str | None = None
     if backend is None:
         out.append("EMBER_LIBRARY(aten, m) {")
         for f in functions:
-            out.append(f'  m.def("{f.schema}");')
+            check = ", DeviceCheck::NoCheck" if f.device_check == "NoCheck" else ""
+            out.append(f'  m.def("{f.schema}"{check});')
         out.append("}\n")
     by_key: dict[str, list[str]] = {}
     for key, schema, kernel, ftype in _kernels(functions):

@@ -241,6 +241,8 @@ class NativeFunction:
     # "exp.out": this functional or in-place op runs the out variant's
     # kernels, with a fresh output or with `self` as the output.
     structured_delegate: Optional[str] = None
+    # "NoCheck": the op's tensors may be on different devices (copy_).
+    device_check: str = "SameDevice"
 
     @property
     def cpp_name(self) -> str:
@@ -270,7 +272,10 @@ def parse_native_functions(entries: list[dict]) -> list[NativeFunction]:
             raise SchemaError(f"{schema.full_name}: structured_delegate and dispatch are exclusive")
         if not dispatch and not delegate:
             dispatch = {"CompositeImplicitAutograd": _default_kernel_name(schema)}
-        functions.append(NativeFunction(schema, variants, dispatch, entry.get("python", True), delegate))
+        device_check = entry.get("device_check", "SameDevice")
+        if device_check not in ("SameDevice", "NoCheck"):
+            raise SchemaError(f"{schema.full_name}: device_check is SameDevice or NoCheck, not {device_check}")
+        functions.append(NativeFunction(schema, variants, dispatch, entry.get("python", True), delegate, device_check))
     by_name = {f.schema.full_name: f for f in functions}
     for f in functions:
         if f.structured_delegate:

@@ -115,9 +115,23 @@ R pop_result(Stack& stack, size_t first) {
 struct KeySetCollector {
   c10::DispatchKeySet keys;
   std::optional<Device> device;
+  // The first tensor argument that is not a CPU scalar, and one on another
+  // device than it (if any): kernels assume their tensors share a device,
+  // which the dispatcher checks for them (OperatorEntry::check_devices).
+  // 0-dim CPU tensors go with any device, as TensorIterator allows.
+  const c10::TensorImpl* first = nullptr;
+  const c10::TensorImpl* elsewhere = nullptr;
 
   void add(const Tensor& t) {
-    if (t.defined()) keys = keys | t.unsafeGetTensorImpl()->key_set();
+    if (!t.defined()) return;
+    const c10::TensorImpl* impl = t.unsafeGetTensorImpl();
+    keys = keys | impl->key_set();
+    if (impl->dim() == 0 && impl->device().is_cpu()) return;
+    if (first == nullptr) {
+      first = impl;
+    } else if (elsewhere == nullptr && impl->device() != first->device()) {
+      elsewhere = impl;
+    }
   }
   void add(const std::optional<Tensor>& t) {
     if (t) add(*t);

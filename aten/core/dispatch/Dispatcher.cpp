@@ -41,6 +41,9 @@ void OperatorEntry::recompute(const std::array<KernelFunction, c10::kNumDispatch
     has_backend_kernel = has_backend_kernel || (c10::isBackendKey(static_cast<DispatchKey>(i)) &&
                                                 newest(static_cast<DispatchKey>(i)) != nullptr);
   }
+  // A CompositeImplicitAutograd op runs no kernel of its own on the tensors:
+  // the ops it decomposes into check them.
+  checks_devices_ = device_check_ == DeviceCheck::SameDevice && (has_backend_kernel || explicit_kernel);
   runnable_keys_ = DispatchKeySet();
   for (int i = 1; i < c10::kNumDispatchKeys; ++i) {
     const auto k = static_cast<DispatchKey>(i);
@@ -66,10 +69,17 @@ void OperatorEntry::report_missing_kernel(DispatchKeySet ks) const {
                               name, c10::toString(k), name, fmt::join(available, ", "));
 }
 
+void OperatorEntry::report_mixed_devices(const boxing::KeySetCollector& keys) const {
+  EMBER_CHECK(false,
+              "{}: expected all tensors to be on the same device, but found at least two devices, {} and {}",
+              schema_.qualified_name(), keys.first->device().str(), keys.elsewhere->device().str());
+}
+
 void OperatorHandle::callBoxed(Stack& stack) const {
   boxing::KeySetCollector keys;
   const size_t n = std::min(stack.size(), schema().arguments.size());
   for (size_t i = stack.size() - n; i < stack.size(); ++i) keys.add(stack[i]);
+  entry_->check_devices(keys);
   const auto local = c10::tls_local_dispatch_key_set();
   redispatchBoxed((keys.result() | local.included) - local.excluded, stack);
 }
@@ -124,7 +134,7 @@ OperatorEntry& Dispatcher::entry_for(const std::string& qualified_name) {
   return *slot;
 }
 
-std::function<void()> Dispatcher::registerDef(FunctionSchema schema) {
+std::function<void()> Dispatcher::registerDef(FunctionSchema schema, DeviceCheck device_check) {
   std::lock_guard<std::mutex> lock(mutex_);
   const std::string name = schema.qualified_name();
   OperatorEntry& entry = entry_for(name);
@@ -133,6 +143,8 @@ std::function<void()> Dispatcher::registerDef(FunctionSchema schema) {
   // Impls may have arrived first (static initialization order); keep them.
   entry.schema_ = std::move(schema);
   entry.def_count_ = 1;
+  entry.device_check_ = device_check;
+  entry.recompute(fallbacks_);
   return [this, name] {
     std::lock_guard<std::mutex> lock(mutex_);
     operators_[name]->def_count_ = 0;

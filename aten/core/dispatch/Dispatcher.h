@@ -19,6 +19,10 @@ class Dispatcher;
 
 // One operator: its schema, what was registered for it, and the resolved
 // table the hot path reads.
+// Whether an op's tensors must share a device (native_functions.yaml's
+// `device_check`): copy_ is the op that moves data between devices.
+enum class DeviceCheck { SameDevice, NoCheck };
+
 class OperatorEntry {
  public:
   explicit OperatorEntry(FunctionSchema schema) : schema_(std::move(schema)) {}
@@ -32,12 +36,18 @@ class OperatorEntry {
     return kernel;
   }
   bool hasKernelFor(c10::DispatchKey k) const;
+  // Refuses tensors on different devices, unless the op takes them
+  // (DeviceCheck::NoCheck) or only decomposes into ops that check.
+  void check_devices(const boxing::KeySetCollector& keys) const {
+    if (__builtin_expect(keys.elsewhere != nullptr, 0) && checks_devices_) report_mixed_devices(keys);
+  }
   // Registered keys, for error messages and introspection.
   std::vector<c10::DispatchKey> registeredKeys() const;
 
  private:
   friend class Dispatcher;
   [[noreturn]] void report_missing_kernel(c10::DispatchKeySet ks) const;
+  [[noreturn]] void report_mixed_devices(const boxing::KeySetCollector& keys) const;
   void recompute(const std::array<KernelFunction, c10::kNumDispatchKeys>& fallbacks);
 
   FunctionSchema schema_;
@@ -46,6 +56,8 @@ class OperatorEntry {
   std::array<KernelFunction, c10::kNumDispatchKeys> table_{};
   c10::DispatchKeySet runnable_keys_;  // keys whose table entry is not a fallthrough
   int def_count_ = 0;
+  DeviceCheck device_check_ = DeviceCheck::SameDevice;
+  bool checks_devices_ = true;  // device_check_, unless the op is only a CompositeImplicitAutograd kernel
 };
 
 class OperatorHandle {
@@ -65,6 +77,7 @@ class OperatorHandle {
   Return call(Args... args) const {
     boxing::KeySetCollector keys;
     (keys.add(args), ...);
+    entry_->check_devices(keys);
     const auto local = c10::tls_local_dispatch_key_set();
     return redispatch<Return, Args...>((keys.result() | local.included) - local.excluded,
                                        std::forward<Args>(args)...);
@@ -107,7 +120,7 @@ class Dispatcher {
 
   // Registration. Each returns an undo action, run when the registering
   // Library is destroyed, so tests can add ops and leave no trace.
-  std::function<void()> registerDef(FunctionSchema schema);
+  std::function<void()> registerDef(FunctionSchema schema, DeviceCheck device_check = DeviceCheck::SameDevice);
   std::function<void()> registerImpl(const std::string& qualified_name, c10::DispatchKey key, KernelFunction kernel);
   std::function<void()> registerFallback(c10::DispatchKey key, KernelFunction kernel);
 

@@ -11,12 +11,12 @@ Library::~Library() {
   for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) (*it)();
 }
 
-Library& Library::def(std::string_view schema) {
+Library& Library::def(std::string_view schema, DeviceCheck device_check) {
   EMBER_CHECK(kind_ != Kind::IMPL, "Library {}: def() is not allowed in an IMPL library", ns_);
   FunctionSchema parsed = parse_schema(schema, ns_);
   EMBER_CHECK(parsed.name.rfind(ns_ + "::", 0) == 0, "Library {}: cannot define {} in another namespace", ns_,
               parsed.name);
-  undo_.push_back(Dispatcher::singleton().registerDef(std::move(parsed)));
+  undo_.push_back(Dispatcher::singleton().registerDef(std::move(parsed), device_check));
   return *this;
 }
 

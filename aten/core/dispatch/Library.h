@@ -22,7 +22,7 @@ class Library {
   Library(Library&&) = default;
 
   // Defines an operator in this library's namespace.
-  Library& def(std::string_view schema);
+  Library& def(std::string_view schema, DeviceCheck device_check = DeviceCheck::SameDevice);
   // Defines it and registers `fn` as its CompositeImplicitAutograd kernel.
   template <typename Return, typename... Args>
   Library& def(std::string_view schema, Return (*fn)(Args...)) {
