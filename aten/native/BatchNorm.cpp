@@ -141,12 +141,18 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
   const Tensor x = input.contiguous(), dy = grad_out.to(input.dtype()).contiguous();
   const Tensor w = channel_vector(weight, g.channels, acc, "weight");
   Tensor mean, invstd;
+  // The statistics the normalization used are required: the forward saved
+  // them (training) or took them from the running estimates (evaluation).
+  const auto required = [&](const std::optional<Tensor>& t, const char* name) {
+    EMBER_CHECK(defined(t), "native_batch_norm_backward: {} is required when train={}", name, train);
+    return channel_vector(t, g.channels, acc, name);
+  };
   if (train) {
-    mean = channel_vector(save_mean, g.channels, acc, "save_mean");
-    invstd = channel_vector(save_invstd, g.channels, acc, "save_invstd");
+    mean = required(save_mean, "save_mean");
+    invstd = required(save_invstd, "save_invstd");
   } else {
-    mean = channel_vector(running_mean, g.channels, acc, "running_mean");
-    invstd = ember::rsqrt(ember::add(channel_vector(running_var, g.channels, acc, "running_var"), eps));
+    mean = required(running_mean, "running_mean");
+    invstd = ember::rsqrt(ember::add(required(running_var, "running_var"), eps));
   }
   c10::visit_scalar_type(input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

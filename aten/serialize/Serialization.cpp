@@ -141,16 +141,19 @@ struct Reader {
       if (pt.requires_grad()) t.set_requires_grad(true);
       return t;
     }
-    // The tensor must lie inside its storage.
-    int64_t last = pt.storage_offset();
-    bool empty = false;
+    // The tensor must lie inside its storage (the extent overflow-checked:
+    // a wrapped-around one would pass the comparison).
     for (size_t i = 0; i < sizes.size(); ++i) {
       EMBER_CHECK(sizes[i] >= 0 && strides[i] >= 0, "ember.load: {} is corrupt: negative size or stride", name);
-      if (sizes[i] == 0) empty = true;
-      last += (sizes[i] - 1) * strides[i];
     }
-    const size_t itemsize = c10::elementSize(dtype);
-    EMBER_CHECK(pt.storage_offset() >= 0 && (empty || static_cast<uint64_t>(last + 1) * itemsize <= s.nbytes()),
+    EMBER_CHECK(pt.storage_offset() >= 0, "ember.load: {} is corrupt: negative storage offset", name);
+    size_t needed = 0;
+    try {
+      needed = c10::TensorImpl::storage_nbytes_for(sizes, strides, pt.storage_offset(), c10::elementSize(dtype));
+    } catch (const c10::Error&) {
+      needed = SIZE_MAX;
+    }
+    EMBER_CHECK(needed <= s.nbytes(),
                 "ember.load: {} is corrupt: a tensor of sizes {} reaches past the end of its storage ({} bytes)",
                 name, c10::str_sizes(sizes), s.nbytes());
     Tensor raw = storage_tensor(pt.storage());
@@ -264,6 +267,8 @@ Value load(std::istream& in, const std::string& name) {
   EMBER_CHECK(manifest_size <= bytes.size() - kHeaderSize,
               "ember.load: {} is truncated: the manifest needs {} bytes but only {} follow the header", name,
               manifest_size, bytes.size() - kHeaderSize);
+  EMBER_CHECK(manifest_size <= static_cast<uint64_t>(INT32_MAX), "ember.load: {} is corrupt: a manifest of {} bytes",
+              name, manifest_size);
   Reader r{name, bytes, 0, {}, {}};
   EMBER_CHECK(r.file.ParseFromArray(bytes.data() + kHeaderSize, static_cast<int>(manifest_size)),
               "ember.load: {} is corrupt: its manifest cannot be decoded", name);

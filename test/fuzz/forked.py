@@ -44,15 +44,17 @@ def _address_space_in_use() -> int:
         return int(f.read().split()[0]) * resource.getpagesize()
 
 
-def run_forked(fn, timeout: float = 20.0) -> Outcome:
-    """Calls fn() in a child; an exception it raises comes back as an "error" outcome."""
+def run_forked(fn, timeout: float = 20.0, headroom: int = ADDRESS_SPACE_HEADROOM) -> Outcome:
+    """Calls fn() in a child; an exception it raises comes back as an "error" outcome.
+
+    The child may map `headroom` bytes beyond what it inherited."""
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: report, then leave without running the parent's cleanup
         try:
             os.close(read_end)
             if not SANITIZED:
-                limit = _address_space_in_use() + ADDRESS_SPACE_HEADROOM
+                limit = _address_space_in_use() + headroom
                 resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
             try:
                 fn()
