@@ -208,7 +208,7 @@ def test_every_tensor_method_survives_none(name):
             t = ember.ones(2, 3)
             try:
                 getattr(t, name)(*args)
-            except tuple(getattr(__builtins__, e, Exception) for e in PYTHON_ERRORS):
+            except Exception:  # noqa: BLE001 - any exception is an answer; only a crash fails
                 pass
     expect_ok(run)
 
