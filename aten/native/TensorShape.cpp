@@ -25,6 +25,7 @@ Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int
 std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel) {
   std::vector<int64_t> result(shape.begin(), shape.end());
   int64_t known = 1;
+  bool overflow = false;  // then no numel can match: the shape is invalid
   std::optional<size_t> infer_dim;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
@@ -32,10 +33,10 @@ std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel) {
       infer_dim = i;
     } else {
       EMBER_CHECK(shape[i] >= 0, "invalid shape dimension {}", shape[i]);
-      known *= shape[i];
+      overflow |= __builtin_mul_overflow(known, shape[i], &known);
     }
   }
-  const bool ok = infer_dim ? (known > 0 && numel % known == 0) : numel == known;
+  const bool ok = !overflow && (infer_dim ? (known > 0 && numel % known == 0) : numel == known);
   EMBER_CHECK(ok, "shape '{}' is invalid for input of size {}", str_sizes(shape), numel);
   if (infer_dim) result[*infer_dim] = numel / known;
   return result;

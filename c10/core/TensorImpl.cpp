@@ -9,7 +9,9 @@ std::vector<int64_t> contiguous_strides(IntArrayRef sizes) {
   int64_t running = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = running;
-    running *= std::max<int64_t>(sizes[i], 1);
+    // Saturates instead of overflowing (undefined behaviour): only sizes
+    // whose numel overflows get there, and checked_numel refuses those.
+    if (__builtin_mul_overflow(running, std::max<int64_t>(sizes[i], 1), &running)) running = INT64_MAX;
   }
   return strides;
 }

@@ -100,6 +100,15 @@ class TensorImpl final : public intrusive_ptr_target {
   // Made under InferenceMode; autograd refuses to record or save it.
   bool is_inference() const { return inference_; }
 
+  // Runs when the last strong reference goes, while weak ones may remain:
+  // the autograd graph (which can hold a weak reference back to this
+  // tensor, e.g. retain_grad's hook) and the memory go now, not when the
+  // last weak reference does, which a cycle through them would prevent.
+  void release_resources() override {
+    autograd_meta_.reset();
+    storage_ = Storage();
+  }
+
  private:
   void refresh_numel_and_contiguity();
 
