@@ -1,4 +1,4 @@
-"""python -m test.fuzz --seconds N --seed S [--out DIR]: fuzz the operator schemas.
+"""python -m test.fuzz --seconds N | --calls N --seed S [--out DIR]: fuzz the operator schemas.
 
 Every call runs in a forked child. A crash, a hang or an internal error
 (SystemError) is a failure: its reproducer is written to DIR as a Python
@@ -34,13 +34,15 @@ def fuzz(seed: int, calls: int | None = None, seconds: float | None = None, time
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m test.fuzz", description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--seconds", type=float, default=None, help="run this long (default 60 s)")
+    parser.add_argument("--calls", type=int, default=None, help="or this many calls")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="fuzz-failures", help="folder for the reproducers")
     args = parser.parse_args(argv)
     import ember
     ember.set_num_threads(1)
-    failures, count = fuzz(args.seed, seconds=args.seconds, log=lambda m: print(m, file=sys.stderr))
+    seconds = args.seconds if args.seconds is not None or args.calls is not None else 60.0
+    failures, count = fuzz(args.seed, calls=args.calls, seconds=seconds, log=lambda m: print(m, file=sys.stderr))
     for i, (call, outcome) in enumerate(failures):
         os.makedirs(args.out, exist_ok=True)
         path = os.path.join(args.out, f"repro_seed{args.seed}_{i}_{call.op.replace('.', '_')}.py")
