@@ -183,6 +183,10 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad
   EMBER_CHECK(grad_out.sizes() == input.sizes(),
               "native_layer_norm_backward: grad_out of size {} does not match input of size {}",
               c10::str_sizes(grad_out.sizes()), c10::str_sizes(input.sizes()));
+  // mean and rstd are read row by row: one value per normalized row.
+  EMBER_CHECK(mean.numel() == g.rows && rstd.numel() == g.rows,
+              "native_layer_norm_backward: expected mean and rstd with {} elements (one per row), got {} and {}",
+              g.rows, mean.numel(), rstd.numel());
   const bool has_weight = weight && weight->defined(), has_bias = bias && bias->defined();
   Tensor dx = output_mask[0] ? ember::empty(input.sizes(), input.dtype(), input.device()) : Tensor();
   // dw and db accumulate in the statistics' dtype, then take the parameter's.
