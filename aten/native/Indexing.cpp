@@ -115,8 +115,9 @@ std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
 std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
   dim = maybe_wrap_dim(dim, self.dim());
   int64_t total = 0;
-  for (int64_t s : split_sizes) total += s;
-  EMBER_CHECK(total == self.size(dim),
+  bool overflow = false;  // sizes that overflow cannot sum to the dim's size
+  for (int64_t s : split_sizes) overflow |= __builtin_add_overflow(total, s, &total);
+  EMBER_CHECK(!overflow && total == self.size(dim),
               "split_with_sizes expects split_sizes to sum exactly to {} (input tensor's size at dimension {}), but "
               "got split_sizes={}",
               self.size(dim), dim, str_sizes(split_sizes));
@@ -134,8 +135,12 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
   EMBER_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: {}", chunks);
   const int64_t d = maybe_wrap_dim(dim, self.dim());
   const int64_t size = self.size(d);
-  if (size == 0) return std::vector<Tensor>(static_cast<size_t>(chunks), self.narrow(d, 0, 0));
-  return ember::split(self, (size + chunks - 1) / chunks, d);
+  if (size == 0) {
+    // One empty piece per chunk, as torch; a count no vector can hold is refused before allocating.
+    EMBER_CHECK(chunks <= (int64_t{1} << 32), "chunk: cannot return {} empty chunks", chunks);
+    return std::vector<Tensor>(static_cast<size_t>(chunks), self.narrow(d, 0, 0));
+  }
+  return ember::split(self, size / chunks + (size % chunks != 0), d);  // ceil, without overflowing
 }
 
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {

@@ -17,7 +17,9 @@ ScalarType Scalar::type() const {
 Scalar Scalar::operator-() const {
   switch (tag_) {
     case Tag::Bool: EMBER_CHECK(false, "negation of a boolean scalar is not supported");
-    case Tag::Int: return Scalar(-i_);
+    // Wraps (the most negative value stays itself), as torch's int64 result;
+    // plain negation of it is undefined behaviour.
+    case Tag::Int: return Scalar(static_cast<int64_t>(0 - static_cast<uint64_t>(i_)));
     case Tag::Double: return Scalar(-d_);
     case Tag::Complex: return Scalar(complex<double>(-d_, -imag_));
   }
