@@ -2,7 +2,6 @@
 #include <aten/Functions.h>
 
 #include <dlpack/dlpack.h>
-#include <fmt/ranges.h>
 
 #include <memory>
 
@@ -104,7 +103,7 @@ Tensor fromDLPack(DLManagedTensor* src) {
   EMBER_CHECK(t.ndim == 0 || t.shape != nullptr, "from_dlpack(): the capsule's shape is a null pointer for a {}-d tensor",
               t.ndim);
   const std::vector<int64_t> sizes(t.shape, t.shape + t.ndim);
-  for (int64_t s : sizes) EMBER_CHECK(s >= 0, "from_dlpack(): negative size {} in shape {}", s, fmt::join(sizes, ", "));
+  for (int64_t s : sizes) EMBER_CHECK(s >= 0, "from_dlpack(): negative size {} in shape {}", s, c10::str_sizes(sizes));
   const std::vector<int64_t> strides =
       t.strides ? std::vector<int64_t>(t.strides, t.strides + t.ndim) : c10::contiguous_strides(sizes);
   for (int64_t s : strides) EMBER_CHECK(s >= 0, "DLPack tensors with negative strides are not supported");
