@@ -55,7 +55,7 @@ def assert_answered(data: bytes, what: str):
     assert outcome.kind in ("ok", "error"), f"{what}: {outcome}"
     if outcome.kind == "error":
         assert outcome.error_type in ANSWERS, f"{what}: {outcome}"
-        assert "not enough memory" not in outcome.message and "MemoryError" != outcome.error_type, f"{what}: {outcome}"
+        assert "not enough memory" not in outcome.message, f"{what}: {outcome}"  # (MemoryError is not in ANSWERS)
 
 
 def test_the_sample_loads():
