@@ -194,7 +194,7 @@ Tensor addmm_(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const 
 Tensor mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   check_matrix(self, "mm", "self");
   check_matrix(mat2, "mm", "mat2");
-  return ember::addmm_outf(Tensor(), self, mat2, 0, 1, out);
+  return addmm_out(Tensor(), self, mat2, 0, 1, out);  // no bias: not an addmm call a user could make
 }
 
 Tensor mm(const Tensor& self, const Tensor& mat2) { return ember::mm_outf(self, mat2, Tensor()); }

@@ -36,22 +36,22 @@ class Tensor {
   uint32_t use_count() const { return impl_.use_count(); }
 
   // Geometry.
-  IntArrayRef sizes() const { return impl_->sizes(); }
-  IntArrayRef strides() const { return impl_->strides(); }
-  int64_t size(int64_t d) const { return impl_->size(d); }
-  int64_t stride(int64_t d) const { return impl_->stride(d); }
-  int64_t dim() const { return impl_->dim(); }
+  IntArrayRef sizes() const { return impl()->sizes(); }
+  IntArrayRef strides() const { return impl()->strides(); }
+  int64_t size(int64_t d) const { return impl()->size(d); }
+  int64_t stride(int64_t d) const { return impl()->stride(d); }
+  int64_t dim() const { return impl()->dim(); }
   int64_t ndimension() const { return dim(); }
-  int64_t numel() const { return impl_->numel(); }
-  int64_t storage_offset() const { return impl_->storage_offset(); }
-  bool is_contiguous() const { return impl_->is_contiguous(); }
+  int64_t numel() const { return impl()->numel(); }
+  int64_t storage_offset() const { return impl()->storage_offset(); }
+  bool is_contiguous() const { return impl()->is_contiguous(); }
 
   // Type and place.
-  ScalarType scalar_type() const { return impl_->dtype(); }
-  ScalarType dtype() const { return impl_->dtype(); }
-  size_t element_size() const { return impl_->itemsize(); }
+  ScalarType scalar_type() const { return impl()->dtype(); }
+  ScalarType dtype() const { return impl()->dtype(); }
+  size_t element_size() const { return impl()->itemsize(); }
   size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
-  Device device() const { return impl_->device(); }
+  Device device() const { return impl()->device(); }
   bool is_cpu() const { return device().is_cpu(); }
   bool is_cuda() const { return device().is_cuda(); }
   bool is_meta() const { return device().is_meta(); }
@@ -59,23 +59,23 @@ class Tensor {
   bool is_complex() const { return c10::isComplexType(dtype()); }
   TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
 
-  const c10::Storage& storage() const { return impl_->storage(); }
+  const c10::Storage& storage() const { return impl()->storage(); }
   bool is_alias_of(const Tensor& other) const { return storage().is_alias_of(other.storage()); }
-  uint32_t _version() const { return impl_->version(); }
-  bool is_conj() const { return impl_->is_conj(); }
-  bool is_neg() const { return impl_->is_neg(); }
+  uint32_t _version() const { return impl()->version(); }
+  bool is_conj() const { return impl()->is_conj(); }
+  bool is_neg() const { return impl()->is_neg(); }
 
   // Raw data. data_ptr<T>() checks that T matches the dtype.
-  void* data_ptr() const { return impl_->data(); }
+  void* data_ptr() const { return impl()->data(); }
   template <typename T>
   T* data_ptr() const {
     EMBER_CHECK_TYPE(c10::cpp_to_scalar_type<T> == dtype(), "expected scalar type {} but found {}",
                      c10::toString(c10::cpp_to_scalar_type<T>), c10::toString(dtype()));
-    return static_cast<T*>(impl_->data());
+    return static_cast<T*>(impl()->data());
   }
 
   // Autograd state; the autograd library implements these.
-  bool requires_grad() const { return impl_->requires_grad(); }
+  bool requires_grad() const { return impl()->requires_grad(); }
   Tensor& set_requires_grad(bool requires_grad);
   const Tensor& requires_grad_(bool requires_grad = true) const;
   const Tensor& grad() const;
@@ -90,7 +90,7 @@ class Tensor {
   // The tensor whose memory this view aliases; undefined when not a view.
   const Tensor& _base() const;
   bool is_view() const;
-  bool is_inference() const { return impl_->is_inference(); }
+  bool is_inference() const { return impl()->is_inference(); }
   // `hook(grad)` runs when this tensor's gradient is computed and may return
   // a replacement (or an undefined tensor to keep it). Returns an id for
   // remove_hook.
@@ -109,6 +109,17 @@ class Tensor {
 ${tensor_method_declarations}
 
  private:
+  // Every accessor goes through here: an undefined Tensor (a default-
+  // constructed one, or a missing gradient) answers with an error, not a
+  // null dereference.
+  c10::TensorImpl* impl() const {
+    if (__builtin_expect(!impl_.defined(), 0)) report_undefined();
+    return impl_.get();
+  }
+  [[noreturn]] static void report_undefined();
+  // The autograd hooks, after the same check.
+  const VariableHooksInterface& checked_hooks() const;
+
   c10::intrusive_ptr<c10::TensorImpl> impl_;
 };
 

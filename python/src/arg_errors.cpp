@@ -160,28 +160,36 @@ py::tuple all_positional(const FirstArgument& first, const py::args& rest) {
   return py::tuple(items);
 }
 
+// The body of the explaining overload, the same for functions and methods.
+struct Explainer {
+  std::string op;
+  std::shared_ptr<const std::vector<Signature>> signatures;
+
+  [[noreturn]] void raise(const FirstArgument& first, const py::args& rest, const py::kwargs& kwargs) const {
+    throw py::type_error(mismatch_message(op, *signatures, all_positional(first, rest), kwargs));
+  }
+};
+
+Explainer explainer(const char* name, std::vector<Signature> signatures) {
+  return {name, std::make_shared<const std::vector<Signature>>(std::move(signatures))};
+}
+
 }  // namespace
 
 void explain_mismatches(py::module_& m, const char* name, std::vector<Signature> signatures) {
-  auto sigs = std::make_shared<const std::vector<Signature>>(std::move(signatures));
-  std::string op = name;
   m.def(
       name,
-      [sigs, op](const FirstArgument& first, const py::args& rest, const py::kwargs& kwargs) -> py::object {
-        throw py::type_error(mismatch_message(op, *sigs, all_positional(first, rest), kwargs));
-      },
+      [e = explainer(name, std::move(signatures))](const FirstArgument& first, const py::args& rest,
+                                                   const py::kwargs& kwargs) -> py::object { e.raise(first, rest, kwargs); },
       py::arg("__first") = no_argument());
 }
 
 void explain_mismatches(TensorClass& cls, const char* name, std::vector<Signature> signatures) {
-  auto sigs = std::make_shared<const std::vector<Signature>>(std::move(signatures));
-  std::string op = name;
   cls.def(
       name,
-      [sigs, op](const py::object& self, const FirstArgument& first, const py::args& rest,
-                 const py::kwargs& kwargs) -> py::object {
-        throw py::type_error(mismatch_message(op, *sigs, all_positional(first, rest), kwargs));
-      },
+      [e = explainer(name, std::move(signatures))](const py::object& /*self*/, const FirstArgument& first,
+                                                   const py::args& rest,
+                                                   const py::kwargs& kwargs) -> py::object { e.raise(first, rest, kwargs); },
       py::arg("__first") = no_argument());
 }
 

@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include "error_of.h"
 #include "expect/expect_inline.h"
 
+using ember::testing::error_of;
 using ember::testing::expect_inline;
 
 namespace ember {
@@ -158,6 +160,33 @@ TEST(Schema, ParsesAndPrintsCanonically) {
   } catch (const c10::Error& e) {
     expect_inline(e.what(), R"(schema: unknown type 'Tensr' at position 15 in 'aten::bad(Tensr self) -> Tensor')");
   }
+}
+
+// An undefined Tensor where the schema says `Tensor` is refused before any
+// kernel can dereference it, in both calling conventions; `Tensor?` takes it.
+TEST(Dispatcher, RefusesUndefinedTensorArguments) {
+  auto scale = Dispatcher::singleton().findTyped<Tensor(const Tensor&, double)>("dispatch_test::scale");
+  expect_inline(error_of([&] { scale.call(Tensor(), 2.0); }), R"(dispatch_test::scale: expected a defined Tensor for argument #1 'self', but got an undefined Tensor)");
+  Stack stack{IValue(Tensor()), IValue(0.5)};
+  expect_inline(error_of([&] { scale.callBoxed(stack); }), R"(dispatch_test::scale: expected a defined Tensor for argument #1 'self', but got an undefined Tensor)");
+  expect_inline(error_of([] { add(ones({2}), Tensor()); }), R"(aten::add.Tensor: expected a defined Tensor for argument #2 'other', but got an undefined Tensor)");
+  expect_inline(error_of([] { cat({ones({2}), Tensor()}); }), R"(aten::cat: expected a defined Tensor for argument #1 'tensors', but got an undefined Tensor)");
+  Tensor out = empty({2});
+  expect_inline(error_of([&] { add_out(out, Tensor(), ones({2})); }), R"(aten::add.out: expected a defined Tensor for argument #1 'self', but got an undefined Tensor)");
+  // Tensor? arguments take undefined tensors as None.
+  EXPECT_EQ(linear(ones({1, 2}), ones({3, 2}), Tensor()).size(1), 3);
+}
+
+// Methods of an undefined Tensor answer with an error, not a null dereference.
+TEST(Tensor, UndefinedTensorMethodsRaise) {
+  Tensor t;
+  const std::string message = "the Tensor is undefined (it holds no data: a default-constructed Tensor or a missing gradient); use defined() to test for it";
+  EXPECT_EQ(error_of([&] { (void)t.sizes(); }), message);
+  EXPECT_EQ(error_of([&] { (void)t.dtype(); }), message);
+  EXPECT_EQ(error_of([&] { (void)t.data_ptr(); }), message);
+  EXPECT_EQ(error_of([&] { (void)t.grad(); }), message);
+  EXPECT_EQ(error_of([&] { t.backward(); }), message);
+  EXPECT_EQ(error_of([&] { (void)t.is_leaf(); }), message);
 }
 
 }  // namespace

@@ -111,19 +111,45 @@ R pop_result(Stack& stack, size_t first) {
 }
 
 // The key set a call's tensors carry; without tensors, the backend of a
-// Device argument (BackendSelect's job in PyTorch), else none.
+// Device argument (BackendSelect's job in PyTorch), else none. Fed one
+// argument at a time, in schema order, through arg().
 struct KeySetCollector {
   c10::DispatchKeySet keys;
   std::optional<Device> device;
   // The first tensor argument that is not a CPU scalar, and one on another
   // device than it (if any): kernels assume their tensors share a device,
-  // which the dispatcher checks for them (OperatorEntry::check_devices).
+  // which the dispatcher checks for them (OperatorEntry::check_arguments).
   // 0-dim CPU tensors go with any device, as TensorIterator allows.
   const c10::TensorImpl* first = nullptr;
   const c10::TensorImpl* elsewhere = nullptr;
+  // Bit i: argument i is an undefined Tensor (or None), which the op's
+  // schema may or may not allow (OperatorEntry::check_arguments decides).
+  uint64_t undefined = 0;
+  int position = 0;
 
+  template <typename T>
+  void arg(const T& a) {
+    add(a);
+    ++position;
+  }
+
+  c10::DispatchKeySet result() const {
+    if (!keys.empty()) return keys;
+    return c10::DispatchKeySet(c10::backendKey(device.value_or(Device(DeviceType::CPU)).type));
+  }
+
+ private:
+  void note_undefined() {
+    if (position < 64) undefined |= uint64_t{1} << position;
+  }
   void add(const Tensor& t) {
-    if (!t.defined()) return;
+    if (!t.defined()) return note_undefined();
+    add_defined(t);
+  }
+  void add(const std::optional<Tensor>& t) {
+    if (t && t->defined()) add_defined(*t);
+  }
+  void add_defined(const Tensor& t) {
     const c10::TensorImpl* impl = t.unsafeGetTensorImpl();
     keys = keys | impl->key_set();
     if (impl->dim() == 0 && impl->device().is_cpu()) return;
@@ -132,9 +158,6 @@ struct KeySetCollector {
     } else if (elsewhere == nullptr && impl->device() != first->device()) {
       elsewhere = impl;
     }
-  }
-  void add(const std::optional<Tensor>& t) {
-    if (t) add(*t);
   }
   void add(c10::ArrayRef<Tensor> ts) {
     for (const Tensor& t : ts) add(t);
@@ -147,7 +170,9 @@ struct KeySetCollector {
     if (d && !device) device = d;
   }
   void add(const IValue& v) {
-    if (v.isTensor()) {
+    if (v.isNone()) {
+      note_undefined();
+    } else if (v.isTensor()) {
       add(v.toTensor());
     } else if (v.isTensorList()) {
       add(v.toTensorList());
@@ -159,11 +184,6 @@ struct KeySetCollector {
   }
   template <typename T>
   void add(const T&) {}
-
-  c10::DispatchKeySet result() const {
-    if (!keys.empty()) return keys;
-    return c10::DispatchKeySet(c10::backendKey(device.value_or(Device(DeviceType::CPU)).type));
-  }
 };
 
 }  // namespace ember::boxing

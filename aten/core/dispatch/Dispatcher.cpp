@@ -69,17 +69,35 @@ void OperatorEntry::report_missing_kernel(DispatchKeySet ks) const {
                               name, c10::toString(k), name, fmt::join(available, ", "));
 }
 
+void OperatorEntry::set_schema(FunctionSchema schema) {
+  schema_ = std::move(schema);
+  needs_defined_ = 0;
+  for (size_t i = 0; i < schema_.arguments.size() && i < 64; ++i) {
+    const SchemaArgument& a = schema_.arguments[i];
+    const bool is_out = a.kwarg_only && a.alias && a.alias->is_write;
+    if (a.type.kind == SchemaType::Kind::Tensor && !a.type.optional && !a.type.elem_optional && !is_out) {
+      needs_defined_ |= uint64_t{1} << i;
+    }
+  }
+}
+
 void OperatorEntry::report_mixed_devices(const boxing::KeySetCollector& keys) const {
   EMBER_CHECK(false,
               "{}: expected all tensors to be on the same device, but found at least two devices, {} and {}",
               schema_.qualified_name(), keys.first->device().str(), keys.elsewhere->device().str());
 }
 
+void OperatorEntry::report_undefined_argument(const boxing::KeySetCollector& keys) const {
+  const int position = __builtin_ctzll(keys.undefined & needs_defined_);
+  EMBER_CHECK(false, "{}: expected a defined Tensor for argument #{} '{}', but got an undefined Tensor",
+              schema_.qualified_name(), position + 1, schema_.arguments[position].name);
+}
+
 void OperatorHandle::callBoxed(Stack& stack) const {
   boxing::KeySetCollector keys;
   const size_t n = std::min(stack.size(), schema().arguments.size());
-  for (size_t i = stack.size() - n; i < stack.size(); ++i) keys.add(stack[i]);
-  entry_->check_devices(keys);
+  for (size_t i = 0; i < n; ++i) keys.arg(stack[stack.size() - n + i]);
+  entry_->check_arguments(keys);
   const auto local = c10::tls_local_dispatch_key_set();
   redispatchBoxed((keys.result() | local.included) - local.excluded, stack);
 }
@@ -141,7 +159,7 @@ std::function<void()> Dispatcher::registerDef(FunctionSchema schema, DeviceCheck
   EMBER_CHECK(entry.def_count_ == 0, "Tried to register an operator ({}) with the same name and overload name "
               "multiple times.", schema.str());
   // Impls may have arrived first (static initialization order); keep them.
-  entry.schema_ = std::move(schema);
+  entry.set_schema(std::move(schema));
   entry.def_count_ = 1;
   entry.device_check_ = device_check;
   entry.recompute(fallbacks_);

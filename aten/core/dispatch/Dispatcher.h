@@ -25,7 +25,7 @@ enum class DeviceCheck { SameDevice, NoCheck };
 
 class OperatorEntry {
  public:
-  explicit OperatorEntry(FunctionSchema schema) : schema_(std::move(schema)) {}
+  explicit OperatorEntry(FunctionSchema schema) { set_schema(std::move(schema)); }
 
   const FunctionSchema& schema() const { return schema_; }
   // The kernel that serves `ks`, or an error naming the op and the key.
@@ -36,9 +36,11 @@ class OperatorEntry {
     return kernel;
   }
   bool hasKernelFor(c10::DispatchKey k) const;
-  // Refuses tensors on different devices, unless the op takes them
-  // (DeviceCheck::NoCheck) or only decomposes into ops that check.
-  void check_devices(const boxing::KeySetCollector& keys) const {
+  // Refuses undefined Tensors where the schema wants one, and tensors on
+  // different devices, unless the op takes them (DeviceCheck::NoCheck) or
+  // only decomposes into ops that check.
+  void check_arguments(const boxing::KeySetCollector& keys) const {
+    if (__builtin_expect((keys.undefined & needs_defined_) != 0, 0)) report_undefined_argument(keys);
     if (__builtin_expect(keys.elsewhere != nullptr, 0) && checks_devices_) report_mixed_devices(keys);
   }
   // Registered keys, for error messages and introspection.
@@ -48,6 +50,8 @@ class OperatorEntry {
   friend class Dispatcher;
   [[noreturn]] void report_missing_kernel(c10::DispatchKeySet ks) const;
   [[noreturn]] void report_mixed_devices(const boxing::KeySetCollector& keys) const;
+  [[noreturn]] void report_undefined_argument(const boxing::KeySetCollector& keys) const;
+  void set_schema(FunctionSchema schema);
   void recompute(const std::array<KernelFunction, c10::kNumDispatchKeys>& fallbacks);
 
   FunctionSchema schema_;
@@ -58,6 +62,10 @@ class OperatorEntry {
   int def_count_ = 0;
   DeviceCheck device_check_ = DeviceCheck::SameDevice;
   bool checks_devices_ = true;  // device_check_, unless the op is only a CompositeImplicitAutograd kernel
+  // Bit i: argument i is a `Tensor` or `Tensor[]` kernels read, so it must be
+  // defined. Out arguments may be undefined: kernels allocate them then, and
+  // functional ops call their out variant that way.
+  uint64_t needs_defined_ = 0;
 };
 
 class OperatorHandle {
@@ -76,8 +84,8 @@ class OperatorHandle {
   template <typename Return, typename... Args>
   Return call(Args... args) const {
     boxing::KeySetCollector keys;
-    (keys.add(args), ...);
-    entry_->check_devices(keys);
+    (keys.arg(args), ...);
+    entry_->check_arguments(keys);
     const auto local = c10::tls_local_dispatch_key_set();
     return redispatch<Return, Args...>((keys.result() | local.included) - local.excluded,
                                        std::forward<Args>(args)...);
