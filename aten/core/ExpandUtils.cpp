@@ -6,7 +6,7 @@
 
 namespace ember {
 
-std::vector<int64_t> infer_size(c10::IntArrayRef a, c10::IntArrayRef b) {
+std::vector<int64_t> infer_size(c10::IntArrayRef a, c10::IntArrayRef b, std::string_view op) {
   const size_t ndim = std::max(a.size(), b.size());
   std::vector<int64_t> out(ndim);
   // From the last dim, so the first mismatch reported is the innermost one, as in torch.
@@ -15,8 +15,8 @@ std::vector<int64_t> infer_size(c10::IntArrayRef a, c10::IntArrayRef b) {
     const int64_t sa = offset < a.size() ? a[a.size() - 1 - offset] : 1;
     const int64_t sb = offset < b.size() ? b[b.size() - 1 - offset] : 1;
     EMBER_CHECK(sa == sb || sa == 1 || sb == 1,
-                "The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension {}", sa,
-                sb, i);
+                "{}{}The size of tensor a ({}) must match the size of tensor b ({}) at non-singleton dimension {}", op,
+                op.empty() ? "" : ": ", sa, sb, i);
     out[i] = sa == 1 ? sb : sa;
   }
   return out;

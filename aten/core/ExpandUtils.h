@@ -3,13 +3,14 @@
 
 #include <c10/util/ArrayRef.h>
 
+#include <string_view>
 #include <vector>
 
 namespace ember {
 
 // The broadcast shape of a and b, or a RuntimeError naming the first
-// mismatching dimension in PyTorch's words.
-std::vector<int64_t> infer_size(c10::IntArrayRef a, c10::IntArrayRef b);
+// mismatching dimension in PyTorch's words, after "op: " when op is given.
+std::vector<int64_t> infer_size(c10::IntArrayRef a, c10::IntArrayRef b, std::string_view op = {});
 
 // True when no two elements share memory and they fill a contiguous block in
 // some dim order: such a layout can be preserved by empty_like/clone.

@@ -167,7 +167,7 @@ Tensor div_out(const Tensor& self, const Tensor& other, std::optional<std::strin
                     "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{}'", *mode);
   const bool floor = *mode == "floor";
   auto iter = TensorIterator::binary_op(out, self, other, "div");
-  EMBER_CHECK_NOT_IMPLEMENTED(iter.common_dtype() != ScalarType::Bool, "\"div_{}_cpu\" not implemented for 'Bool'",
+  EMBER_CHECK_NOT_IMPLEMENTED(iter.common_dtype() != ScalarType::Bool, "\"div_{}\" not implemented for 'Bool'",
                               floor ? "floor" : "trunc");
   visit_supported<NotComplex>(iter, "div_floor", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -420,7 +420,7 @@ Tensor clamp_out(const Tensor& self, const std::optional<Tensor>& min, const std
   if (min) config.add_input(*min);
   if (max) config.add_input(*max);
   auto iter = config.promote_inputs_to_common_dtype().cast_common_dtype_to_outputs().enforce_safe_casting_to_output().build();
-  EMBER_CHECK_NOT_IMPLEMENTED(iter.common_dtype() != ScalarType::Bool, "\"clamp_cpu\" not implemented for 'Bool'");
+  EMBER_CHECK_NOT_IMPLEMENTED(iter.common_dtype() != ScalarType::Bool, "\"clamp\" not implemented for 'Bool'");
   visit_supported<NotComplex>(iter, "clamp", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;

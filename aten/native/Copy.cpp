@@ -46,7 +46,7 @@ void check_no_internal_overlap(const Tensor& self) {
 
 void check_copy_shapes(const Tensor& self, const Tensor& src) {
   EMBER_CHECK(self.defined() && src.defined(), "copy_(): expected defined tensors");
-  const std::vector<int64_t> shape = infer_size(self.sizes(), src.sizes());
+  const std::vector<int64_t> shape = infer_size(self.sizes(), src.sizes(), "copy_");
   EMBER_CHECK(c10::IntArrayRef(shape) == self.sizes(), "output with shape {} doesn't match the broadcast shape {}",
               c10::str_sizes(self.sizes()), c10::str_sizes(shape));
 }

@@ -306,7 +306,7 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
   return ember::where(mask, ember::full({}, value, self.dtype(), self.device()), self);
 }
 Tensor masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  EMBER_CHECK(infer_size(self.sizes(), mask.sizes()) == self.sizes().vec(),
+  EMBER_CHECK(infer_size(self.sizes(), mask.sizes(), "masked_fill_") == self.sizes().vec(),
               "masked_fill_: mask of shape {} cannot be broadcast to the tensor of shape {}", str_sizes(mask.sizes()),
               str_sizes(self.sizes()));
   return self.copy_(ember::masked_fill(self, mask, value));
@@ -398,7 +398,7 @@ AdvancedIndex prepare(const Tensor& self, const std::vector<std::optional<Tensor
       last = d;
       ++a.nindexed;
       order.push_back(d);
-      a.index_shape = a.indices.empty() ? expanded[d]->sizes().vec() : infer_size(a.index_shape, expanded[d]->sizes());
+      a.index_shape = a.indices.empty() ? expanded[d]->sizes().vec() : infer_size(a.index_shape, expanded[d]->sizes(), "index");
       a.indices.push_back(*expanded[d]);
     } else {
       rest.push_back(d);

@@ -302,7 +302,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   const Tensor b = db == 1 ? other.unsqueeze(1) : other;
   const std::vector<int64_t> batch_a(a.sizes().begin(), a.sizes().end() - 2);
   const std::vector<int64_t> batch_b(b.sizes().begin(), b.sizes().end() - 2);
-  std::vector<int64_t> batch = infer_size(batch_a, batch_b);
+  std::vector<int64_t> batch = infer_size(batch_a, batch_b, "matmul");
   const int64_t n = a.size(-2), k = a.size(-1), k2 = b.size(-2), p = b.size(-1);
   EMBER_CHECK(k == k2, "Expected size for first two dimensions of batch2 tensor to be: [{}, {}] but got: [{}, {}].",
               c10::checked_numel(batch), k, c10::checked_numel(batch), k2);

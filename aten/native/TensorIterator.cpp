@@ -235,7 +235,7 @@ void TensorIterator::compute_shape(TensorIteratorConfig& config) {
     bool first = true;
     for (const Operand& op : operands_) {
       if (op.is_output || !op.tensor.defined()) continue;
-      shape_ = first ? op.tensor.sizes().vec() : infer_size(shape_, op.tensor.sizes());
+      shape_ = first ? op.tensor.sizes().vec() : infer_size(shape_, op.tensor.sizes(), name_);
       first = false;
     }
   }

@@ -1,6 +1,7 @@
 // View operations: each result aliases `self`'s storage with new geometry.
 
 #include <aten/Functions.h>
+#include <aten/core/ExpandUtils.h>
 #include <aten/generated/NativeFunctions.h>
 
 #include <algorithm>
@@ -122,6 +123,19 @@ Tensor view_as(const Tensor& self, const Tensor& other) { return ember::view(sel
 Tensor reshape_as(const Tensor& self, const Tensor& other) { return ember::reshape(self, other.sizes()); }
 
 Tensor expand_as(const Tensor& self, const Tensor& other) { return ember::expand(self, other.sizes()); }
+
+Tensor broadcast_to(const Tensor& self, IntArrayRef size) { return ember::expand(self, size); }
+
+std::vector<Tensor> broadcast_tensors(c10::ArrayRef<Tensor> tensors) {
+  std::vector<int64_t> shape;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    shape = i == 0 ? tensors[i].sizes().vec() : ember::infer_size(shape, tensors[i].sizes(), "broadcast_tensors");
+  }
+  std::vector<Tensor> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(ember::expand(t, shape));  // views, as torch returns
+  return out;
+}
 
 Tensor permute(const Tensor& self, IntArrayRef dims) {
   const int64_t n = self.dim();

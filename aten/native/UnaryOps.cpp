@@ -180,7 +180,7 @@ Tensor erfinv_out(const Tensor& self, const Tensor& out) { return float_unary<Er
 Tensor reciprocal_out(const Tensor& self, const Tensor& out) { return float_unary<Reciprocal>(self, out, "reciprocal"); }
 Tensor silu_out(const Tensor& self, const Tensor& out) {
   // Only floating and complex inputs, as torch (no integer promotion).
-  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point() || self.is_complex(), "\"silu_cpu\" not implemented for '{}'",
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point() || self.is_complex(), "\"silu\" not implemented for '{}'",
                               c10::toString(self.dtype()));
   return float_unary<Silu>(self, out, "silu");
 }
@@ -211,7 +211,7 @@ Tensor bitwise_not_out(const Tensor& self, const Tensor& out) {
 
 Tensor abs_out(const Tensor& self, const Tensor& out) {
   // The absolute value of a complex number is real.
-  EMBER_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Bool, "\"abs_cpu\" not implemented for 'Bool'");
+  EMBER_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Bool, "\"abs\" not implemented for 'Bool'");
   EMBER_CHECK(!(self.is_complex() && out.defined() && out.is_same(self)),
               "In-place abs is not supported for complex tensors.");
   TensorIteratorConfig config;
@@ -250,7 +250,7 @@ Tensor logical_not_out(const Tensor& self, const Tensor& out) {
 }
 
 Tensor gelu_out(const Tensor& self, std::string_view approximate, const Tensor& out) {
-  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point(), "\"GeluKernelImpl\" not implemented for '{}'",
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point(), "\"gelu\" not implemented for '{}'",
                               c10::toString(self.dtype()));
   EMBER_CHECK(approximate == "none" || approximate == "tanh",
                     "approximate argument must be either none or tanh, got '{}'", approximate);
@@ -262,7 +262,7 @@ Tensor gelu_out(const Tensor& self, std::string_view approximate, const Tensor& 
     });
     return iter.output();
   }
-  EMBER_CHECK_NOT_IMPLEMENTED(accepts(kReal, iter.common_dtype()), "\"GeluKernelImpl\" not implemented for '{}'",
+  EMBER_CHECK_NOT_IMPLEMENTED(accepts(kReal, iter.common_dtype()), "\"gelu\" not implemented for '{}'",
                               c10::toString(iter.common_dtype()));
   c10::visit_scalar_type(iter.common_dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -76,6 +76,7 @@ _C._set_size_class(Size)
 for _name in _C._generated_functions:
     globals()[_name] = getattr(_C, _name)
 del _name
+from .functional import broadcast_shapes, broadcast_tensors  # noqa: E402  (varargs spellings of generated ops)
 
 __version__ = "0.1.0"
 

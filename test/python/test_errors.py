@@ -547,7 +547,7 @@ class TestIndexingErrors(ErrorTestCase):
 
         self.assertExpectedInline(
             self.raises(wrong_shape, RuntimeError),
-            """The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0""",
+            """copy_: The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0""",
         )
 
         def into_expanded(m):

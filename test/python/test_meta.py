@@ -65,6 +65,8 @@ SAMPLES = {
     "permute": lambda d: ember.permute(t(d, 2, 3, 4), (2, 0, 1)),
     "expand": lambda d: t(d, 3, 1).expand(2, 3, 4),
     "expand_as": lambda d: t(d, 1, 4).expand_as(t(d, 3, 4)),
+    "broadcast_to": lambda d: ember.broadcast_to(t(d, 3, 1), (2, 3, 4)),
+    "broadcast_tensors": lambda d: ember.broadcast_tensors(t(d, 3, 1), t(d, 4)),
     "squeeze": lambda d: ember.squeeze(t(d, 1, 3, 1)),
     "squeeze.dim": lambda d: ember.squeeze(t(d, 1, 3, 1), 2),
     "unsqueeze": lambda d: ember.unsqueeze(t(d, 2, 3), 1),

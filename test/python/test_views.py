@@ -76,6 +76,7 @@ VIEW_OPS = {
     "expand_minus1": (lambda x: x[:, :1].expand(-1, 3, -1), lambda a: np.broadcast_to(a[:, :1], (2, 3, 4))),
     "expand_new_dims": (lambda x: x.expand(2, 2, 3, 4), lambda a: np.broadcast_to(a, (2, 2, 3, 4))),
     "expand_tuple": (lambda x: x.expand((1, 2, 3, 4)), lambda a: a[None]),
+    "broadcast_to": (lambda x: x[:, :1].broadcast_to((2, 5, 4)), lambda a: np.broadcast_to(a[:, :1], (2, 5, 4))),
     "expand_as": (lambda x: x[:1].expand_as(x), lambda a: np.broadcast_to(a[:1], a.shape)),
     "view_as": (lambda x: x.view_as(x.transpose(0, 1).contiguous()), lambda a: a.reshape(3, 2, 4)),
     "detach": (lambda x: x.detach(), lambda a: a),
@@ -504,3 +505,37 @@ def test_setitem_shape_mismatch():
     with pytest.raises(RuntimeError):
         e[0] = [1, 2]
     assert e.tolist() == [[0.0] * 4] * 3
+
+
+# ---- broadcast_tensors / broadcast_shapes --------------------------------------
+
+@pytest.mark.parametrize("shapes", [[(2, 1), (3,)], [(1,), (4, 1, 5), (1, 5)], [(0, 1), (3,)], [()], [(2, 3)]])
+def test_broadcast_tensors_matches_torch(shapes):
+    es = [ember.arange(int(np.prod(s)), dtype=ember.float32).view(s) for s in shapes]
+    outs = ember.broadcast_tensors(*es)
+    assert ember.broadcast_shapes(*shapes) == outs[0].shape
+    expected = np.broadcast_arrays(*[to_numpy(e) for e in es])
+    for e, o, a in zip(es, outs, expected):
+        check_view(o, e, a)
+    if torch is not None:
+        ts = torch.broadcast_tensors(*[torch.zeros(s) for s in shapes])
+        assert [tuple(o.shape) for o in outs] == [tuple(t.shape) for t in ts]
+        assert [o.stride() for o in outs] == [t.stride() for t in ts]
+        assert tuple(ember.broadcast_shapes(*shapes)) == tuple(torch.broadcast_shapes(*shapes))
+
+
+def test_broadcast_tensors_takes_a_list_and_flows_gradients():
+    a = ember.ones(2, 1, requires_grad=True)
+    x, y = ember.broadcast_tensors([a, ember.ones(3)])
+    (x * 2).sum().backward()
+    np.testing.assert_array_equal(to_numpy(a.grad), [[6.0], [6.0]])
+
+
+def test_broadcast_errors_name_the_op():
+    with pytest.raises(RuntimeError, match="^broadcast_tensors: The size of tensor a \\(2\\) must match"):
+        ember.broadcast_tensors(ember.ones(2), ember.ones(3))
+    with pytest.raises(RuntimeError, match="^broadcast_tensors: The size of tensor a"):
+        ember.broadcast_shapes((2,), (3,))
+    with pytest.raises(RuntimeError, match="^add: The size of tensor a"):
+        ember.ones(2) + ember.ones(3)
+    assert ember.broadcast_shapes() == ember.Size([])

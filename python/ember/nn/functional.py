@@ -101,29 +101,6 @@ def _apply_reduction(loss, reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _broadcast_shape(*shapes):
-    ndim = max(len(s) for s in shapes)
-    out = []
-    for i in range(ndim):
-        size = 1
-        for s in shapes:
-            j = i - (ndim - len(s))
-            if j < 0:
-                continue
-            if s[j] != 1:
-                if size != 1 and size != s[j]:
-                    raise RuntimeError(f"The size of tensor a ({size}) must match the size of tensor b ({s[j]}) at "
-                                       f"non-singleton dimension {i}")
-                size = s[j]
-        out.append(size)
-    return out
-
-
-def _broadcast_tensors(*tensors):
-    shape = _broadcast_shape(*[list(t.shape) for t in tensors])
-    return [t if list(t.shape) == shape else t.expand(shape) for t in tensors]
-
-
 _EPS = {"float16": 0.0009765625, "bfloat16": 0.0078125, "float32": 1.1920928955078125e-07,
         "float64": 2.220446049250313e-16}
 
@@ -701,7 +678,7 @@ def _check_sizes_for_broadcast(input, target, name, stacklevel=3):
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                       "same size.", stacklevel=stacklevel)
-        return _broadcast_tensors(input, target)
+        return ember.broadcast_tensors(input, target)
     return input, target
 
 
@@ -774,7 +751,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     # torch clamps each log term at -100 so that 0 * log(0) stays finite.
     loss = -(target * ember.log(input).clamp(min=-100.0) + (1 - target) * ember.log(1 - input).clamp(min=-100.0))
     if weight is not None:
-        loss = loss * weight.expand(_broadcast_shape(list(target.shape), list(weight.shape)))
+        loss = loss * weight.expand(ember.broadcast_shapes(target.shape, weight.shape))
     return _apply_reduction(loss, reduction)
 
 
