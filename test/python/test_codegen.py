@@ -11,7 +11,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, ROOT)
 
 from tools.codegen import autograd as autograd_gen, gen, python as pygen  # noqa: E402
-from tools.codegen.model import SchemaError, parse_native_functions, parse_schema  # noqa: E402
+from tools.codegen.model import Kernel, SchemaError, parse_native_functions, parse_schema  # noqa: E402
+from tools.codegen.yaml_source import load_entries, parse_entries  # noqa: E402
 
 import ember  # noqa: E402
 
@@ -303,25 +304,117 @@ EMBER_LIBRARY_IMPL(aten, Autograd, m) {
 """)
 
     def test_schema_must_match_native_functions(self):
-        with self.assertRaises(SchemaError) as e:
-            autograd_gen.generate(parse_native_functions(AUTOGRAD_YAML),
-                                  [{"name": "scale(Tensor self, float factor=3, *, Scalar shift=0) -> Tensor",
-                                    "self": "grad"}])
-        self.assertExpectedInline(str(e.exception), """\
-derivatives.yaml: schema of scale differs from native_functions.yaml:
+        def error(text):
+            with self.assertRaises(SchemaError) as e:
+                autograd_gen.generate(parse_native_functions(AUTOGRAD_YAML),
+                                      parse_entries(text, "derivatives.yaml"))
+            return str(e.exception)
+
+        self.assertExpectedInline(error("""\
+- name: scale(Tensor self, float factor=3, *, Scalar shift=0) -> Tensor
+  self: grad
+"""), """\
+derivatives.yaml:1: schema of scale differs from native_functions.yaml:
   scale(Tensor self, float factor=3, *, Scalar shift=0) -> Tensor
   scale(Tensor self, float factor=2, *, Scalar shift=0) -> Tensor""")
+        self.assertExpectedInline(error(f"""\
+# a comment
+
+- name: {AUTOGRAD_YAML[0]["func"]}
+  other: grad
+"""), """derivatives.yaml:3: scale: unknown key 'other': 'other' is not a differentiable input (inputs: self; other keys: name, output_differentiability)""")
+        self.assertExpectedInline(error(f"""\
+- name: {AUTOGRAD_YAML[0]["func"]}
+  self: grad
+- name: nonexistent(Tensor self) -> Tensor
+  self: grad
+"""), """derivatives.yaml:3: nonexistent is not an operator of native_functions.yaml""")
+        self.assertExpectedInline(error("""\
+- name: scale(Tensor self, flaot factor) -> Tensor
+"""), """derivatives.yaml:1: unknown type 'flaot'""")
+        self.assertExpectedInline(error(f"""\
+- name: {AUTOGRAD_YAML[0]["func"]}
+  output_differentiability: [True, False]
+"""), """derivatives.yaml:1: scale: output_differentiability is a list of 1 bools, one per result, not [True, False]""")
+        self.assertExpectedInline(error(f"""\
+- name: {AUTOGRAD_YAML[0]["func"]}
+  self: grad
+- name: {AUTOGRAD_YAML[0]["func"]}
+  self: grad * 2
+"""), """derivatives.yaml:3: second entry for scale""")
+
+
+class TestNativeFunctionsYamlErrors(TestCase):
+    """native_functions.yaml is read strictly: a key, value or reference the
+    generator does not know is an error that names the entry's file:line."""
+
+    def error(self, text):
         with self.assertRaises(SchemaError) as e:
-            autograd_gen.generate(parse_native_functions(AUTOGRAD_YAML),
-                                  [{"name": AUTOGRAD_YAML[0]["func"], "other": "grad"}])
-        self.assertExpectedInline(str(e.exception), """derivatives.yaml: scale has no argument 'other'""")
+            parse_native_functions(parse_entries(text, "native_functions.yaml"))
+        return str(e.exception)
+
+    def test_unknown_keys(self):
+        self.assertExpectedInline(self.error("""\
+- func: ok(Tensor self) -> Tensor
+
+- func: f(Tensor self) -> Tensor
+  dispach:
+    CPU: f
+"""), """native_functions.yaml:3: f: unknown key 'dispach' (known: func, variants, dispatch, python, structured_delegate, device_check, doc)""")
+
+    def test_unknown_dispatch_key_and_variant(self):
+        self.assertExpectedInline(self.error("""\
+- func: f(Tensor self) -> Tensor
+  dispatch:
+    CPU, Cuda: f
+"""), """native_functions.yaml:1: f: unknown dispatch key 'Cuda' (known: CPU, CUDA, CompositeExplicitAutograd, CompositeImplicitAutograd, Meta, PrivateUse1)""")
+        self.assertExpectedInline(self.error("""\
+- func: f(Tensor self) -> Tensor
+  variants: function, methods
+"""), """native_functions.yaml:1: f: unknown variant 'methods' (known: function, method)""")
+
+    def test_schema_errors_carry_the_line(self):
+        self.assertExpectedInline(self.error("""\
+- func: f(Tensor self) -> Tensor
+- func: g(Tensr self) -> Tensor
+"""), """native_functions.yaml:2: unknown type 'Tensr'""")
+        self.assertExpectedInline(self.error("""\
+- func: f(Tensor self) -> Tensor
+- func: f(Tensor other) -> Tensor
+"""), """native_functions.yaml:2: duplicate operator f""")
+        self.assertExpectedInline(self.error("""\
+- variants: method
+"""), """native_functions.yaml:1: entry has no 'func'""")
+
+    def test_bad_values_and_references(self):
+        self.assertExpectedInline(self.error("""\
+- func: f(Tensor self) -> Tensor
+  structured_delegate: f.out
+"""), """native_functions.yaml:1: f: structured_delegate f.out is not an out variant in this file""")
+        self.assertExpectedInline(self.error("""\
+- func: f(Tensor self) -> Tensor
+  device_check: Never
+"""), """native_functions.yaml:1: f: device_check is SameDevice or NoCheck, not Never""")
+        self.assertExpectedInline(self.error("""\
+- func: f(Tensor self) -> Tensor
+  python: maybe
+"""), """native_functions.yaml:1: f: python is True or False, not 'maybe'""")
+
+    def test_delegated_kernels_are_typed(self):
+        functions = parse_native_functions(parse_entries("""\
+- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CPU: f_out
+- func: f(Tensor self) -> Tensor
+  structured_delegate: f.out
+"""))
+        self.assertEqual(functions[1].dispatch, {"CPU": Kernel("f_out", delegate=True)})
+        self.assertEqual(functions[0].dispatch, {"CPU": Kernel("f_out")})
 
 
 def test_derivatives_yaml_matches_native_functions():
-    with open(os.path.join(ROOT, "derivatives.yaml")) as f:
-        entries = yaml.safe_load(f)
-    with open(YAML_PATH) as f:
-        functions = parse_native_functions(yaml.safe_load(f))
+    entries = load_entries(os.path.join(ROOT, "derivatives.yaml"))
+    functions = parse_native_functions(load_entries(YAML_PATH))
     infos = autograd_gen.parse_derivatives(entries, functions)
     assert len(infos) == len(entries)
 

@@ -125,3 +125,9 @@ def is_factory(schema: Schema) -> bool:
     """Ops taking dtype and device keywords get a TensorOptions overload."""
     names = {a.name for a in schema.kwarg_only}
     return {"dtype", "device"} <= names and not schema.is_out_variant
+
+
+def typed_handle(schema: Schema) -> str:
+    """The statement that finds the op's dispatcher handle once, as `op`."""
+    return (f'static const auto op = Dispatcher::singleton().findTyped<{function_type(schema)}>('
+            f'"aten::{schema.name}", "{schema.overload}");')

@@ -7,6 +7,7 @@ and str() of the result prints it back in canonical form.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -229,20 +230,59 @@ def parse_schema(text: str) -> Schema:
     return Schema(base, overload, tuple(arguments), tuple(returns))
 
 
+def error_at(entry, message: str) -> SchemaError:
+    """An error about a yaml entry, prefixed with its `file:line` when known."""
+    where = getattr(entry, "where", None)
+    return SchemaError(f"{where}: {message}" if where else message)
+
+
+_DISPATCH_KEY_HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "c10", "core",
+                                    "DispatchKey.h")
+
+
+def _read_dispatch_keys() -> frozenset[str]:
+    """The keys a yaml kernel may be registered for, read from c10's
+    DispatchKey enum (their one home): the backends (after Undefined, up to
+    the first functionality key, BackendSelect) and the alias keys (after
+    NumKeys). Functionality keys get their kernels elsewhere (autograd from
+    derivatives.yaml)."""
+    with open(_DISPATCH_KEY_HEADER) as f:
+        text = f.read()
+    body = re.search(r"enum class DispatchKey\b[^{]*\{(.*?)\};", text, re.S)
+    if body is None:
+        raise SchemaError(f"{_DISPATCH_KEY_HEADER}: no `enum class DispatchKey` found")
+    names = re.findall(r"^\s*([A-Za-z0-9_]+)\s*,", re.sub(r"//[^\n]*", "", body.group(1)), re.M)
+    return frozenset(names[names.index("Undefined") + 1:names.index("BackendSelect")] +
+                     names[names.index("NumKeys") + 1:])
+
+
+DISPATCH_KEYS = _read_dispatch_keys()
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """What serves an op for one dispatch key: a function in ember::native, or
+    (delegate) the kernel of the op's out variant, run with a fresh output
+    (functional form) or with `self` as the output (in-place form)."""
+
+    name: str
+    delegate: bool = False
+
+
 @dataclass
 class NativeFunction:
     """One entry of native_functions.yaml."""
 
     schema: Schema
     variants: tuple[str, ...] = ("function",)
-    # dispatch key name -> kernel function name in ember::native
-    dispatch: dict[str, str] = field(default_factory=dict)
+    # dispatch key name -> its kernel
+    dispatch: dict[str, Kernel] = field(default_factory=dict)
     python: bool = True  # bind in Python
-    # "exp.out": this functional or in-place op runs the out variant's
-    # kernels, with a fresh output or with `self` as the output.
+    # "exp.out": this functional or in-place op runs the out variant's kernels.
     structured_delegate: Optional[str] = None
     # "NoCheck": the op's tensors may be on different devices (copy_).
     device_check: str = "SameDevice"
+    doc: Optional[str] = None  # the Python docstring's text after the signature
 
     @property
     def cpp_name(self) -> str:
@@ -254,38 +294,74 @@ def _default_kernel_name(schema: Schema) -> str:
     return schema.name + ("_out" if schema.is_out_variant else "")
 
 
+NATIVE_FUNCTION_KEYS = ("func", "variants", "dispatch", "python", "structured_delegate", "device_check", "doc")
+VARIANTS = ("function", "method")
+DEVICE_CHECKS = ("SameDevice", "NoCheck")
+
+
+def _parse_native_function(entry: dict) -> NativeFunction:
+    fields = dict(entry)
+    if "func" not in fields:
+        raise error_at(entry, "entry has no 'func'")
+    try:
+        schema = parse_schema(fields.pop("func"))
+    except SchemaError as e:
+        raise error_at(entry, str(e)) from None
+    name = schema.full_name
+    variants = tuple(v.strip() for v in str(fields.pop("variants", "function")).split(","))
+    for v in variants:
+        if v not in VARIANTS:
+            raise error_at(entry, f"{name}: unknown variant '{v}' (known: {', '.join(VARIANTS)})")
+    dispatch = {}
+    for keys, kernel in (fields.pop("dispatch", None) or {}).items():
+        for key in str(keys).split(","):
+            key = key.strip()
+            if key not in DISPATCH_KEYS:
+                raise error_at(entry, f"{name}: unknown dispatch key '{key}' (known: {', '.join(sorted(DISPATCH_KEYS))})")
+            dispatch[key] = Kernel(str(kernel))
+    python = fields.pop("python", True)
+    if not isinstance(python, bool):
+        raise error_at(entry, f"{name}: python is True or False, not {python!r}")
+    delegate = fields.pop("structured_delegate", None)
+    if delegate and dispatch:
+        raise error_at(entry, f"{name}: structured_delegate and dispatch are exclusive")
+    if not dispatch and not delegate:
+        dispatch = {"CompositeImplicitAutograd": Kernel(_default_kernel_name(schema))}
+    device_check = fields.pop("device_check", "SameDevice")
+    if device_check not in DEVICE_CHECKS:
+        raise error_at(entry, f"{name}: device_check is SameDevice or NoCheck, not {device_check}")
+    doc = fields.pop("doc", None)
+    if doc is not None and not isinstance(doc, str):
+        raise error_at(entry, f"{name}: doc is text, not {type(doc).__name__}")
+    if fields:
+        raise error_at(entry, f"{name}: unknown key{'s' if len(fields) > 1 else ''} "
+                              f"{', '.join(repr(k) for k in fields)} (known: {', '.join(NATIVE_FUNCTION_KEYS)})")
+    return NativeFunction(schema, variants, dispatch, python, delegate, device_check, doc)
+
+
 def parse_native_functions(entries: list[dict]) -> list[NativeFunction]:
+    """The entries of native_functions.yaml as NativeFunctions; any key, value
+    or reference the generator does not know is an error naming its entry."""
     functions = []
-    seen = set()
+    entry_of = {}
     for entry in entries:
-        schema = parse_schema(entry["func"])
-        if schema.full_name in seen:
-            raise SchemaError(f"duplicate operator {schema.full_name}")
-        seen.add(schema.full_name)
-        variants = tuple(v.strip() for v in entry.get("variants", "function").split(","))
-        dispatch = {}
-        for keys, kernel in (entry.get("dispatch") or {}).items():
-            for key in keys.split(","):
-                dispatch[key.strip()] = kernel
-        delegate = entry.get("structured_delegate")
-        if delegate and dispatch:
-            raise SchemaError(f"{schema.full_name}: structured_delegate and dispatch are exclusive")
-        if not dispatch and not delegate:
-            dispatch = {"CompositeImplicitAutograd": _default_kernel_name(schema)}
-        device_check = entry.get("device_check", "SameDevice")
-        if device_check not in ("SameDevice", "NoCheck"):
-            raise SchemaError(f"{schema.full_name}: device_check is SameDevice or NoCheck, not {device_check}")
-        functions.append(NativeFunction(schema, variants, dispatch, entry.get("python", True), delegate, device_check))
+        f = _parse_native_function(entry)
+        if f.schema.full_name in entry_of:
+            raise error_at(entry, f"duplicate operator {f.schema.full_name}")
+        entry_of[f.schema.full_name] = entry
+        functions.append(f)
     by_name = {f.schema.full_name: f for f in functions}
     for f in functions:
         if f.structured_delegate:
+            entry = entry_of[f.schema.full_name]
             target = by_name.get(f.structured_delegate)
             if target is None or not target.schema.is_out_variant:
-                raise SchemaError(f"{f.schema.full_name}: structured_delegate {f.structured_delegate} is not an "
-                                  "out variant in this file")
+                raise error_at(entry, f"{f.schema.full_name}: structured_delegate {f.structured_delegate} is not an "
+                                      "out variant in this file")
             expected = [(a.name, str(a.type)) for a in target.schema.arguments if not a.is_write]
             have = [(a.name, str(a.type)) for a in f.schema.arguments]
             if have != expected:
-                raise SchemaError(f"{f.schema.full_name}: arguments differ from its delegate {f.structured_delegate}")
-            f.dispatch = {key: f"{kernel}@delegate" for key, kernel in target.dispatch.items()}
+                raise error_at(entry, f"{f.schema.full_name}: arguments differ from its delegate "
+                                      f"{f.structured_delegate}")
+            f.dispatch = {key: Kernel(kernel.name, delegate=True) for key, kernel in target.dispatch.items()}
     return functions
