@@ -124,7 +124,7 @@ TEST(Copy, ConvertsBroadcastsAndHandlesOverlap) {
   dst.copy_(full({3}, 2.75));
   EXPECT_EQ(values(dst), (std::vector<double>{2, 2, 2, 2, 2, 2}));
   expect_inline(error_of([&] { dst.copy_(zeros({2, 2})); }),
-                R"(The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1)");
+                R"(copy_: The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1)");
   expect_inline(error_of([&] { zeros({3}).copy_(zeros({2, 3})); }),
                 R"(output with shape [3] doesn't match the broadcast shape [2, 3])");
   expect_inline(error_of([&] { zeros({1}).expand({3}).fill_(1); }),
