@@ -120,25 +120,33 @@ EMBER_LIBRARY_IMPL(aten, Meta, m) {
     def test_python_bindings(self):
         self.assertExpectedInline(pygen.gen_bindings(self.functions).split("void init_generated_functions", 1)[1], """\
 (py::module_& m) {
+  py::options options;
+  options.disable_function_signatures();
   m.def("scale", [](const Tensor& self, double factor, c10::Scalar shift, std::optional<Tensor> out) -> Tensor {
     if (out) return ember::scale_outf(self, factor, shift, *out);
     return ember::scale(self, factor, shift);
-  }, py::arg("input"), py::arg("factor") = 2.0, py::kw_only(), py::arg("shift") = 0, py::arg("out") = py::none());
+  }, py::arg("input"), py::arg("factor") = 2.0, py::kw_only(), py::arg("shift") = 0, py::arg("out") = py::none(), R"doc(scale(Tensor input, float factor=2, *, Number shift=0, Tensor out=None) -> Tensor
+)doc");
   m.def("grid", [](const py::args& size_varargs, std::optional<c10::ScalarType> dtype, std::optional<c10::Device> device, bool requires_grad) -> Tensor {
     const IntList size{shape_from_args(size_varargs, "grid", "size")};
     Tensor result = ember::grid(size, dtype, device);
     if (requires_grad) result.set_requires_grad(true);
     return result;
-  }, py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false);
+  }, py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false, R"doc(grid(*size, dtype dtype=None, device device=None, bool requires_grad=False) -> Tensor
+)doc");
   explain_mismatches(m, "scale", {{{"input", "Tensor", &accepts<Tensor>, nullptr, false}, {"factor", "float", &accepts<double>, "2", false}, {"shift", "Number", &accepts<c10::Scalar>, "0", true}, {"out", "Tensor", &accepts<std::optional<Tensor>>, "None", true}}});
   m.attr("_generated_functions") = py::make_tuple("scale", "grid");
 }
 
 void init_generated_methods(TensorClass& cls) {
+  py::options options;
+  options.disable_function_signatures();
   cls.def("scale", [](const Tensor& self, double factor, c10::Scalar shift) -> Tensor {
     return ember::scale(self, factor, shift);
-  }, py::arg("factor") = 2.0, py::kw_only(), py::arg("shift") = 0);
+  }, py::arg("factor") = 2.0, py::kw_only(), py::arg("shift") = 0, R"doc(scale(float factor=2, *, Number shift=0) -> Tensor
+)doc");
   explain_mismatches(cls, "scale", {{{"factor", "float", &accepts<double>, "2", false}, {"shift", "Number", &accepts<c10::Scalar>, "0", true}}});
+  cls.attr("_generated_methods") = py::make_tuple("scale");
 }
 
 }  // namespace ember::python
