@@ -54,8 +54,26 @@ def _cuda(self, device=None, non_blocking=False):
     return self.to(device, non_blocking=non_blocking)
 
 
+def _type(self, dtype=None, non_blocking=False, **kwargs):
+    """With no dtype, the legacy type name ('ember.FloatTensor', 'ember.cuda.LongTensor'); else a copy of
+    the given dtype, or of a legacy type name's dtype and device."""
+    if dtype is None:
+        return "ember." + ("cuda." if self.is_cuda else "") + self.dtype._legacy_name
+    if isinstance(dtype, str):
+        module, _, name = dtype.rpartition(".")
+        if module not in ("ember", "torch", "ember.cuda", "torch.cuda"):
+            raise ValueError(f"invalid type: '{dtype}'")
+        matches = [d for d in _C._all_dtypes if d._legacy_name == name]
+        if not matches:
+            raise ValueError(f"invalid type: '{dtype}'")
+        device = "cuda" if module.endswith("cuda") else "cpu"
+        return self.to(device, matches[0], non_blocking=non_blocking)
+    return self.to(dtype, non_blocking=non_blocking)
+
+
 Tensor.__repr__ = _repr
 Tensor.cuda = _cuda
+Tensor.type = _type
 Tensor.__str__ = _repr
 Tensor.__iter__ = _iter
 Tensor.__array__ = _array

@@ -7,6 +7,7 @@
 #include <pybind11/complex.h>
 
 #include <array>
+#include <cmath>
 
 namespace ember::python {
 
@@ -68,22 +69,86 @@ std::vector<int64_t> shape_from_args(const py::args& args, const char* what, con
   return shape;
 }
 
+// ember.finfo / ember.iinfo: the ranges of c10's scalar-type table, with
+// torch's fields and spelling.
+struct FloatInfo {
+  c10::ScalarType type;
+  const c10::ScalarTypeInfo& info() const { return c10::info(type); }
+};
+struct IntInfo {
+  c10::ScalarType type;
+};
+
+void init_type_limits(py::module_& m) {
+  py::class_<FloatInfo>(m, "finfo")
+      .def(py::init([](std::optional<c10::ScalarType> dtype) {
+             const c10::ScalarType t = dtype.value_or(c10::get_default_dtype());
+             if (!c10::isFloatingType(t) && !c10::isComplexType(t)) {
+               throw py::type_error("ember.finfo() requires a floating point input type. Use ember.iinfo to handle "
+                                    "'ember.finfo'");
+             }
+             return FloatInfo{t};
+           }),
+           py::arg("type") = py::none())
+      .def_property_readonly("bits", [](const FloatInfo& f) { return 8 * c10::elementSize(c10::toRealValueType(f.type)); })
+      .def_property_readonly("eps", [](const FloatInfo& f) { return f.info().eps; })
+      .def_property_readonly("max", [](const FloatInfo& f) { return f.info().max; })
+      .def_property_readonly("min", [](const FloatInfo& f) { return -f.info().max; })
+      .def_property_readonly("tiny", [](const FloatInfo& f) { return f.info().tiny; })
+      .def_property_readonly("smallest_normal", [](const FloatInfo& f) { return f.info().tiny; })
+      .def_property_readonly("resolution", [](const FloatInfo& f) { return std::pow(10.0, -f.info().digits); })
+      .def_property_readonly("dtype", [](const FloatInfo& f) { return c10::python_name(c10::toRealValueType(f.type)); })
+      .def("__eq__", [](const FloatInfo& a, const FloatInfo& b) { return c10::toRealValueType(a.type) == c10::toRealValueType(b.type); })
+      .def("__repr__", [](const FloatInfo& f) {
+        const auto& i = f.info();
+        return fmt::format("finfo(resolution={:g}, min={:g}, max={:g}, eps={:g}, smallest_normal={:g}, tiny={:g}, dtype={})",
+                           std::pow(10.0, -i.digits), -i.max, i.max, i.eps, i.tiny, i.tiny,
+                           c10::python_name(c10::toRealValueType(f.type)));
+      });
+  py::class_<IntInfo>(m, "iinfo")
+      .def(py::init([](c10::ScalarType t) {
+             if (t == c10::ScalarType::Bool) throw py::type_error("ember.bool is not supported by ember.iinfo");
+             if (!c10::isIntegralType(t, false)) {
+               throw py::type_error("ember.iinfo() requires an integer input type. Use ember.finfo to handle "
+                                    "'ember.iinfo'");
+             }
+             return IntInfo{t};
+           }),
+           py::arg("type"))
+      .def_property_readonly("bits", [](const IntInfo& i) { return 8 * c10::elementSize(i.type); })
+      .def_property_readonly("min", [](const IntInfo& i) { return c10::info(i.type).int_min; })
+      .def_property_readonly("max", [](const IntInfo& i) { return c10::info(i.type).int_max; })
+      .def_property_readonly("dtype", [](const IntInfo& i) { return c10::python_name(i.type); })
+      .def("__eq__", [](const IntInfo& a, const IntInfo& b) { return a.type == b.type; })
+      .def("__repr__", [](const IntInfo& i) {
+        // torch prints the bounds as floats (%g), large ones in exponent form.
+        return fmt::format("iinfo(min={:g}, max={:g}, dtype={})", static_cast<double>(c10::info(i.type).int_min),
+                           static_cast<double>(c10::info(i.type).int_max), c10::python_name(i.type));
+      });
+}
+
 void init_dtype_device(py::module_& m) {
   py::class_<PyDtype>(m, "dtype")
       .def_property_readonly("is_floating_point", [](const PyDtype& d) { return c10::isFloatingType(d.type); })
       .def_property_readonly("is_complex", [](const PyDtype& d) { return c10::isComplexType(d.type); })
       .def_property_readonly("is_signed", [](const PyDtype& d) { return c10::isSignedType(d.type); })
       .def_property_readonly("itemsize", [](const PyDtype& d) { return c10::elementSize(d.type); })
+      .def_property_readonly("_legacy_name", [](const PyDtype& d) { return c10::info(d.type).legacy_name; })
       .def("to_real", [](const PyDtype& d) { return c10::toRealValueType(d.type); })
       .def("to_complex", [](const PyDtype& d) { return c10::toComplexType(d.type); })
       .def("__repr__", [](const PyDtype& d) { return fmt::format("ember.{}", c10::python_name(d.type)); })
       // Pickles by name, resolving to the same singleton on load.
       .def("__reduce__", [](const PyDtype& d) { return std::string(c10::python_name(d.type)); });
+  py::tuple all(c10::kNumScalarTypes);
   for (int i = 0; i < c10::kNumScalarTypes; ++i) {
     py::object obj = py::cast(&dtype_table[i], py::return_value_policy::reference);
     dtype_objects()[i] = obj;
     m.attr(std::string(c10::kScalarTypeInfo[i].name).c_str()) = obj;
+    all[i] = obj;
   }
+  m.attr("_all_dtypes") = all;  // in the table's order
+
+  init_type_limits(m);
 
   py::class_<c10::Device>(m, "device")
       .def(py::init([](const std::string& spec) { return c10::Device(spec); }), py::arg("type"))

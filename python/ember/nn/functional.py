@@ -101,14 +101,6 @@ def _apply_reduction(loss, reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-_EPS = {"float16": 0.0009765625, "bfloat16": 0.0078125, "float32": 1.1920928955078125e-07,
-        "float64": 2.220446049250313e-16}
-
-
-def _finfo_eps(dtype):
-    return _EPS.get(str(dtype).split(".")[-1], 1.1920928955078125e-07)
-
-
 # ---- linear and convolution ---------------------------------------------------------
 
 
@@ -486,7 +478,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if isinstance(normalized_shape, int):
         normalized_shape = [normalized_shape]
     if eps is None:
-        eps = _finfo_eps(input.dtype)
+        eps = ember.finfo(input.dtype).eps
     dims = list(range(-len(normalized_shape), 0))
     out = input * ember.rsqrt((input * input).mean(dims, keepdim=True) + eps)
     if weight is not None:

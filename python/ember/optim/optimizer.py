@@ -15,7 +15,7 @@ from itertools import chain
 import ember
 
 # One RemovableHandle for module and optimizer hooks, as torch (torch.utils.hooks).
-from ..nn.modules.module import RemovableHandle, _clear_grad, _register_hook, _tensor_typename  # noqa: F401
+from ..nn.modules.module import RemovableHandle, _clear_grad, _register_hook  # noqa: F401
 
 __all__ = [
     "Optimizer",
@@ -52,7 +52,7 @@ def register_optimizer_step_post_hook(hook):
 def _typename(obj):
     """``torch.typename``: ``ember.FloatTensor`` for tensors, the qualified type name otherwise."""
     if isinstance(obj, ember.Tensor):
-        return _tensor_typename(obj)
+        return obj.type()
     module = getattr(obj, "__module__", "") or ""
     if hasattr(obj, "__qualname__"):
         qualname = obj.__qualname__

@@ -8,7 +8,7 @@ from itertools import chain, islice
 from ember import _C
 
 from ..parameter import Parameter
-from .module import Module, _addindent, _tensor_typename
+from .module import Module, _addindent
 
 Tensor = _C.Tensor
 
@@ -490,7 +490,7 @@ class ParameterDict(Module):
             if isinstance(p, Tensor):
                 size_str = "x".join(str(size) for size in p.size())
                 parastr = "{} containing: [{} of size {}{}]".format(
-                    "Parameter" if isinstance(p, Parameter) else "Tensor", _tensor_typename(p), size_str,
+                    "Parameter" if isinstance(p, Parameter) else "Tensor", p.type(), size_str,
                     _device_suffix(p))
                 child_lines.append("  (" + str(k) + "): " + parastr)
             else:

@@ -27,23 +27,6 @@ def _typename(obj):
     return name if module in (None, "builtins") else f"{module}.{name}"
 
 
-_TENSOR_TYPE_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
-    "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
-    "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
-    "complex128": "ComplexDoubleTensor",
-}
-
-
-def _tensor_typename(t):
-    """torch.typename's spelling for a tensor: ember.FloatTensor, ember.DoubleTensor, ...
-
-    (ParameterDict's repr and the optimizers' error messages use it; Module's own
-    messages say ember.Tensor, see _typename.)
-    """
-    return "ember." + _TENSOR_TYPE_NAMES.get(str(t.dtype).split(".")[-1], "Tensor")
-
-
 class RemovableHandle:
     """A handle that removes a hook from the dict(s) it was added to."""
 
