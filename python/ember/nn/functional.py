@@ -92,13 +92,8 @@ def _resolve_reduction(size_average, reduce, reduction):
 
 
 def _apply_reduction(loss, reduction):
-    if reduction == "none":
-        return loss
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    raise ValueError(f"{reduction} is not a valid value for reduction")
+    mode = _reduction_enum(reduction)
+    return loss if mode == _REDUCTIONS["none"] else loss.mean() if mode == _REDUCTIONS["mean"] else loss.sum()
 
 
 # ---- linear and convolution ---------------------------------------------------------
@@ -338,8 +333,6 @@ def selu(input, inplace=False):
 
 
 def gelu(input, approximate="none"):
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
     return ember.gelu(input, approximate=approximate)
 
 
