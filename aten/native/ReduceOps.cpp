@@ -1,5 +1,6 @@
 // Reductions (sum, mean, prod, amax/amin, max/min with indices, argmax,
-// var/std, norm, logsumexp, all/any), softmax and cumulative ops.
+// var/std, norm, logsumexp, all/any). Softmax and the cumulative ops, which
+// keep the reduced dim, are in Softmax.cpp and Cumulative.cpp.
 //
 // Every reduction views its input as a matrix: either [outer, inner] with
 // the reduced elements of one output contiguous in a row, or [inner, outer]
@@ -123,9 +124,7 @@ std::vector<Acc> reduce(const Plan& plan, Acc init, Step step, Merge merge) {
   return result;
 }
 
-template <typename T>
-using acc_t = std::conditional_t<c10::is_complex_v<T>, c10::complex<double>,
-                                 std::conditional_t<cpu::is_floating_v<T>, double, int64_t>>;
+using cpu::acc_t;
 
 
 template <typename Acc, typename F>
@@ -135,12 +134,6 @@ void write_results(const Tensor& out, const std::vector<Acc>& values, F project)
     O* p = static_cast<O*>(out.data_ptr());
     for (size_t i = 0; i < values.size(); ++i) p[i] = c10::convert<O>(project(values[i]));
   });
-}
-
-Tensor into_out(const Tensor& result, const Tensor& out) {
-  if (!out.defined()) return result;
-  if (out.sizes() != result.sizes()) out.resize_(result.sizes());
-  return out.copy_(result);
 }
 
 struct SumStep {
@@ -453,216 +446,5 @@ Tensor all(const Tensor& self) { return truth_reduce(self, std::nullopt, false, 
 Tensor all(const Tensor& self, int64_t dim, bool keepdim) { return truth_reduce(self, IntArrayRef(dim), keepdim, true); }
 Tensor any(const Tensor& self) { return truth_reduce(self, std::nullopt, false, false); }
 Tensor any(const Tensor& self, int64_t dim, bool keepdim) { return truth_reduce(self, IntArrayRef(dim), keepdim, false); }
-
-// ---- softmax and cumulative ops: along one dim ---------------------------------------
-
-namespace {
-
-// Moves `dim` last and makes rows contiguous; `restore` puts a result of the
-// permuted shape back in the input's dim order, contiguous.
-struct AlongDim {
-  Tensor rows;  // [outer, n]
-  int64_t outer = 1, n = 1;
-  std::vector<int64_t> order, permuted_shape;
-  Tensor restore(const Tensor& result_rows) const {
-    std::vector<int64_t> inverse(order.size());
-    for (size_t i = 0; i < order.size(); ++i) inverse[order[i]] = static_cast<int64_t>(i);
-    return result_rows.reshape(permuted_shape).permute(inverse).contiguous();
-  }
-};
-
-AlongDim along_dim(const Tensor& self, int64_t dim, ScalarType dtype) {
-  AlongDim a;
-  const int64_t nd = std::max<int64_t>(self.dim(), 1);
-  const Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
-  dim = c10::maybe_wrap_dim(dim, nd);
-  for (int64_t d = 0; d < nd; ++d)
-    if (d != dim) a.order.push_back(d);
-  a.order.push_back(dim);
-  for (int64_t d : a.order) a.permuted_shape.push_back(x.size(d));
-  a.n = x.size(dim);
-  a.outer = a.n == 0 ? 0 : x.numel() / a.n;
-  a.rows = x.to(dtype).permute(a.order).contiguous().reshape({a.outer, a.n});
-  return a;
-}
-
-// The CPU's softmax_rows_stub.
-void cpu_softmax_rows(const Tensor& rows, const Tensor& out, bool log, bool safe) {
-  const int64_t outer = rows.size(0);
-  c10::visit_scalar_type(rows.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (cpu::is_floating_v<T>) {
-      using M = cpu::opmath_t<T>;
-      const T* in = static_cast<const T*>(rows.data_ptr());
-      T* o = static_cast<T*>(out.data_ptr());
-      const int64_t n = rows.size(1);
-      parallel_for(0, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) {
-          const T* x = in + r * n;
-          T* y = o + r * n;
-          M m = -std::numeric_limits<M>::infinity();
-          if constexpr (std::is_same_v<T, float>) {
-            if (n > 0) m = cpu::max_floats(x, n);
-          } else {
-            for (int64_t i = 0; i < n; ++i) m = std::max(m, static_cast<M>(x[i]));
-          }
-          if (safe && m == -std::numeric_limits<M>::infinity()) {
-            std::fill(y, y + n, T(0));
-            continue;
-          }
-          if (std::isinf(m)) m = m > 0 ? m : M(0);
-          if constexpr (std::is_same_v<T, float>) {
-            // Vectorized: y = exp(x - m) and its sum in one pass, then normalize.
-            const float total = cpu::exp_shifted_sum_floats(x, m, y, n);
-            if (log) {
-              const float shift = m + std::log(total);
-              for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
-            } else {
-              const float inv = 1.0f / total;
-              for (int64_t i = 0; i < n; ++i) y[i] *= inv;
-            }
-            continue;
-          }
-          M total = 0;
-          for (int64_t i = 0; i < n; ++i) total += std::exp(static_cast<M>(x[i]) - m);
-          if (log) {
-            const M shift = m + std::log(total);
-            for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<M>(x[i]) - shift);
-          } else {
-            const M inv = M(1) / total;
-            for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(std::exp(static_cast<M>(x[i]) - m) * inv);
-          }
-        }
-      });
-    }
-  });
-}
-
-// safe: rows that are all -inf give zeros instead of NaN (torch's
-// _safe_softmax, which attention uses for fully masked rows).
-Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool log, bool safe = false) {
-  const ScalarType t = dtype.value_or(self.dtype());
-  EMBER_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(t), "\"{}\" not implemented for '{}'",
-                              log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl",
-                              c10::toString(t));
-  if (self.is_meta()) return ember::empty(self.sizes(), t, self.device());
-  const AlongDim a = along_dim(self, dim, t);
-  Tensor out = ember::empty_like(a.rows);
-  softmax_rows_stub(out.device().type, a.rows, out, log, safe);
-  const Tensor result = a.restore(out);
-  return self.dim() == 0 ? result.reshape({}) : result;
-}
-
-Tensor cumulative(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool product) {
-  const ScalarType t = dtype.value_or(integer_to_long(self.dtype()));
-  if (self.is_meta()) return ember::empty(self.sizes(), t, self.device());
-  const AlongDim a = along_dim(self, dim, t);
-  Tensor out = ember::empty_like(a.rows);
-  c10::visit_scalar_type(t, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using A = acc_t<T>;
-    const T* in = static_cast<const T*>(a.rows.data_ptr());
-    T* o = static_cast<T*>(out.data_ptr());
-    parallel_for(0, a.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(a.n, 1)), [&](int64_t b, int64_t e) {
-      for (int64_t r = b; r < e; ++r) {
-        A acc = product ? A(1) : A(0);
-        for (int64_t i = 0; i < a.n; ++i) {
-          const A v = c10::convert<A>(in[r * a.n + i]);
-          acc = product ? acc * v : acc + v;
-          o[r * a.n + i] = c10::convert<T>(acc);
-        }
-      }
-    });
-  });
-  const Tensor result = a.restore(out);
-  return self.dim() == 0 ? result.reshape({}) : result;
-}
-
-}  // namespace
-
-Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax_impl(self, dim, dtype, false);
-}
-Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax_impl(self, dim, dtype, true);
-}
-Tensor _safe_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax_impl(self, dim, dtype, false, /*safe=*/true);
-}
-
-namespace {
-// The CPU's softmax_backward_rows_stub.
-void cpu_softmax_backward_rows(const Tensor& grad_rows, const Tensor& y_rows, const Tensor& out, bool log) {
-  const int64_t outer = y_rows.size(0);
-  c10::visit_scalar_type(y_rows.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (cpu::is_floating_v<T>) {
-      using M = cpu::opmath_t<T>;
-      const T* pg = static_cast<const T*>(grad_rows.data_ptr());
-      const T* py = static_cast<const T*>(y_rows.data_ptr());
-      T* o = static_cast<T*>(out.data_ptr());
-      const int64_t n = y_rows.size(1);
-      parallel_for(0, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
-        for (int64_t r = b; r < e; ++r) {
-          const T* gr = pg + r * n;
-          const T* yr = py + r * n;
-          T* dx = o + r * n;
-          if constexpr (std::is_same_v<T, float>) {
-            cpu::softmax_backward_row_floats(gr, yr, dx, n, log);
-            continue;
-          }
-          M total = 0;
-          for (int64_t i = 0; i < n; ++i)
-            total += log ? static_cast<M>(gr[i]) : static_cast<M>(gr[i]) * static_cast<M>(yr[i]);
-          for (int64_t i = 0; i < n; ++i) {
-            const M gi = static_cast<M>(gr[i]), yi = static_cast<M>(yr[i]);
-            dx[i] = static_cast<T>(log ? gi - std::exp(yi) * total : yi * (gi - total));
-          }
-        }
-      });
-    }
-  });
-}
-
-// grad_input of softmax (log: of log_softmax) from the forward's output, row
-// by row along dim.
-Tensor softmax_backward_impl(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype,
-                             bool log) {
-  EMBER_CHECK(grad_output.sizes() == output.sizes(), "{}: grad_output of size {} does not match output of size {}",
-              log ? "_log_softmax_backward_data" : "_softmax_backward_data", c10::str_sizes(grad_output.sizes()),
-              c10::str_sizes(output.sizes()));
-  const ScalarType t = output.dtype();
-  if (output.is_meta()) return ember::empty(output.sizes(), input_dtype, output.device());
-  const AlongDim g = along_dim(grad_output, dim, t), y = along_dim(output, dim, t);
-  Tensor out = ember::empty_like(y.rows);
-  softmax_backward_rows_stub(out.device().type, g.rows, y.rows, out, log);
-  const Tensor result = y.restore(out);
-  return (output.dim() == 0 ? result.reshape({}) : result).to(input_dtype);
-}
-}  // namespace
-
-Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  return softmax_backward_impl(grad_output, output, dim, input_dtype, false);
-}
-Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
-                                  ScalarType input_dtype) {
-  return softmax_backward_impl(grad_output, output, dim, input_dtype, true);
-}
-Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return cumulative(self, dim, dtype, false); }
-Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return cumulative(self, dim, dtype, true); }
-Tensor cumsum_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  return into_out(ember::cumsum(self, dim, dtype.value_or(out.dtype())), out);
-}
-Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  EMBER_CHECK(!dtype || *dtype == self.dtype(),
-              "Bad in-place call: input tensor dtype {} and output tensor dtype {} should match",
-              c10::toString(self.dtype()), c10::toString(*dtype));
-  return self.copy_(ember::cumsum(self, dim, dtype));
-}
-
-DispatchStub<SoftmaxRowsFn> softmax_rows_stub("softmax");
-DispatchStub<SoftmaxBackwardRowsFn> softmax_backward_rows_stub("_softmax_backward_data");
-EMBER_REGISTER_STUB(softmax_rows_stub, CPU, &cpu_softmax_rows);
-EMBER_REGISTER_STUB(softmax_backward_rows_stub, CPU, &cpu_softmax_backward_rows);
 
 }  // namespace ember::native

@@ -1,5 +1,5 @@
 #pragma once
-// Argument handling shared by the reductions of every device.
+// Argument and result handling shared by the reductions of every device.
 
 #include <aten/core/Tensor.h>
 
@@ -27,5 +27,12 @@ inline std::vector<bool> reduced_mask(const Tensor& self, std::optional<IntArray
 
 // sum and prod of integers (and bools) accumulate in int64, as torch.
 inline ScalarType integer_to_long(ScalarType t) { return c10::isIntegralType(t, true) ? ScalarType::Long : t; }
+
+// A result computed into a fresh tensor, then written to out= (resized to it).
+inline Tensor into_out(const Tensor& result, const Tensor& out) {
+  if (!out.defined()) return result;
+  if (out.sizes() != result.sizes()) out.resize_(result.sizes());
+  return out.copy_(result);
+}
 
 }  // namespace ember::native

@@ -322,4 +322,15 @@ Tensor conj(const Tensor& self) {
   return result;
 }
 
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
+  const int64_t nd = self.dim();
+  source = c10::maybe_wrap_dim(source, nd);
+  destination = c10::maybe_wrap_dim(destination, nd);
+  std::vector<int64_t> order;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != source) order.push_back(d);
+  order.insert(order.begin() + destination, source);
+  return self.permute(order);
+}
+
 }  // namespace ember::native

@@ -495,3 +495,25 @@ def test_equal():
     assert not ember.equal(a, ember.zeros_like(a))
     assert ember.equal(ember.tensor([0.0]), ember.tensor([-0.0]))
     assert not ember.equal(ember.tensor([float("nan")]), ember.tensor([float("nan")]))
+
+
+# ---- transposed and broadcast copies (the copy kernels) ----------------------
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(37, 53), (2, 300), (300, 2), (64, 64)])
+def test_transposed_and_broadcast_copies(dtype, shape):
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(shape) * 10
+    if dtype.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape)
+    a = a.astype(dtype)
+    x = ember.tensor(a)
+    np.testing.assert_array_equal(_np(x.t().contiguous()), a.T)
+    np.testing.assert_array_equal(_np(x[:, :1].expand(*shape).contiguous()), np.broadcast_to(a[:, :1], shape))
+    if dtype.startswith("complex"):
+        np.testing.assert_array_equal(_np(x.conj().t().contiguous().resolve_conj()), a.conj().T)
+
+
+def _np(t):
+    return t.resolve_conj().numpy()

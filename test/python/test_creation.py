@@ -729,3 +729,13 @@ def test_in_place_random_fills():
     assert set(i.tolist()) == set(range(5))
     i.random_(-3, 3)
     assert set(i.tolist()) == set(range(-3, 3))
+
+
+def test_large_blocks_are_reused_with_correct_contents():
+    # Freed large buffers are cached and handed out again: results must not see old data.
+    for i in range(5):
+        z = ember.zeros(1 << 20)
+        assert float(z.abs().sum()) == 0.0
+        f = ember.full((1 << 20,), float(i))
+        assert float(f.sum()) == float(i) * (1 << 20)
+        del z, f

@@ -406,3 +406,14 @@ def test_dlpack_round_trip_keeps_identity_of_memory():
         via_torch = ember.from_dlpack(torch.from_dlpack(e))
         via_torch[1, 2] = -1
         assert e[1, 2].item() == -1
+
+
+def test_import_ember_does_not_load_numpy():
+    # NumPy's own BLAS threads would otherwise start beside Ember's pool.
+    import os
+    import subprocess
+    import sys
+
+    code = "import sys, ember; assert 'numpy' not in sys.modules, 'numpy was imported'"
+    package_root = os.path.dirname(os.path.dirname(ember.__file__))
+    subprocess.run([sys.executable, "-c", code], check=True, env=dict(os.environ, PYTHONPATH=package_root))

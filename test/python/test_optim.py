@@ -11,6 +11,7 @@ test does, as an oracle.
 import copy
 import math
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -922,3 +923,36 @@ def test_training_loop_with_scheduler_matches_torch():
     np.testing.assert_allclose(out["ember"][0], out["torch"][0], rtol=1e-9)
     for e, t in zip(out["ember"][1], out["torch"][1]):
         np.testing.assert_allclose(e, t, rtol=1e-9, atol=1e-12)
+
+
+# ---- fused Adam step ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("decoupled,maximize,weight_decay", [(False, False, 0.0), (False, True, 0.1), (True, False, 0.1)])
+def test_adam_step_matches_the_operator_by_operator_update(dtype, decoupled, maximize, weight_decay):
+    rng = np.random.default_rng(4)
+    p, g, m, v = (rng.standard_normal((33, 7)).astype(dtype) for _ in range(4))
+    v = np.abs(v)
+    lr, b1, b2, eps, step = 1e-2, 0.9, 0.99, 1e-8, 3.0
+    pe, me, ve = ember.tensor(p), ember.tensor(m), ember.tensor(v)
+    ember._adam_step_(pe, ember.tensor(g), me, ve, step, lr, b1, b2, weight_decay, eps, maximize, decoupled)
+    gg = -g if maximize else g
+    if decoupled:
+        p = p * (1 - lr * weight_decay)
+    else:
+        gg = gg + weight_decay * p
+    m = m + (1 - b1) * (gg - m)
+    v = v * b2 + (1 - b2) * gg * gg
+    p = p - lr / (1 - b1**step) * m / (np.sqrt(v) / np.sqrt(1 - b2**step) + eps)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for got, want in ((pe, p), (me, m), (ve, v)):
+        np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol)
+    assert pe._version == me._version == ve._version == 1
+
+
+def test_adam_step_rejects_mismatched_state():
+    p = ember.zeros(4)
+    with pytest.raises(RuntimeError, match=re.escape("exp_avg must be a contiguous Float tensor of size [4], got Float of size [5]")):
+        ember._adam_step_(p, ember.zeros(4), ember.zeros(5), ember.zeros(4), 1.0, 0.1, 0.9, 0.99, 0.0, 1e-8, False,
+                          False)

@@ -24,4 +24,10 @@ inline constexpr bool is_floating_v = std::is_floating_point_v<T> || c10::is_red
 template <typename T>
 inline constexpr bool is_integral_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
+// What reductions and scans accumulate in: double for floating types,
+// complex<double> for complex ones, int64 for integers and bool.
+template <typename T>
+using acc_t = std::conditional_t<c10::is_complex_v<T>, c10::complex<double>,
+                                 std::conditional_t<is_floating_v<T>, double, int64_t>>;
+
 }  // namespace ember::native::cpu

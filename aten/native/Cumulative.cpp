@@ -1,0 +1,56 @@
+// cumsum and cumprod: a running sum or product along one dim.
+
+#include <aten/Functions.h>
+#include <aten/Parallel.h>
+#include <aten/generated/NativeFunctions.h>
+#include <aten/native/AlongDim.h>
+#include <aten/native/ReduceUtils.h>
+#include <aten/native/cpu/ElementwiseTraits.h>
+#include <c10/util/TypeCast.h>
+
+#include <algorithm>
+
+namespace ember::native {
+
+namespace {
+
+Tensor cumulative(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool product) {
+  const ScalarType t = dtype.value_or(integer_to_long(self.dtype()));
+  if (self.is_meta()) return ember::empty(self.sizes(), t, self.device());
+  const AlongDim a = along_dim(self, dim, t);
+  Tensor out = ember::empty_like(a.rows);
+  c10::visit_scalar_type(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = cpu::acc_t<T>;
+    const T* in = static_cast<const T*>(a.rows.data_ptr());
+    T* o = static_cast<T*>(out.data_ptr());
+    parallel_for(0, a.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(a.n, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        A acc = product ? A(1) : A(0);
+        for (int64_t i = 0; i < a.n; ++i) {
+          const A v = c10::convert<A>(in[r * a.n + i]);
+          acc = product ? acc * v : acc + v;
+          o[r * a.n + i] = c10::convert<T>(acc);
+        }
+      }
+    });
+  });
+  const Tensor result = a.restore(out);
+  return self.dim() == 0 ? result.reshape({}) : result;
+}
+
+}  // namespace
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return cumulative(self, dim, dtype, false); }
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) { return cumulative(self, dim, dtype, true); }
+Tensor cumsum_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  return into_out(ember::cumsum(self, dim, dtype.value_or(out.dtype())), out);
+}
+Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  EMBER_CHECK(!dtype || *dtype == self.dtype(),
+              "Bad in-place call: input tensor dtype {} and output tensor dtype {} should match",
+              c10::toString(self.dtype()), c10::toString(*dtype));
+  return self.copy_(ember::cumsum(self, dim, dtype));
+}
+
+}  // namespace ember::native

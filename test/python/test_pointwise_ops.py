@@ -1,0 +1,173 @@
+"""Pointwise ops against torch (CPU, used only as an oracle): addcmul/addcdiv,
+lerp, erfinv and the isnan/isinf family. Values travel torch -> NumPy -> ember.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import ember
+import ember.nn.functional as F
+from ember.autograd import gradcheck
+
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+
+from torch_oracle import E, N, assert_close, leaf, rand  # noqa: E402
+
+
+# ---- addcmul / addcdiv ---------------------------------------------------------
+
+BCAST = [((3, 4), (3, 4), (3, 4)), ((3, 1), (1, 4), (4,)), ((4,), (2, 3, 4), (3, 1))]
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+@pytest.mark.parametrize("shapes", BCAST, ids=str)
+@pytest.mark.parametrize("value", [1, 0.5, -2.0])
+def test_addc_values(op, shapes, value):
+    a, b, c = (rand(*s, seed=i) for i, s in enumerate(shapes))
+    if op == "addcdiv":
+        c = c.abs() + 0.5
+    expected = getattr(torch, op)(a, b, c, value=value)
+    assert_close(getattr(ember, op)(E(a), E(b), E(c), value=value), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+def test_addc_inplace_and_out(op):
+    a, b, c = rand(3, 4, seed=1), rand(3, 4, seed=2), rand(4, seed=3).abs() + 0.5
+    expected = getattr(torch, op)(a, b, c, value=0.25)
+    x = E(a)
+    r = getattr(x, op + "_")(E(b), E(c), value=0.25)
+    assert r is x
+    assert_close(x, expected, rtol=1e-12)
+    out = ember.empty((3, 4), dtype=ember.float64)
+    r = getattr(ember, op)(E(a), E(b), E(c), value=0.25, out=out)
+    assert r is out
+    assert_close(out, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+def test_addc_gradcheck(op):
+    c = leaf(3, 1, seed=3)
+    with ember.no_grad():
+        c.abs_().add_(0.5)
+    assert gradcheck(lambda a, b, c: getattr(ember, op)(a, b, c, value=0.7), (leaf(3, 4), leaf(1, 4, seed=2), c))
+
+
+def test_addcdiv_integer_raises():
+    msg = "Integer division with addcdiv is no longer supported"
+    with pytest.raises(RuntimeError, match=msg):
+        torch.addcdiv(torch.tensor([1, 2]), torch.tensor([3, 4]), torch.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match=msg):
+        ember.addcdiv(ember.tensor([1, 2]), ember.tensor([3, 4]), ember.tensor([1, 2]))
+
+
+# ---- lerp ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("weight", [0.0, 0.3, 1.0, 1.7, "tensor"])
+def test_lerp_values(dtype, weight):
+    s, e = rand(3, 4, dtype=dtype, seed=1), rand(4, dtype=dtype, seed=2)
+    w = torch.rand(3, 1, dtype=dtype, generator=torch.Generator().manual_seed(3)) if weight == "tensor" else weight
+    ew = E(w) if weight == "tensor" else w
+    expected = torch.lerp(s, e, w)
+    tol = 1e-6 if dtype == torch.float32 else 1e-12
+    assert_close(ember.lerp(E(s), E(e), ew), expected, rtol=tol, atol=tol)
+    x = E(s)
+    assert x.lerp_(E(e), ew) is x
+    assert_close(x, expected, rtol=tol, atol=tol)
+    out = ember.empty((3, 4), dtype=x.dtype)
+    assert ember.lerp(E(s), E(e), ew, out=out) is out
+    assert_close(out, expected, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("tensor_weight", [False, True])
+def test_lerp_gradcheck(tensor_weight):
+    w = leaf(3, 1, seed=5) if tensor_weight else 0.3
+    inputs = (leaf(3, 4), leaf(3, 4, seed=1)) + ((w,) if tensor_weight else ())
+    assert gradcheck(lambda s, e, *w_: ember.lerp(s, e, w_[0] if w_ else w), inputs)
+
+
+def test_lerp_dtype_mismatch():
+    msg = "expected dtype float for `end` but got dtype double"
+    with pytest.raises(RuntimeError, match=msg):
+        torch.lerp(torch.ones(2), torch.ones(2, dtype=torch.float64), 0.5)
+    with pytest.raises(RuntimeError, match=msg):
+        ember.lerp(ember.ones(2), ember.ones(2, dtype=ember.float64), 0.5)
+
+
+# ---- erfinv --------------------------------------------------------------------
+
+ERFINV_X = [-1.0, -0.999999, -0.9999, -0.99, -0.5, -1e-8, 0.0, 1e-8, 0.3, 0.9, 0.99, 0.9999, 0.999999, 1.0, 1.5, -2.0]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_erfinv_values(dtype):
+    x = torch.tensor(ERFINV_X, dtype=dtype)
+    expected = torch.erfinv(x)
+    tol = 1e-5 if dtype == torch.float32 else 1e-12
+    got = ember.erfinv(E(x))
+    assert_close(got, expected, rtol=tol, atol=tol)
+    g = N(got)
+    assert g[0] == -math.inf and g[13] == math.inf
+    assert np.isnan(g[-1]) and np.isnan(g[-2])
+    y = E(x)
+    assert y.erfinv_() is y
+    assert_close(y, expected, rtol=tol, atol=tol)
+
+
+def test_erfinv_random_roundtrip():
+    x = torch.rand(1000, dtype=torch.float64, generator=torch.Generator().manual_seed(0)) * 1.98 - 0.99
+    assert_close(ember.erfinv(E(x)), torch.erfinv(x), rtol=1e-12, atol=1e-14)
+
+
+def test_erfinv_gradcheck():
+    x = E(torch.tensor([-0.9, -0.4, 0.0, 0.25, 0.8], dtype=torch.float64), requires_grad=True)
+    assert gradcheck(ember.erfinv, (x,))
+
+
+# ---- isnan / isinf / isfinite / isposinf / isneginf ----------------------------
+
+INF, NAN = math.inf, math.nan
+CLASSIFY_INPUTS = {
+    "float32": torch.tensor([0.0, -1.5, INF, -INF, NAN, 1e38, -0.0]),
+    "float64": torch.tensor([0.0, -1.5, INF, -INF, NAN, 1e308, 5e-324], dtype=torch.float64),
+    "int64": torch.tensor([0, -3, 7, 2**40]),
+    "int32": torch.tensor([0, -3, 7], dtype=torch.int32),
+    "uint8": torch.tensor([0, 255], dtype=torch.uint8),
+    "bool": torch.tensor([True, False]),
+    "complex64": torch.tensor([complex(1, 2), complex(INF, 0), complex(0, -INF), complex(NAN, 1), complex(1, NAN)],
+                              dtype=torch.complex64),
+    "complex128": torch.tensor([complex(1, 2), complex(INF, NAN), complex(-INF, 1), complex(0, 0)],
+                               dtype=torch.complex128),
+}
+
+
+@pytest.mark.parametrize("op", ["isnan", "isinf", "isfinite", "isposinf", "isneginf"])
+@pytest.mark.parametrize("dname", list(CLASSIFY_INPUTS))
+def test_classify(op, dname):
+    x = CLASSIFY_INPUTS[dname]
+    if op in ("isposinf", "isneginf") and x.is_complex():
+        with pytest.raises(RuntimeError, match="does not support complex inputs"):
+            getattr(torch, op)(x)
+        with pytest.raises(RuntimeError, match="does not support complex inputs"):
+            getattr(ember, op)(E(x))
+        return
+    got = getattr(ember, op)(E(x))
+    assert got.dtype == ember.bool
+    np.testing.assert_array_equal(N(got), getattr(torch, op)(x).numpy())
+
+
+def test_gelu_keeps_relative_accuracy_in_the_negative_tail():
+    # gelu(x) = x Phi(x); for x << 0, Phi(x) is tiny and must stay accurate relatively.
+    xs = np.linspace(-9, 6, 3001).astype(np.float32)
+    ref = np.array([x * 0.5 * math.erfc(-x / math.sqrt(2)) for x in xs.astype(np.float64)])
+    got = N(F.gelu(ember.tensor(xs))).astype(np.float64)
+    nonzero = ref != 0
+    np.testing.assert_allclose(got[nonzero], ref[nonzero], rtol=1e-5)  # z * z rounds in float
+    grad = N(ember.gelu_backward(ember.ones(len(xs)), ember.tensor(xs))).astype(np.float64)
+    ref_grad = [0.5 * math.erfc(-x / math.sqrt(2)) + x * math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
+                for x in xs.astype(np.float64)]
+    np.testing.assert_allclose(grad, ref_grad, atol=3e-7)
