@@ -128,3 +128,14 @@ def make(dtype_name, shape=(12,), seed=0):
     if dtype_name == "bfloat16":
         t = t.to(ember.bfloat16)
     return t, values
+
+
+def unique_index(shape, dim, size, seed):
+    """An index of `shape` whose entries along `dim` are distinct (each slot
+    written once: scatter's result is then defined)."""
+    rng = np.random.default_rng(seed)
+    out = np.empty(shape, np.int64)
+    moved = np.moveaxis(out, dim, -1)
+    for pos in np.ndindex(*moved.shape[:-1]):
+        moved[pos] = rng.permutation(size)[: moved.shape[-1]]
+    return out

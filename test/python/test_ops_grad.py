@@ -43,7 +43,7 @@ import pytest
 import ember
 import opinfo as oi
 from ember.autograd import gradcheck, gradgradcheck
-from ember_testing import to_numpy
+from ember_testing import to_numpy, unique_index
 
 try:
     import torch
@@ -662,15 +662,6 @@ case("gather", "dim0", fn("gather"), N(3, 4), 0, I(_g.integers(0, 3, (2, 4))))
 case("gather", "dim-1_smaller", fn("gather"), N(2, 3, 2), -1, I(_g.integers(0, 2, (2, 2, 2))))
 case("gather", "transposed", fn("gather"), Tv(4, 3), 0, I(_g.integers(0, 4, (4, 3))))
 case("gather", "dim1_wider", meth("gather"), N(3, 4), 1, I(_g.integers(0, 4, (3, 6))), variant="method")
-
-
-def unique_index(shape, dim, size, seed):
-    rng = np.random.default_rng(seed)
-    out = np.empty(shape, np.int64)
-    moved = np.moveaxis(out, dim, -1)
-    for pos in np.ndindex(*moved.shape[:-1]):
-        moved[pos] = rng.permutation(size)[: moved.shape[-1]]
-    return out
 
 
 # src larger than index: torch 2.13's own backward rejects the gradient it computes for src

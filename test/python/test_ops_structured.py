@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 import ember
-from ember_testing import to_numpy, torch
+from ember_testing import to_numpy, torch, unique_index
 
 if torch is not None:
     import torch.nn.functional as F
@@ -898,17 +898,6 @@ def ref_scatter(a, dim, index, src, add=False):
 
 def ref_scatter_add(a, dim, index, src):
     return ref_scatter(a, dim, index, src, add=True)
-
-
-def unique_index(shape, dim, size, seed):
-    """An index of `shape` whose entries along `dim` are distinct (each slot
-    written once: scatter's result is then defined)."""
-    rng = np.random.default_rng(seed)
-    out = np.empty(shape, np.int64)
-    moved = np.moveaxis(out, dim, -1)
-    for pos in np.ndindex(*moved.shape[:-1]):
-        moved[pos] = rng.permutation(size)[: moved.shape[-1]]
-    return out
 
 
 def scatter_samples(d):
