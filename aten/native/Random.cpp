@@ -3,6 +3,7 @@
 
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/FactoryUtils.h>
 #include <aten/native/Resize.h>
 #include <c10/util/TypeCast.h>
 
@@ -15,14 +16,6 @@
 #include <vector>
 
 namespace ember::native {
-
-namespace {
-// A result only this factory has touched starts at version 0.
-Tensor fresh(Tensor t) {
-  t.unsafeGetTensorImpl()->reset_version();
-  return t;
-}
-}  // namespace
 
 namespace {
 

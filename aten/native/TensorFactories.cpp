@@ -4,6 +4,7 @@
 #include <aten/Functions.h>
 #include <aten/core/ExpandUtils.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/FactoryUtils.h>
 #include <aten/native/Resize.h>
 #include <c10/core/DeviceHooks.h>
 #include <c10/util/TypeCast.h>
@@ -12,14 +13,6 @@
 #include <cstring>
 
 namespace ember::native {
-
-namespace {
-// A result only this factory has touched starts at version 0.
-Tensor fresh(Tensor t) {
-  t.unsafeGetTensorImpl()->reset_version();
-  return t;
-}
-}  // namespace
 
 namespace {
 
