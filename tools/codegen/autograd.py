@@ -327,26 +327,95 @@ def _tensor_args(schema: Schema, *, include_out: bool) -> list[str]:
             if a.type.base == "Tensor" and (include_out or not (a.is_write and a.kwarg_only))]
 
 
-def gen_kernel(f: NativeFunction, plan: Optional[NodePlan], info: Optional[DifferentiabilityInfo]) -> str:
+def _kernel_signature(f: NativeFunction) -> str:
+    """The Autograd kernel's C++ signature: the op's, with the key set first."""
     s = f.schema
     name = _kernel_name(f)
-    params = cpp.signature(s, with_defaults=False, name=name)
-    ret, rest = params.split(f" {name}(", 1)
-    sig = f"{ret} {name}(c10::DispatchKeySet ks, {rest}" if s.arguments else f"{ret} {name}(c10::DispatchKeySet ks)"
-    names = ", ".join(cpp.argument_names(s))
-    redispatch = f"op.redispatch(below_autograd(ks), {names})"
-    out = [sig + " {", "  " + cpp.typed_handle(s)]
-    inputs = ", ".join(_tensor_args(s, include_out=False))
+    ret, rest = cpp.signature(s, with_defaults=False, name=name).split(f" {name}(", 1)
+    return f"{ret} {name}(c10::DispatchKeySet ks, {rest}" if s.arguments else f"{ret} {name}(c10::DispatchKeySet ks)"
 
-    if s.is_out_variant:
-        all_tensors = ", ".join(_tensor_args(s, include_out=True))
-        out.append(f"  check_no_requires_grad_for_out(\"{s.name}\", compute_requires_grad({all_tensors}));")
-        out.append("  c10::ExcludeDispatchKeyGuard guard(c10::DispatchKey::Autograd);")
-        out.append(f"  return {redispatch};")
-        out.append("}\n")
-        return "\n".join(out)
 
+def _redispatch(s: Schema) -> str:
+    return f"op.redispatch(below_autograd(ks), {', '.join(cpp.argument_names(s))})"
+
+
+def _out_variant_body(s: Schema) -> list[str]:
+    """out= variants record no history: they refuse inputs that need grad."""
+    all_tensors = ", ".join(_tensor_args(s, include_out=True))
+    return [f"  check_no_requires_grad_for_out(\"{s.name}\", compute_requires_grad({all_tensors}));",
+            "  c10::ExcludeDispatchKeyGuard guard(c10::DispatchKey::Autograd);",
+            f"  return {_redispatch(s)};"]
+
+
+def _node_creation(s: Schema, plan: Optional[NodePlan], inputs: str) -> list[str]:
+    """The grad_fn made when an input requires grad, with what it saves before the call
+    (an ErrorNode where derivatives.yaml has no formula)."""
+    node_type = plan.info.node_name if plan else "ErrorNode"
+    out = [f"  std::shared_ptr<{node_type}> grad_fn;", "  if (requires_grad) {"]
+    if plan:
+        out.append(f"    grad_fn = std::make_shared<{node_type}>();")
+        out.append(f"    grad_fn->set_next_edges(collect_next_edges({inputs}));")
+        for a in _differentiable_args(s):
+            if a.type.is_list:
+                out.append(f"    grad_fn->{cpp.cpp_name(a.name)}_size_ = {cpp.cpp_name(a.name)}.size();")
+        for saved in plan.saved_before:
+            out.append(f"    grad_fn->{saved.member} = {saved.take};")
+    else:
+        out.append(f"    grad_fn = std::make_shared<ErrorNode>(\"the derivative for '{s.name}' is not implemented.\", "
+                   f"collect_next_edges({inputs}));")
+    out.append("  }")
+    return out
+
+
+def _inplace_history(plan: Optional[NodePlan]) -> list[str]:
+    """An in-place op's self takes the new node as its history, then saves itself if the node needs it."""
+    out = ["  if (grad_fn) {", "    rebase_history(self, grad_fn);"]
+    if plan:
+        for saved in plan.saved_after:
+            out.append(f"    grad_fn->{saved.member} = SavedVariable(self, true);")
+    return out + ["  }"]
+
+
+def _single_result_history(s: Schema, plan: Optional[NodePlan], is_view: bool, differentiable: bool) -> list[str]:
+    out = []
+    first = [cpp.cpp_name(a.name) for a in s.arguments if a.type.is_tensor and not a.type.optional]
+    if first:
+        # An op that hands back its input unchanged adds no history.
+        out.append(f"  if (result.is_same({first[0]})) return result;")
+    if is_view:
+        out.append(f"  as_view({first[0]}, result);")
+    if differentiable:
+        out.append("  if (grad_fn && is_differentiable_type(result)) {")
+        out.append("    set_history(result, grad_fn);")
+        if plan:
+            for saved in plan.saved_after:
+                out.append(f"    grad_fn->{saved.member} = SavedVariable(result, true);")
+        out.append("  }")
+    return out
+
+
+def _tuple_result_history(s: Schema, plan: Optional[NodePlan], differentiable: Optional[list[bool]]) -> list[str]:
     returns = _return_names(s)
+    out = ["  if (grad_fn) {"]
+    for i, r in enumerate(returns):
+        if differentiable is None or differentiable[i]:
+            out.append(f"    if (is_differentiable_type(std::get<{i}>(result))) "
+                       f"set_history(std::get<{i}>(result), grad_fn);")
+    if plan:
+        for saved in plan.saved_after:
+            i = returns.index(saved.member[:-1])
+            out.append(f"    grad_fn->{saved.member} = SavedVariable(std::get<{i}>(result), {saved.take});")
+    return out + ["  }"]
+
+
+def gen_kernel(f: NativeFunction, plan: Optional[NodePlan], info: Optional[DifferentiabilityInfo]) -> str:
+    """The Autograd kernel of one op: make the node, run the op below Autograd, attach the history."""
+    s = f.schema
+    out = [_kernel_signature(f) + " {", "  " + cpp.typed_handle(s)]
+    if s.is_out_variant:
+        return "\n".join(out + _out_variant_body(s) + ["}\n"])
+
+    inputs = ", ".join(_tensor_args(s, include_out=False))
     differentiable = info.output_differentiability if info else None
     never_differentiable = differentiable is not None and not any(differentiable)
     is_view = (not s.is_inplace and any(r.alias is not None and not r.alias.is_write for r in s.returns)
@@ -356,71 +425,16 @@ def gen_kernel(f: NativeFunction, plan: Optional[NodePlan], info: Optional[Diffe
                "  const bool requires_grad = false;")
     if s.is_inplace:
         out.append("  check_inplace(self, requires_grad);")
-    node_type = plan.info.node_name if plan else "ErrorNode"
-    if never_differentiable:
-        out.append("  (void)requires_grad;")
-    else:
-        out.append(f"  std::shared_ptr<{node_type}> grad_fn;")
-        out.append("  if (requires_grad) {")
-        if plan:
-            out.append(f"    grad_fn = std::make_shared<{node_type}>();")
-            out.append(f"    grad_fn->set_next_edges(collect_next_edges({inputs}));")
-            for a in _differentiable_args(s):
-                if a.type.is_list:
-                    out.append(f"    grad_fn->{cpp.cpp_name(a.name)}_size_ = {cpp.cpp_name(a.name)}.size();")
-            for saved in plan.saved_before:
-                out.append(f"    grad_fn->{saved.member} = {saved.take};")
-        else:
-            out.append(f"    grad_fn = std::make_shared<ErrorNode>(\"the derivative for '{s.name}' is not implemented.\", "
-                       f"collect_next_edges({inputs}));")
-        out.append("  }")
-
-    out.append("  auto result = [&] {")
-    out.append("    c10::ExcludeDispatchKeyGuard guard(c10::DispatchKey::Autograd);")
-    out.append(f"    return {redispatch};")
-    out.append("  }();")
+    out += ["  (void)requires_grad;"] if never_differentiable else _node_creation(s, plan, inputs)
+    out += ["  auto result = [&] {", "    c10::ExcludeDispatchKeyGuard guard(c10::DispatchKey::Autograd);",
+            f"    return {_redispatch(s)};", "  }();"]
     if s.is_inplace:
-        if not never_differentiable:
-            out.append("  if (grad_fn) {")
-            out.append("    rebase_history(self, grad_fn);")
-            if plan:
-                for saved in plan.saved_after:
-                    out.append(f"    grad_fn->{saved.member} = SavedVariable(self, true);")
-            out.append("  }")
-        out.append("  return result;")
-        out.append("}\n")
-        return "\n".join(out)
-
-    if len(returns) == 1:
-        first = [cpp.cpp_name(a.name) for a in s.arguments if a.type.is_tensor and not a.type.optional]
-        if first:
-            # An op that hands back its input unchanged adds no history.
-            out.append(f"  if (result.is_same({first[0]})) return result;")
-        if is_view:
-            out.append(f"  as_view({first[0]}, result);")
-        if not never_differentiable:
-            out.append("  if (grad_fn && is_differentiable_type(result)) {")
-            out.append("    set_history(result, grad_fn);")
-            if plan:
-                for saved in plan.saved_after:
-                    out.append(f"    grad_fn->{saved.member} = SavedVariable(result, true);")
-            out.append("  }")
-    else:
-        if not never_differentiable:
-            out.append("  if (grad_fn) {")
-            for i, r in enumerate(returns):
-                diff = differentiable is None or differentiable[i]
-                if diff:
-                    out.append(f"    if (is_differentiable_type(std::get<{i}>(result))) "
-                               f"set_history(std::get<{i}>(result), grad_fn);")
-            if plan:
-                for saved in plan.saved_after:
-                    i = returns.index(saved.member[:-1])
-                    out.append(f"    grad_fn->{saved.member} = SavedVariable(std::get<{i}>(result), {saved.take});")
-            out.append("  }")
-    out.append("  return result;")
-    out.append("}\n")
-    return "\n".join(out)
+        out += [] if never_differentiable else _inplace_history(plan)
+    elif len(_return_names(s)) == 1:
+        out += _single_result_history(s, plan, is_view, not never_differentiable)
+    elif not never_differentiable:
+        out += _tuple_result_history(s, plan, differentiable)
+    return "\n".join(out + ["  return result;", "}\n"])
 
 
 def _needs_kernel(f: NativeFunction) -> bool:

@@ -9,6 +9,8 @@ positional argument is an int list also accepts it as varargs, so
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from . import cpp
 from . import docs
 from .model import Argument, NativeFunction, Schema
@@ -106,73 +108,120 @@ def _varargs_intlist(args: list[Argument]) -> bool:
         and positional[0].default is None
 
 
-def _binding(f: NativeFunction, out: NativeFunction | None, *, method: bool, doc: str | None) -> tuple[str, str]:
-    s: Schema = f.schema
-    args = [a for a in s.arguments if not (method and a.name == "self")]
-    varargs = _varargs_intlist(args)
-    factory = cpp.is_factory(s)
-    params = ["const Tensor& self"] if method else []
+@dataclass(frozen=True)
+class _Binding:
+    """What shapes one pybind11 binding: the op, its out= twin, and how
+    Python passes its arguments."""
+
+    f: NativeFunction
+    out: NativeFunction | None
+    method: bool
+
+    @property
+    def schema(self) -> Schema:
+        return self.f.schema
+
+    @property
+    def args(self) -> list[Argument]:
+        """The Python-visible schema arguments (a method's self is the receiver)."""
+        return [a for a in self.schema.arguments if not (self.method and a.name == "self")]
+
+    @property
+    def varargs(self) -> bool:
+        return _varargs_intlist(self.args)
+
+    @property
+    def factory(self) -> bool:
+        return cpp.is_factory(self.schema)
+
+    @property
+    def named_tuple(self) -> bool:
+        """Results with names, returned like torch.return_types.max."""
+        return len(self.schema.returns) > 1 and all(r.name for r in self.schema.returns)
+
+
+def _parameters(b: _Binding) -> tuple[list[str], list[str]]:
+    """The lambda's C++ parameters and the py::arg list that names them for Python."""
+    params = ["const Tensor& self"] if b.method else []
     pyargs = []
     kw_marker = False
-    for a in args:
+    for a in b.args:
         name = cpp.cpp_name(a.name)
-        if varargs and not a.kwarg_only:
+        if b.varargs and not a.kwarg_only:
             params.append(f"const py::args& {name}_varargs")
             continue
-        if a.kwarg_only and not kw_marker and not varargs:
+        if a.kwarg_only and not kw_marker and not b.varargs:
             pyargs.append("py::kw_only()")
             kw_marker = True
         params.append(f"{binding_type(a)} {name}")
         pyname = "input" if a.name == "self" else a.name
         pyargs.append(f'py::arg("{pyname}")' + (f" = {python_default(a)}" if a.default is not None else ""))
     extra_kw = []
-    if out is not None:
+    if b.out is not None:
         params.append("std::optional<Tensor> out")
         extra_kw.append('py::arg("out") = py::none()')
-    if factory:
+    if b.factory:
         params.append("bool requires_grad")
         extra_kw.append('py::arg("requires_grad") = false')
-    if extra_kw and not kw_marker and not varargs:
+    if extra_kw and not kw_marker and not b.varargs:
         pyargs.append("py::kw_only()")
-    pyargs.extend(extra_kw)
+    return params, pyargs + extra_kw
 
-    prelude = []
-    call_args = []
-    for a in s.arguments:
+
+def _call_arguments(b: _Binding) -> tuple[list[str], list[str]]:
+    """Statements that turn varargs into an int list, and the C++ API call's arguments."""
+    prelude, call_args = [], []
+    for a in b.schema.arguments:
         name = cpp.cpp_name(a.name)
-        if method and a.name == "self":
+        if b.method and a.name == "self":
             call_args.append("self")
-        elif varargs and not a.kwarg_only:
-            prelude.append(f'    const IntList {name}{{shape_from_args({name}_varargs, "{s.name}", "{a.name}")}};')
+        elif b.varargs and not a.kwarg_only:
+            prelude.append(f'    const IntList {name}{{shape_from_args({name}_varargs, "{b.schema.name}", "{a.name}")}};')
             call_args.append(name)
         else:
             call_args.append(_to_api(a, name))
-    call = f"ember::{f.cpp_name}({', '.join(call_args)})"
+    return prelude, call_args
+
+
+def _body(b: _Binding) -> list[str]:
+    """The lambda's statements: the out= call if given, else the op's, then requires_grad for factories."""
+    s = b.schema
+    prelude, call_args = _call_arguments(b)
     body = list(prelude)
-    if out is not None:
+    if b.out is not None:
         by_name = dict(zip((a.name for a in s.arguments), call_args))
-        out_args = [by_name[a.name] for a in out.schema.arguments if not a.is_write] + ["*out"]
-        body.append(f"    if (out) return ember::{out.cpp_name}f({', '.join(out_args)});")
-    returns_value = bool(s.returns)
-    named = len(s.returns) > 1 and all(r.name for r in s.returns)
-    if named:  # like torch.return_types.max: a named tuple
+        out_args = [by_name[a.name] for a in b.out.schema.arguments if not a.is_write] + ["*out"]
+        body.append(f"    if (out) return ember::{b.out.cpp_name}f({', '.join(out_args)});")
+    call = f"ember::{b.f.cpp_name}({', '.join(call_args)})"
+    if b.named_tuple:
         fields = ", ".join(f'"{r.name}"' for r in s.returns)
         call = f'named_tuple("{s.name}", {{{fields}}}, py::cast({call}))'
-    if factory:
-        body.append(f"    Tensor result = {call};")
-        body.append("    if (requires_grad) result.set_requires_grad(true);")
-        body.append("    return result;")
-    elif returns_value:
-        body.append(f"    return {call};")
+    if b.factory:
+        body += [f"    Tensor result = {call};", "    if (requires_grad) result.set_requires_grad(true);",
+                 "    return result;"]
     else:
-        body.append(f"    {call};")
-    target = "cls" if method else "m"
-    ret_type = "py::object" if named else ("Tensor" if (out is not None or factory) else cpp.return_type(s.returns))
-    ret = f" -> {ret_type}" if returns_value else ""
-    lambda_text = f"[]({', '.join(params)}){ret} {{\n" + "\n".join(body) + "\n  }"
+        body.append(f"    return {call};" if s.returns else f"    {call};")
+    return body
+
+
+def _return_annotation(b: _Binding) -> str:
+    if not b.schema.returns:
+        return ""
+    if b.named_tuple:
+        return " -> py::object"
+    return " -> " + ("Tensor" if (b.out is not None or b.factory) else cpp.return_type(b.schema.returns))
+
+
+def _binding(f: NativeFunction, out: NativeFunction | None, *, method: bool, doc: str | None) -> tuple[str, str]:
+    """One `m.def(...)` / `cls.def(...)` statement, and the Signature its error messages use (None: none)."""
+    b = _Binding(f, out, method)
+    params, pyargs = _parameters(b)
+    lambda_text = f"[]({', '.join(params)}){_return_annotation(b)} {{\n" + "\n".join(_body(b)) + "\n  }"
     extras = "".join(", " + p for p in pyargs + ([docs.cpp_string(doc)] if doc else []))
-    return f'  {target}.def("{s.name}", {lambda_text}{extras});', \
-        None if _misses_conversion_pass(args, factory, varargs) else _signature_spec(args, out, factory, varargs)
+    target = "cls" if method else "m"
+    signature = None if _misses_conversion_pass(b.args, b.factory, b.varargs) else \
+        _signature_spec(b.args, out, b.factory, b.varargs)
+    return f'  {target}.def("{f.schema.name}", {lambda_text}{extras});', signature
 
 
 # Types whose pybind11 casters take some values only with conversions allowed
