@@ -16,7 +16,7 @@ namespace {
 
 Tensor cumulative(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, bool product) {
   const ScalarType t = dtype.value_or(integer_to_long(self.dtype()));
-  if (self.is_meta()) return ember::empty(self.sizes(), t, self.device());
+  if (self.is_meta() || self.numel() == 0) return ember::empty(self.sizes(), t, self.device());
   const AlongDim a = along_dim(self, dim, t);
   Tensor out = ember::empty_like(a.rows);
   c10::visit_scalar_type(t, [&](auto tag) {

@@ -75,7 +75,7 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   EMBER_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(t), "\"{}\" not implemented for '{}'",
                               log ? "log_softmax" : "softmax",
                               c10::toString(t));
-  if (self.is_meta()) return ember::empty(self.sizes(), t, self.device());
+  if (self.is_meta() || self.numel() == 0) return ember::empty(self.sizes(), t, self.device());
   const AlongDim a = along_dim(self, dim, t);
   Tensor out = ember::empty_like(a.rows);
   softmax_rows_stub(out.device().type, a.rows, out, log, safe);
@@ -137,7 +137,7 @@ Tensor softmax_backward_impl(const Tensor& grad_output, const Tensor& output, in
               log ? "_log_softmax_backward_data" : "_softmax_backward_data", c10::str_sizes(grad_output.sizes()),
               c10::str_sizes(output.sizes()));
   const ScalarType t = output.dtype();
-  if (output.is_meta()) return ember::empty(output.sizes(), input_dtype, output.device());
+  if (output.is_meta() || output.numel() == 0) return ember::empty(output.sizes(), input_dtype, output.device());
   const AlongDim g = along_dim(grad_output, dim, t), y = along_dim(output, dim, t);
   Tensor out = ember::empty_like(y.rows);
   softmax_backward_rows_stub(out.device().type, g.rows, y.rows, out, log);

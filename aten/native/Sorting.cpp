@@ -18,7 +18,11 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
   EMBER_CHECK(!self.is_complex(), "sort(): complex tensors are not supported");
   const int64_t nd = std::max<int64_t>(self.dim(), 1);
   dim = maybe_wrap_dim(dim, nd);
-  if (self.is_meta()) return {ember::empty_like(self), ember::empty(self.sizes(), ScalarType::Long, self.device())};
+  // Results are contiguous in the input's dim order, as the CPU loop writes them.
+  if (self.is_meta() || self.numel() == 0) {
+    return {ember::empty(self.sizes(), self.dtype(), self.device()),
+            ember::empty(self.sizes(), ScalarType::Long, self.device())};
+  }
   const Tensor x = (self.dim() == 0 ? self.reshape({1}) : self).transpose(dim, nd - 1).contiguous();
   Tensor values = ember::empty_like(x), indices = ember::empty(x.sizes(), ScalarType::Long);
   const int64_t n = x.dim() == 0 ? 1 : x.size(-1), rows = n == 0 ? 0 : x.numel() / n;

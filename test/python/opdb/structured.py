@@ -1,0 +1,1494 @@
+"""The structured operators of the operator database: reductions, linear
+algebra, joining/indexing/sorting, neural-network functions, convolution and
+pooling.
+
+Every entry of OPS names an operator, how to call it on a module (``ember``
+or, as an oracle, ``torch``), a NumPy reference computed in float64 /
+complex128 / int64, the dtypes it is tested for and a sample generator.
+Samples are recipes (Arr specs, not tensors): the same values and the same
+views (transposed, strided) are built on either module and any device.
+
+Known Ember bugs are strict xfails of exactly the cases they break.
+Deliberate differences from torch are comments where a case leaves them out.
+"""
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+import pytest
+
+from ember_testing import to_numpy, torch, unique_index
+
+if torch is not None:
+    import torch.nn.functional as F
+
+
+INF = math.inf
+INTS = ("uint8", "int8", "int16", "int32", "int64")
+FLOATS = ("float16", "bfloat16", "float32", "float64")
+LOWP = ("float16", "bfloat16")
+
+# (rtol, atol) per result dtype; atol is scaled by the magnitude of the
+# expected values (max(1, max |finite value|)).
+TOL = {
+    "float16": (4e-3, 4e-3),
+    "bfloat16": (3e-2, 3e-2),
+    "float32": (2e-5, 1e-5),
+    "complex64": (2e-5, 1e-5),
+    "float64": (1e-10, 1e-10),
+    "complex128": (1e-10, 1e-10),
+}
+
+
+def xfail(reason, needs_torch=False):
+    """Marks for a known Ember bug. A bug that only torch shows (a result
+    dtype, an exception type) is skipped when torch is missing, so that the
+    strict xfail does not turn into an XPASS."""
+    marks = [pytest.mark.xfail(reason=reason, strict=True)]
+    if needs_torch:
+        marks.append(pytest.mark.skipif(torch is None, reason="the bug shows only against torch"))
+    return marks
+
+
+# ---- samples ------------------------------------------------------------------------
+
+
+def storage_dtype(d):
+    return np.dtype("float32") if d == "bfloat16" else np.dtype(d)
+
+
+def ref_dtype(d):
+    if d == "bool":
+        return np.dtype(bool)
+    if d in INTS:
+        return np.dtype("int64")
+    if d.startswith("complex"):
+        return np.dtype("complex128")
+    return np.dtype("float64")
+
+
+class Arr:
+    """A tensor to build on ember or torch: NumPy values (already representable
+    in `dtype`) and a view: None, "T" (a transposed view of transposed storage)
+    or "strided" (every other element of a storage twice as wide)."""
+
+    def __init__(self, values, dtype, view=None):
+        self.dtype = dtype
+        self.values = np.asarray(values).astype(storage_dtype(dtype))
+        self.view = view
+
+    def make(self, lib):
+        v = self.values
+        if self.view == "T":
+            storage = np.array(np.swapaxes(v, -1, -2), order="C")
+        elif self.view == "strided":
+            storage = np.zeros(v.shape[:-1] + (2 * v.shape[-1],), v.dtype)
+            storage[..., ::2] = v
+        else:
+            storage = np.array(v, order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)
+        t = lib.from_numpy(storage)
+        if self.dtype == "bfloat16":
+            t = t.to(lib.bfloat16)
+        if self.view == "T":
+            t = t.transpose(-1, -2)
+        elif self.view == "strided":
+            t = t[..., ::2]
+        return t
+
+    def ref(self):
+        return self.values.astype(ref_dtype(self.dtype))
+
+    def __repr__(self):
+        s = f"{self.dtype}{list(self.values.shape)}"
+        return f"{s}.{self.view}" if self.view else s
+
+
+class DT:
+    """A dtype argument, resolved on each module."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return self.name
+
+
+def build(x, lib):
+    if isinstance(x, Arr):
+        return x.make(lib)
+    if isinstance(x, DT):
+        return getattr(lib, x.name)
+    if isinstance(x, list) and any(isinstance(i, Arr) for i in x):
+        return [build(i, lib) for i in x]
+    return x
+
+
+def build_ref(x):
+    if isinstance(x, Arr):
+        return x.ref()
+    if isinstance(x, DT):
+        return x.name
+    if isinstance(x, list) and any(isinstance(i, Arr) for i in x):
+        return [build_ref(i) for i in x]
+    return x
+
+
+@dataclass
+class Sample:
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    desc: str = ""
+    marks: list = field(default_factory=list)
+    torch: bool = True  # compare with torch (False: a deliberate difference)
+    ref: bool = True  # compare with the NumPy reference
+
+
+def bf16_round(x):
+    shape = np.shape(x)
+    a = np.ascontiguousarray(x, dtype=np.float32)
+    bits = a.view(np.uint32).astype(np.uint64)
+    r = (((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(a), a, r).reshape(shape)
+
+
+def values(d, shape, seed=0, kind="normal"):
+    """Values of dtype `d` (storage dtype) for a shape. kind: normal, prod
+    (magnitudes near 1, for products), ties (few small integers), pos."""
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape, dtype=np.int64))
+    if d == "bool":
+        x = rng.integers(0, 2, n).astype(bool)
+    elif d in INTS:
+        lo, hi = {"normal": (-9, 10), "prod": (-2, 3), "ties": (-2, 3), "pos": (1, 5)}[kind]
+        if d == "uint8":
+            lo = max(lo, 0)
+        x = rng.integers(lo, hi, n)
+    else:
+        def real():
+            if kind == "prod":
+                return rng.uniform(0.6, 1.4, n) * rng.choice([-1.0, 1.0], n)
+            if kind == "ties":
+                return rng.integers(-2, 3, n).astype(float)
+            if kind == "pos":
+                return rng.uniform(0.5, 3.0, n)
+            return rng.standard_normal(n) * 3
+
+        x = real() + 1j * real() if d.startswith("complex") else real()
+    x = np.asarray(x).reshape(shape).astype(storage_dtype(d))
+    return bf16_round(x) if d == "bfloat16" else x
+
+
+def A(d, shape, seed=0, kind="normal", view=None):
+    return Arr(values(d, shape, seed, kind), d, view)
+
+
+def wide(d, bits):
+    """The dtype= argument of a sample: float<bits>, complex for complex input."""
+    if d.startswith("complex"):
+        return "complex128" if bits == 64 else "complex64"
+    return f"float{bits}"
+
+
+def index_arr(idx, dtype="int64"):
+    return Arr(np.asarray(idx), dtype)
+
+
+# ---- comparing ----------------------------------------------------------------------
+
+
+def dname(dtype):
+    return str(dtype).rsplit(".", 1)[-1]
+
+
+def torch_numpy(tt):
+    tt = tt.detach().resolve_conj()
+    if tt.dtype == torch.bfloat16:
+        tt = tt.float()
+    return tt.numpy()
+
+
+def assert_values(got, expected, dtype, scale_tol=1.0, what=""):
+    got = np.asarray(got)
+    expected = np.asarray(expected)
+    assert got.shape == expected.shape, f"{what}: shape {got.shape} != {expected.shape}"
+    if dtype in TOL:
+        rtol, atol = TOL[dtype]
+        finite = np.abs(expected[np.isfinite(expected)]) if expected.size else np.zeros(0)
+        scale = max(1.0, float(finite.max())) if finite.size else 1.0
+        np.testing.assert_allclose(
+            got.astype(expected.dtype if expected.dtype.kind == "c" else np.result_type(got, np.float64)),
+            expected, rtol=rtol * scale_tol, atol=atol * scale * scale_tol, equal_nan=True, err_msg=what)
+    else:
+        np.testing.assert_array_equal(got, expected, err_msg=what)
+
+
+def flatten(result):
+    """A list of tensors from a tensor, a named tuple or a list."""
+    if isinstance(result, (tuple, list)):
+        return list(result)
+    return [result]
+
+
+def compare_torch(e, t, scale_tol=1.0):
+    es, ts = flatten(e), flatten(t)
+    assert len(es) == len(ts), (len(es), len(ts))
+    for i, (a, b) in enumerate(zip(es, ts)):
+        assert tuple(a.shape) == tuple(b.shape), f"output {i}: shape {tuple(a.shape)} vs torch {tuple(b.shape)}"
+        assert dname(a.dtype) == dname(b.dtype), f"output {i}: dtype {a.dtype} vs torch {b.dtype}"
+        assert_values(to_numpy(a), torch_numpy(b), dname(a.dtype), scale_tol, f"output {i} vs torch")
+
+
+def compare_ref(e, r, scale_tol=1.0):
+    es = flatten(e)
+    rs = list(r) if isinstance(r, (tuple, list)) else [r]
+    assert len(es) == len(rs), (len(es), len(rs))
+    for i, (a, b) in enumerate(zip(es, rs)):
+        assert_values(to_numpy(a), np.asarray(b), dname(a.dtype), scale_tol, f"output {i} vs NumPy")
+
+
+# ---- the table ------------------------------------------------------------------------
+
+
+@dataclass
+class Op:
+    name: str  # test id
+    samples: Callable  # samples(dtype) -> [Sample]
+    dtypes: tuple
+    ref: Optional[Callable] = None  # NumPy reference on build_ref(args)
+    fn: Optional[Callable] = None  # fn(lib, *args, **kwargs); default lib.<aten>
+    torch_fn: Optional[Callable] = None  # torch's spelling where it differs
+    aten: Optional[str] = None
+    method: bool = False  # Tensor.<aten> exists: checked against the function
+    tol: Callable = lambda d: 1.0  # tolerance multiplier per input dtype
+    named: tuple = ()  # field names of a returned named tuple
+    dtype_xfails: dict = field(default_factory=dict)  # dtype -> marks for every sample of it
+
+    def call(self, lib, args, kwargs):
+        if lib is torch and self.torch_fn is not None:
+            return self.torch_fn(*args, **kwargs)
+        if self.fn is not None:
+            return self.fn(lib, *args, **kwargs)
+        return getattr(lib, self.aten or self.name)(*args, **kwargs)
+
+
+def axis(dim, ndim):
+    if dim is None or ndim == 0:
+        return None
+    if isinstance(dim, (list, tuple)):
+        return tuple(dim) if len(dim) else None
+    return dim
+
+
+def lowp_loose(factor):
+    return lambda d: factor if d in LOWP else 1.0
+
+
+# -- reductions --
+
+
+def reduction_samples(d, kind="normal", dims=True, allow_empty=True, dim_lists=True, single_dim=False):
+    s = [Sample((A(d, (3, 4, 5), 0, kind),), desc="full")]
+    s.append(Sample((A(d, (4, 6), 1, kind, view="T"),), desc="transposed_full"))
+    s.append(Sample((A(d, (), 2, kind),), desc="0d"))
+    if allow_empty:
+        s.append(Sample((A(d, (0, 3), 3, kind),), desc="empty_full"))
+    if dims:
+        if single_dim:
+            s += [
+                Sample((A(d, (3, 4, 5), 4, kind), 1), desc="dim1"),
+                Sample((A(d, (3, 4, 5), 5, kind), -1), {"keepdim": True}, desc="dim-1_keepdim"),
+                Sample((A(d, (4, 6), 6, kind, view="T"), 0), desc="transposed_dim0"),
+                Sample((A(d, (3, 8), 7, kind, view="strided"), 1), desc="strided_dim1"),
+                Sample((A(d, (), 8, kind), 0), desc="0d_dim0"),
+                Sample((A(d, (5, 4), 14, kind), 0), desc="dim0_columns"),
+            ]
+            if allow_empty:
+                s.append(Sample((A(d, (0, 3), 9, kind), 0), desc="empty_dim0"))
+        else:
+            s += [
+                Sample((A(d, (3, 4, 5), 4, kind),), {"dim": [1]}, desc="dim1"),
+                Sample((A(d, (3, 4, 5), 5, kind),), {"dim": [-1], "keepdim": True}, desc="dim-1_keepdim"),
+                Sample((A(d, (4, 6), 6, kind, view="T"),), {"dim": [0]}, desc="transposed_dim0"),
+                Sample((A(d, (3, 8), 7, kind, view="strided"),), {"dim": [1]}, desc="strided_dim1"),
+                Sample((A(d, (), 8, kind),), {"dim": [0]}, desc="0d_dim0"),
+            ]
+            if dim_lists:
+                s += [
+                    # Leading dims of a contiguous input: the column-wise loop.
+                    Sample((A(d, (3, 4, 5), 14, kind),), {"dim": [0]}, desc="dim0_columns"),
+                    Sample((A(d, (3, 4, 5), 15, kind),), {"dim": [1, 0], "keepdim": True}, desc="dims01_columns"),
+                    Sample((A(d, (3, 4, 5), 10, kind),), {"dim": [0, 2]}, desc="dims02"),
+                    Sample((A(d, (3, 4, 5), 11, kind),), {"dim": [-1, -3], "keepdim": True}, desc="dims-1-3_keepdim"),
+                    Sample((A(d, (2, 3, 4), 12, kind, view="T"),), {"dim": [0, 1]}, desc="transposed_dims01"),
+                ]
+            if allow_empty:
+                s.append(Sample((A(d, (0, 3), 9, kind),), {"dim": [0]}, desc="empty_dim0"))
+                s.append(Sample((A(d, (0, 3), 13, kind),), {"dim": [1]}, desc="empty_dim1"))
+    return s
+
+
+def ref_sum(a, dim=None, keepdim=False, dtype=None):
+    return np.sum(a, axis=axis(dim, a.ndim), keepdims=keepdim)
+
+
+def large_samples(d, kind="normal", dim_kw=True):
+    """Long rows: split over threads (and the vectorized float sum)."""
+    return [
+        Sample((A(d, (70000,), 40, kind),), desc="large_full"),
+        Sample((A(d, (3, 40000), 41, kind),), {"dim": [1]} if dim_kw else {"dim": 1}, desc="large_rows"),
+    ]
+
+
+def sum_samples(d):
+    s = reduction_samples(d) + large_samples(d)
+    s.append(Sample((A(d, (3, 4), 20), [0, 1], True), desc="positional_dims_keepdim"))
+    s.append(Sample((A(d, (3, 4), 21),), {"dtype": DT(wide(d, 64))}, desc="dtype_float64"))
+    s.append(Sample((A(d, (3, 4), 22),), {"dim": [1], "dtype": DT(wide(d, 32))}, desc="dim_dtype_float32"))
+    s.append(Sample((A(d, (3, 4), 23),), {"dim": []}, desc="empty_dim_list_is_all"))
+    return s
+
+
+def mean_samples(d):
+    s = reduction_samples(d) + large_samples(d)
+    s.append(Sample((A(d, (3, 4), 21),), {"dtype": DT(wide(d, 64))}, desc="dtype_float64"))
+    return s
+
+
+def ref_prod(a, dim=None, keepdim=False, dtype=None):
+    return np.prod(a, axis=axis(dim, a.ndim), keepdims=keepdim)
+
+
+def prod_samples(d):
+    s = reduction_samples(d, kind="prod", single_dim=True)
+    s.append(Sample((A(d, (3, 4), 21, "prod"),), {"dtype": DT(wide(d, 64))}, desc="dtype_float64"))
+    s.append(Sample((A(d, (3, 4), 22, "prod"), 1), {"dtype": DT(wide(d, 64))}, desc="dim_dtype_float64"))
+    return s
+
+
+def nan_sample(d, kw=None, desc="nan"):
+    v = values(d, (3, 4), 30)
+    v[1, 2] = np.nan
+    v[2, 0] = np.nan
+    return Sample((Arr(v, d),), kw or {}, desc=desc)
+
+
+def ref_amax(a, dim=(), keepdim=False):
+    return np.max(a, axis=axis(dim, a.ndim), keepdims=keepdim)
+
+
+def ref_amin(a, dim=(), keepdim=False):
+    return np.min(a, axis=axis(dim, a.ndim), keepdims=keepdim)
+
+
+def amax_samples(d):
+    s = [x for x in reduction_samples(d) if x.desc not in ("empty_full", "empty_dim0")] + large_samples(d)
+    s.append(Sample((A(d, (3, 4), 1, "ties"),), {"dim": [1]}, desc="ties"))
+    if d in FLOATS:
+        s.append(nan_sample(d, {"dim": [1]}))
+    return s
+
+
+def max_full_samples(d):
+    s = [Sample((A(d, (3, 4, 5), 0),), desc="full"),
+         Sample((A(d, (4, 6), 1, view="T"),), desc="transposed"),
+         Sample((A(d, (), 2),), desc="0d")]
+    if d in FLOATS:
+        s.append(nan_sample(d))
+    return s
+
+
+def ref_max_dim(a, dim, keepdim=False):
+    return np.max(a, axis=dim, keepdims=keepdim), np.argmax(a, axis=dim, keepdims=keepdim)
+
+
+def ref_min_dim(a, dim, keepdim=False):
+    return np.min(a, axis=dim, keepdims=keepdim), np.argmin(a, axis=dim, keepdims=keepdim)
+
+
+def max_dim_samples(d):
+    s = [
+        Sample((A(d, (3, 4, 5), 0), 1), desc="dim1"),
+        Sample((A(d, (3, 4, 5), 1), -1), {"keepdim": True}, desc="dim-1_keepdim"),
+        Sample((A(d, (4, 6), 2, view="T"), 0), desc="transposed_dim0"),
+        Sample((A(d, (3, 8), 3, view="strided"), 1), desc="strided_dim1"),
+        Sample((A(d, (), 4), 0), desc="0d"),
+        Sample((A(d, (0, 3), 5), 1), desc="empty_kept_dim"),
+        Sample((A(d, (4, 7), 6, "ties"), 1), desc="ties_first_index"),
+        Sample((A(d, (7, 4), 7, "ties"), 0), desc="ties_first_index_dim0"),
+        Sample((A(d, (3, 40000), 8, "ties"), 1), desc="large_ties_rows"),
+    ]
+    if d in FLOATS:
+        s.append(Sample(nan_sample(d).args + (1,), desc="nan"))
+    return s
+
+
+def ref_argmax(a, dim=None, keepdim=False):
+    if a.ndim == 0:
+        return np.array(0)
+    return np.argmax(a, axis=dim, keepdims=keepdim)
+
+
+def ref_argmin(a, dim=None, keepdim=False):
+    if a.ndim == 0:
+        return np.array(0)
+    return np.argmin(a, axis=dim, keepdims=keepdim)
+
+
+def argmax_samples(d):
+    s = [
+        Sample((A(d, (3, 4, 5), 0),), desc="flat"),
+        Sample((A(d, (3, 4, 5), 0),), {"keepdim": True}, desc="flat_keepdim"),
+        Sample((A(d, (3, 4, 5), 1),), {"dim": 1}, desc="dim1"),
+        Sample((A(d, (3, 4, 5), 2),), {"dim": -1, "keepdim": True}, desc="dim-1_keepdim"),
+        Sample((A(d, (4, 6), 3, view="T"),), {"dim": 0}, desc="transposed_dim0"),
+        Sample((A(d, (4, 6), 3, view="T"),), desc="transposed_flat"),
+        Sample((A(d, (), 4),), desc="0d"),
+        Sample((A(d, (5, 7), 5, "ties"),), desc="ties_flat"),
+        Sample((A(d, (5, 7), 6, "ties"),), {"dim": 1}, desc="ties_dim1"),
+        Sample((A(d, (7, 5), 7, "ties"),), {"dim": 0}, desc="ties_dim0"),
+        Sample((A(d, (0, 3), 8),), {"dim": 1}, desc="empty_kept_dim"),
+        Sample((A(d, (70000,), 9, "ties"),), desc="large_ties_flat"),
+        Sample((A(d, (3, 40000), 10, "ties"),), {"dim": 1}, desc="large_ties_rows"),
+    ]
+    if d in FLOATS:
+        s.append(nan_sample(d, desc="nan_flat"))
+        s.append(nan_sample(d, {"dim": 1}, desc="nan_dim1"))
+        s.append(nan_sample(d, {"dim": 0}, desc="nan_dim0"))
+    return s
+
+
+def ref_var(a, dim=None, unbiased=None, keepdim=False, correction=None):
+    ddof = 1 if correction is None else correction
+    if unbiased is not None:
+        ddof = 1 if unbiased else 0
+    with np.errstate(all="ignore"):
+        return np.var(a, axis=axis(dim, a.ndim), ddof=ddof, keepdims=keepdim)
+
+
+def ref_std(*args, **kwargs):
+    return np.sqrt(ref_var(*args, **kwargs))
+
+
+def var_samples(d):
+    x = lambda seed, view=None, shape=(3, 4, 5): A(d, shape if view is None else (4, 6), seed, view=view)
+    return [
+        Sample((x(0),), desc="full"),
+        Sample((x(1),), {"unbiased": False}, desc="full_biased"),
+        Sample((x(2), [1]), desc="dim1_positional_unbiased"),
+        Sample((x(3), [0, 2], False, True), desc="dims02_biased_keepdim"),
+        Sample((x(4),), {"dim": [-1], "correction": 0}, desc="correction0"),
+        Sample((x(5),), {"dim": [0, 1], "correction": 2, "keepdim": True}, desc="correction2_keepdim"),
+        Sample((x(6, "T"),), {"dim": [0]}, desc="transposed"),
+        Sample((A(d, (3, 8), 7, view="strided"),), {"dim": [1]}, desc="strided"),
+        Sample((A(d, (3, 1), 8),), {"dim": [1]}, desc="single_element_is_nan"),
+    ]
+
+
+def ref_norm(a, p=2, dim=(), keepdim=False):
+    ax = axis(dim, a.ndim)
+    a = np.abs(a)
+    if p == INF:
+        return np.max(a, axis=ax, keepdims=keepdim)
+    if p == -INF:
+        return np.min(a, axis=ax, keepdims=keepdim)
+    if p == 0:
+        return np.sum(a != 0, axis=ax, keepdims=keepdim).astype(float)
+    return np.sum(a ** p, axis=ax, keepdims=keepdim) ** (1.0 / p)
+
+
+def norm_samples(d):
+    s = []
+    for p in (1, 2, INF, -INF, 0, 3):
+        s.append(Sample((A(d, (3, 4, 5), 0), p), desc=f"p{p}_full"))
+        s.append(Sample((A(d, (3, 4, 5), 1), p, [1]), desc=f"p{p}_dim1"))
+        s.append(Sample((A(d, (3, 4, 5), 2), p, [0, -1], True), desc=f"p{p}_dims0-1_keepdim"))
+    s.append(Sample((A(d, (4, 6), 3, view="T"), 2, [0]), desc="p2_transposed"))
+    s.append(Sample((A(d, (4, 6), 4),), desc="default_p"))
+    v = values(d, (3, 4), 5)
+    v[0, 1] = 0
+    v[2, :2] = 0
+    s.append(Sample((Arr(v, d), 0, [1]), desc="p0_with_zeros"))
+    return s
+
+
+def torch_norm(x, p=2, dim=None, keepdim=False):
+    return torch.linalg.vector_norm(x, ord=p, dim=dim if dim else None, keepdim=keepdim)
+
+
+def ref_logsumexp(a, dim, keepdim=False):
+    a = a.astype(np.float64)
+    ax = axis(dim, a.ndim)
+    m = np.max(a, axis=ax, keepdims=True)
+    m = np.where(np.isinf(m), 0.0, m)
+    with np.errstate(all="ignore"):
+        r = np.log(np.sum(np.exp(a - m), axis=ax, keepdims=True)) + m
+    if keepdim or a.ndim == 0:
+        return r
+    return np.squeeze(r, axis=ax)
+
+
+def logsumexp_samples(d):
+    s = [
+        Sample((A(d, (3, 4, 5), 0), [1]), desc="dim1"),
+        Sample((A(d, (3, 4, 5), 1), [0, 2]), desc="dims02"),
+        Sample((A(d, (3, 4, 5), 2), [-1], True), desc="dim-1_keepdim"),
+        Sample((A(d, (4, 6), 3, view="T"), [0]), desc="transposed"),
+        Sample((A(d, (), 4), [0]), desc="0d"),
+        # torch.logsumexp(x, []) raises (a shape error); Ember reduces every
+        # dim, as sum(dim=[]) does. Deliberate: NumPy only.
+        Sample((A(d, (3, 4), 5), []), desc="empty_dim_list_all", torch=False),
+    ]
+    if d in FLOATS:
+        v = values(d, (4, 3), 6)
+        v[1, :] = -np.inf
+        v[2, 0] = np.inf
+        v[3, 1] = -np.inf
+        s.append(Sample((Arr(v, d), [1]), desc="inf_rows"))
+    return s
+
+
+def all_samples(d):
+    s = [x for x in reduction_samples(d, dim_lists=False, single_dim=True)]
+    v = np.ones((3, 4), storage_dtype(d))
+    v[1, 2] = 0
+    s.append(Sample((Arr(v, d), 1), desc="one_zero"))
+    return s
+
+
+def ref_all(a, dim=None, keepdim=False):
+    return np.all(a, axis=axis(dim, a.ndim), keepdims=keepdim)
+
+
+def ref_any(a, dim=None, keepdim=False):
+    return np.any(a, axis=axis(dim, a.ndim), keepdims=keepdim)
+
+
+UINT8_ALL = "torch's all/any keep uint8 for uint8 input (legacy); Ember returns bool"
+
+
+def ref_softmax(a, dim, dtype=None, log=False):
+    if a.ndim == 0:
+        return np.zeros(()) if log else np.ones(())
+    a = a.astype(np.float64)
+    m = np.max(a, axis=dim, keepdims=True)
+    m = np.where(np.isinf(m), 0.0, m)
+    with np.errstate(all="ignore"):
+        e = np.exp(a - m)
+        total = np.sum(e, axis=dim, keepdims=True)
+        return a - m - np.log(total) if log else e / total
+
+
+def softmax_samples(d):
+    s = [
+        Sample((A(d, (3, 4, 5), 0), 1), desc="dim1"),
+        Sample((A(d, (3, 4, 5), 1), -1), desc="dim-1"),
+        Sample((A(d, (3, 4, 5), 2), 0), desc="dim0"),
+        Sample((A(d, (4, 6), 3, view="T"), 1), desc="transposed"),
+        Sample((A(d, (3, 8), 4, view="strided"), -1), desc="strided"),
+        Sample((A(d, (), 5), 0), desc="0d"),
+        Sample((A(d, (0, 3), 6), 1), desc="empty"),
+        Sample((A(d, (3, 4), 7), 1), {"dtype": DT(wide(d, 64))}, desc="dtype_float64"),
+    ]
+    v = values(d, (3, 4), 8)
+    v[1, :] = -np.inf
+    v[2, 0] = -np.inf
+    s.append(Sample((Arr(v, d), 1), desc="neg_inf_rows"))
+    s.append(Sample((Arr(np.arange(12).reshape(3, 4) % 5, "int64"), 1),
+                    {"dtype": DT("float32")}, desc="int_input_with_dtype"))
+    return s
+
+
+def ref_cumsum(a, dim, dtype=None):
+    if a.ndim == 0:
+        return a.copy()
+    return np.cumsum(a, axis=dim)
+
+
+def ref_cumprod(a, dim, dtype=None):
+    if a.ndim == 0:
+        return a.copy()
+    return np.cumprod(a, axis=dim)
+
+
+def cum_samples(d, kind="normal"):
+    return [
+        Sample((A(d, (3, 4, 5), 0, kind), 1), desc="dim1"),
+        Sample((A(d, (3, 4, 5), 1, kind), -1), desc="dim-1"),
+        Sample((A(d, (3, 4, 5), 2, kind), 0), desc="dim0"),
+        Sample((A(d, (4, 6), 3, kind, view="T"), 1), desc="transposed"),
+        Sample((A(d, (3, 8), 4, kind, view="strided"), 1), desc="strided"),
+        Sample((A(d, (), 5, kind), 0), desc="0d"),
+        Sample((A(d, (0, 3), 6, kind), 0), desc="empty"),
+        Sample((A(d, (3, 4), 7, kind), 1), {"dtype": DT(wide(d, 64))}, desc="dtype_float64"),
+    ]
+
+
+# -- linear algebra --
+
+LINALG_DTYPES = ("float32", "float64", "complex64", "int64")
+
+
+def mm_samples(d):
+    return [
+        Sample((A(d, (3, 4), 0), A(d, (4, 5), 1)), desc="plain"),
+        Sample((A(d, (3, 4), 2, view="T"), A(d, (4, 5), 3)), desc="self_transposed"),
+        Sample((A(d, (3, 4), 4), A(d, (4, 5), 5, view="T")), desc="other_transposed"),
+        Sample((A(d, (3, 4), 6, view="T"), A(d, (4, 5), 7, view="T")), desc="both_transposed"),
+        Sample((A(d, (3, 4), 8, view="strided"), A(d, (4, 5), 9, view="strided")), desc="strided"),
+        Sample((A(d, (1, 4), 10), A(d, (4, 1), 11)), desc="row_col"),
+        Sample((A(d, (0, 4), 12), A(d, (4, 5), 13)), desc="empty_m"),
+        Sample((A(d, (3, 0), 14), A(d, (0, 5), 15)), desc="empty_k"),
+        Sample((A(d, (40, 33), 16), A(d, (33, 20), 17)), desc="larger"),
+    ]
+
+
+def bmm_samples(d):
+    return [
+        Sample((A(d, (2, 3, 4), 0), A(d, (2, 4, 5), 1)), desc="plain"),
+        Sample((A(d, (2, 3, 4), 2, view="T"), A(d, (2, 4, 5), 3, view="T")), desc="transposed"),
+        Sample((A(d, (2, 3, 4), 4, view="strided"), A(d, (2, 4, 5), 5)), desc="strided"),
+        Sample((A(d, (0, 3, 4), 6), A(d, (0, 4, 5), 7)), desc="empty_batch"),
+        Sample((A(d, (2, 3, 0), 8), A(d, (2, 0, 5), 9)), desc="empty_k"),
+    ]
+
+
+def ref_addmm(s, a, b, beta=1, alpha=1):
+    p = alpha * (a @ b)
+    return p if beta == 0 else beta * s + p
+
+
+def addmm_samples(d):
+    fl = d != "int64"
+    beta, alpha = (0.5, 2.0) if fl else (2, 3)
+    nan_self = values(d, (3, 5), 9)
+    if fl:
+        nan_self[0, 0] = np.nan
+    return [
+        Sample((A(d, (3, 5), 0), A(d, (3, 4), 1), A(d, (4, 5), 2)), desc="plain"),
+        Sample((A(d, (3, 5), 3), A(d, (3, 4), 4), A(d, (4, 5), 5)), {"beta": beta, "alpha": alpha}, desc="beta_alpha"),
+        Sample((A(d, (5,), 6), A(d, (3, 4), 7), A(d, (4, 5), 8)), desc="broadcast_row_self"),
+        Sample((A(d, (3, 1), 6), A(d, (3, 4), 7), A(d, (4, 5), 8)), {"alpha": alpha}, desc="broadcast_col_self"),
+        Sample((A(d, (), 6), A(d, (3, 4), 7), A(d, (4, 5), 8)), desc="broadcast_0d_self"),
+        Sample((A(d, (3, 5), 10, view="T"), A(d, (3, 4), 11, view="T"), A(d, (4, 5), 12, view="T")),
+               desc="transposed"),
+        # beta=0: self is ignored, NaN included (as in torch).
+        Sample((Arr(nan_self, d), A(d, (3, 4), 13), A(d, (4, 5), 14)), {"beta": 0}, desc="beta0_ignores_self"),
+        Sample((A(d, (3, 5), 15), A(d, (3, 0), 16), A(d, (0, 5), 17)), {"beta": beta}, desc="empty_k"),
+    ]
+
+
+def mv_samples(d):
+    return [
+        Sample((A(d, (3, 4), 0), A(d, (4,), 1)), desc="plain"),
+        Sample((A(d, (3, 4), 2, view="T"), A(d, (4,), 3)), desc="transposed"),
+        Sample((A(d, (3, 4), 4), A(d, (4,), 5, view="strided")), desc="strided_vec"),
+        Sample((A(d, (0, 4), 6), A(d, (4,), 7)), desc="empty"),
+    ]
+
+
+def dot_samples(d):
+    return [
+        Sample((A(d, (7,), 0), A(d, (7,), 1)), desc="plain"),
+        Sample((A(d, (7,), 2, view="strided"), A(d, (7,), 3)), desc="strided"),
+        Sample((A(d, (0,), 4), A(d, (0,), 5)), desc="empty"),
+    ]
+
+
+MATMUL_EMPTY_K = (
+    "matmul of an N-D (N >= 3) by a 1-/2-D operand with an empty contracted dim raises "
+    "\"shape '[-1, 0]' is invalid for input of size 0\" (reshape(-1, 0)); torch returns zeros"
+)
+
+
+def matmul_samples(d):
+    return [
+        Sample((A(d, (4,), 0), A(d, (4,), 1)), desc="1d_1d"),
+        Sample((A(d, (3, 4), 2), A(d, (4,), 3)), desc="2d_1d"),
+        Sample((A(d, (4,), 4), A(d, (4, 5), 5)), desc="1d_2d"),
+        Sample((A(d, (3, 4), 6, view="T"), A(d, (4, 5), 7)), desc="2d_2d_transposed"),
+        Sample((A(d, (2, 3, 4), 8), A(d, (4, 5), 9)), desc="3d_2d"),
+        Sample((A(d, (2, 3, 4), 10), A(d, (4,), 11)), desc="3d_1d"),
+        Sample((A(d, (4,), 12), A(d, (2, 4, 5), 13)), desc="1d_3d"),
+        Sample((A(d, (3, 4), 14), A(d, (2, 4, 5), 15)), desc="2d_3d"),
+        Sample((A(d, (2, 1, 3, 4), 16), A(d, (5, 4, 2), 17)), desc="4d_3d_broadcast"),
+        Sample((A(d, (2, 1, 3, 4), 18, view="T"), A(d, (1, 3, 4, 2), 19, view="T")), desc="4d_4d_broadcast_transposed"),
+        Sample((A(d, (0, 3, 4), 20), A(d, (4, 2), 21)), desc="empty_batch"),
+        Sample((A(d, (2, 3, 0), 22), A(d, (0, 5), 23)), desc="3d_2d_empty_k"),
+        Sample((A(d, (2, 3, 0), 22), A(d, (2, 0, 5), 23)), desc="3d_3d_empty_k"),
+    ]
+
+
+def ref_linear(x, w, b=None):
+    y = x @ w.T
+    return y if b is None else y + b
+
+
+def linear_samples(d):
+    return [
+        Sample((A(d, (3, 4), 0), A(d, (5, 4), 1)), desc="no_bias"),
+        Sample((A(d, (3, 4), 2), A(d, (5, 4), 3), A(d, (5,), 4)), desc="bias"),
+        Sample((A(d, (4,), 5), A(d, (5, 4), 6), A(d, (5,), 7)), desc="1d_input_bias"),
+        Sample((A(d, (2, 3, 4), 8), A(d, (5, 4), 9), A(d, (5,), 10)), desc="3d_input_bias"),
+        Sample((A(d, (3, 4), 11, view="T"), A(d, (5, 4), 12, view="T")), desc="transposed_no_bias"),
+        Sample((A(d, (3, 4), 13), A(d, (5, 4), 14), None), desc="bias_none"),
+    ]
+
+
+# -- joining, splitting, indexing, sorting --
+
+
+def ref_cat(tensors, dim=0):
+    ranks = {t.ndim for t in tensors if not (t.ndim == 1 and t.size == 0)}
+    parts = [t for t in tensors if not (t.ndim == 1 and t.size == 0 and ranks and ranks != {1})]
+    return np.concatenate(parts, axis=dim)
+
+
+def cat_samples(d):
+    other = "float64" if d != "float64" else "int32"
+    return [
+        Sample(([A(d, (2, 3), 0), A(d, (4, 3), 1)],), desc="dim0"),
+        Sample(([A(d, (2, 3), 2), A(d, (2, 1), 3), A(d, (2, 4), 4)], 1), desc="dim1_three"),
+        Sample(([A(d, (2, 3), 5, view="T"), A(d, (2, 3), 6, view="strided")], -1), desc="noncontiguous_dim-1"),
+        Sample(([A(d, (2, 3), 7), A(other, (2, 3), 8)],), desc=f"promotion_with_{other}"),
+        Sample(([A("int32", (2, 3), 7), A(d, (1, 3), 8), A("bool", (1, 3), 9)],), desc="promotion_three_dtypes"),
+        Sample(([A(d, (2, 3), 9), A(d, (0,), 10), A(d, (1, 3), 11)],), desc="legacy_skip_1d_empty"),
+        Sample(([A(d, (0,), 12), A(d, (2, 3), 13)], 1), desc="legacy_skip_1d_empty_first"),
+        Sample(([A(d, (2, 3), 14), A("float64", (0,), 15)],), desc="legacy_skip_1d_empty_promotes"),
+        Sample(([A(d, (0, 3), 16), A(d, (2, 3), 17)],), desc="empty_2d"),
+        Sample(([A(d, (3,), 18)],), desc="single"),
+        Sample(([A(d, (3,), 19), A(d, (0,), 20)],), desc="1d_with_1d_empty"),
+    ]
+
+
+def stack_samples(d):
+    return [
+        Sample(([A(d, (2, 3), 0), A(d, (2, 3), 1)],), desc="dim0"),
+        Sample(([A(d, (2, 3), 2), A(d, (2, 3), 3), A(d, (2, 3), 4)], 1), desc="dim1"),
+        Sample(([A(d, (2, 3), 5, view="T"), A(d, (2, 3), 6)], -1), desc="dim-1_noncontiguous"),
+        Sample(([A(d, (), 7), A(d, (), 8)],), desc="0d"),
+        Sample(([A(d, (0, 3), 9), A(d, (0, 3), 10)], 2), desc="empty"),
+    ]
+
+
+def ref_split(a, size, dim=0):
+    n = a.shape[dim]
+    if isinstance(size, (list, tuple)):
+        cuts = np.cumsum(size)[:-1]
+    else:
+        cuts = list(range(size, n, size)) if n else []
+    return np.split(a, cuts, axis=dim)
+
+
+SPLIT_LIST = "ember.split / Tensor.split reject a list of sizes (TypeError); torch dispatches it to split_with_sizes"
+
+
+def split_samples(d):
+    return [
+        Sample((A(d, (5, 4), 0), 2), desc="int_uneven"),
+        Sample((A(d, (5, 4), 1), 2, -1), desc="int_dim-1"),
+        Sample((A(d, (5, 4), 2, view="T"), 3, 1), desc="int_transposed"),
+        Sample((A(d, (5, 4), 3), 10), desc="int_larger_than_dim"),
+        Sample((A(d, (0, 4), 4), 2), desc="int_empty"),
+        Sample((A(d, (5, 4), 5), [1, 4]), desc="list"),
+        Sample((A(d, (5, 4), 6), [1, 0, 3], 1), desc="list_dim1_zero_part"),
+    ]
+
+
+def split_with_sizes_samples(d):
+    return [
+        Sample((A(d, (5, 4), 5), [1, 4]), desc="dim0"),
+        Sample((A(d, (5, 4), 6), [1, 0, 3], 1), desc="dim1_zero_part"),
+        Sample((A(d, (5, 4), 7, view="T"), [2, 2], -1), desc="transposed_dim-1"),
+    ]
+
+
+def ref_chunk(a, chunks, dim=0):
+    n = a.shape[dim]
+    if n == 0:  # torch: `chunks` empty pieces
+        return [a] * chunks
+    return ref_split(a, max(-(-n // chunks), 1), dim)
+
+
+def chunk_samples(d):
+    return [
+        Sample((A(d, (6, 4), 0), 2), desc="even"),
+        Sample((A(d, (6, 4), 1), 4), desc="uneven"),
+        Sample((A(d, (6, 4), 2), 3, -1), desc="dim-1"),
+        Sample((A(d, (3, 4), 3), 5), desc="more_chunks_than_elements"),
+        Sample((A(d, (5, 4), 4, view="T"), 2, 1), desc="transposed"),
+        Sample((A(d, (0, 4), 5), 2), desc="empty_dim"),
+    ]
+
+
+def ref_unbind(a, dim=0):
+    return [np.take(a, i, axis=dim) for i in range(a.shape[dim])]
+
+
+def unbind_samples(d):
+    return [
+        Sample((A(d, (3, 4), 0),), desc="dim0"),
+        Sample((A(d, (3, 4), 1), -1), desc="dim-1"),
+        Sample((A(d, (3, 4), 2, view="T"), 1), desc="transposed"),
+        Sample((A(d, (0, 4), 3),), desc="empty"),
+    ]
+
+
+def ref_index_select(a, dim, index):
+    if a.ndim == 0:
+        return a.reshape(1)[index.reshape(-1)].reshape(a.shape if index.ndim == 0 else (index.size,))
+    return np.take(a, index.reshape(-1), axis=dim)
+
+
+def index_select_samples(d):
+    return [
+        Sample((A(d, (4, 5), 0), 0, index_arr([3, 0, 0, 2])), desc="dim0_repeats"),
+        Sample((A(d, (4, 5), 1), -1, index_arr([4, 1])), desc="dim-1"),
+        Sample((A(d, (2, 4, 5), 2), 1, index_arr([1, 3], "int32")), desc="int32_index"),
+        Sample((A(d, (4, 5), 3, view="T"), 1, index_arr([0, 3])), desc="transposed"),
+        Sample((A(d, (4, 6), 4, view="strided"), 1, index_arr([2, 1])), desc="strided"),
+        Sample((A(d, (4, 5), 5), 0, index_arr(np.zeros(0, np.int64))), desc="empty_index"),
+        Sample((A(d, (4, 5), 6), 1, index_arr(2)), desc="0d_index"),
+    ]
+
+
+def ref_gather(a, dim, index):
+    if a.ndim == 0:
+        return np.broadcast_to(a, index.shape).copy()
+    dim %= a.ndim
+    sl = tuple(slice(None) if d == dim else slice(0, index.shape[d]) for d in range(a.ndim))
+    return np.take_along_axis(a[sl], index, axis=dim)
+
+
+def gather_samples(d):
+    rng = np.random.default_rng(0)
+    return [
+        Sample((A(d, (3, 4), 0), 1, index_arr(rng.integers(0, 4, (3, 6)))), desc="dim1_wider"),
+        Sample((A(d, (3, 4), 1), 0, index_arr(rng.integers(0, 3, (2, 4)))), desc="dim0"),
+        Sample((A(d, (3, 4, 5), 2), -1, index_arr(rng.integers(0, 5, (2, 3, 2)))), desc="dim-1_smaller"),
+        Sample((A(d, (4, 5), 3, view="T"), 0, index_arr(rng.integers(0, 4, (4, 5)))), desc="transposed"),
+        Sample((A(d, (3, 4), 4), 1, Arr(rng.integers(0, 4, (3, 4)), "int64", view="T")), desc="transposed_index"),
+        Sample((A(d, (3, 4), 5), 1, index_arr(np.zeros((3, 0), np.int64))), desc="empty_index"),
+    ]
+
+
+def ref_scatter(a, dim, index, src, add=False):
+    out = a.copy()
+    scalar = not isinstance(src, np.ndarray)
+    for pos in np.ndindex(*index.shape):
+        tgt = list(pos)
+        tgt[dim] = index[pos]
+        v = src if scalar else src[pos]
+        if add:
+            out[tuple(tgt)] += v
+        else:
+            out[tuple(tgt)] = v
+    return out
+
+
+def ref_scatter_add(a, dim, index, src):
+    return ref_scatter(a, dim, index, src, add=True)
+
+
+def scatter_samples(d):
+    return [
+        Sample((A(d, (3, 5), 0), 1, index_arr(unique_index((3, 3), 1, 5, 0)), A(d, (3, 4), 1)), desc="dim1_src_larger"),
+        Sample((A(d, (4, 3), 2), 0, index_arr(unique_index((2, 3), 0, 4, 1)), A(d, (2, 3), 3)), desc="dim0"),
+        Sample((A(d, (4, 3), 4), -2, index_arr(unique_index((3, 2), 0, 4, 2)), A(d, (3, 2), 5)), desc="dim-2_smaller"),
+        Sample((A(d, (5, 3), 6, view="T"), 1, index_arr(unique_index((5, 2), 1, 3, 3)), A(d, (5, 2), 7, view="T")),
+               desc="transposed"),
+        Sample((A(d, (3, 5), 8), 1, index_arr(unique_index((3, 2), 1, 5, 4)), 2), desc="value_int"),
+        Sample((A(d, (3, 5), 9), 0, index_arr(unique_index((2, 5), 0, 3, 5)), 1.5 if d in FLOATS or d.startswith("c")
+                else 7), desc="value"),
+        Sample((A(d, (3, 5), 10), 1, index_arr(np.zeros((3, 0), np.int64)), A(d, (3, 0), 11)), desc="empty_index"),
+    ]
+
+
+def scatter_add_samples(d):
+    rng = np.random.default_rng(7)
+    return [
+        Sample((A(d, (3, 5), 0), 1, index_arr(rng.integers(0, 5, (3, 6))), A(d, (3, 6), 1)), desc="dim1_duplicates"),
+        Sample((A(d, (4, 3), 2), 0, index_arr(rng.integers(0, 4, (6, 3))), A(d, (6, 3), 3)), desc="dim0_duplicates"),
+        Sample((A(d, (4, 3), 4, view="T"), -1, index_arr(rng.integers(0, 3, (4, 2))), A(d, (4, 5), 5)),
+               desc="transposed_src_larger"),
+    ]
+
+
+def masks(shape, seed):
+    return Arr(np.random.default_rng(seed).integers(0, 2, shape).astype(bool), "bool")
+
+
+def ref_masked_fill(a, mask, value):
+    v = np.asarray(value)
+    if a.dtype.kind in "iu":
+        v = np.trunc(v.real).astype(np.int64)
+    elif a.dtype == bool:
+        v = v.astype(bool)
+    return np.where(mask, v, a)
+
+
+def masked_fill_samples(d):
+    v = 1.5 if (d in FLOATS or d.startswith("c")) else 3
+    return [
+        Sample((A(d, (3, 4), 0), masks((3, 4), 1), v), desc="scalar"),
+        Sample((A(d, (3, 4), 2), masks((4,), 3), v), desc="broadcast_mask"),
+        Sample((A(d, (3, 4), 4, view="T"), masks((3, 4), 5), v), desc="transposed"),
+        Sample((A(d, (3, 4), 6), masks((3, 4), 7), Arr(np.array(v), d)), desc="0d_tensor_value"),
+        Sample((A(d, (), 8), Arr(np.array(True), "bool"), v), desc="0d"),
+        Sample((A(d, (4,), 9), masks((2, 4), 10), v), desc="mask_broadcasts_self"),
+    ] + ([Sample((A(d, (3, 4), 11), masks((3, 4), 12), 2.7), desc="float_value_truncates")] if d in INTS else [])
+
+
+def ref_nonzero(a):
+    return np.argwhere(a)
+
+
+def nonzero_samples(d):
+    v = values(d, (3, 4, 2), 0, "ties")
+    return [
+        Sample((Arr(v, d),), desc="3d"),
+        Sample((Arr(v.swapaxes(0, 2).copy(), d, view="T"),), desc="transposed"),
+        Sample((Arr(np.ones((), storage_dtype(d)), d),), desc="0d_true"),
+        Sample((Arr(np.zeros((), storage_dtype(d)), d),), desc="0d_false"),
+        Sample((Arr(np.zeros((0, 3), storage_dtype(d)), d),), desc="empty"),
+        Sample((Arr(np.zeros((2, 3), storage_dtype(d)), d),), desc="all_zero"),
+    ]
+
+
+def sort_key_row(row, descending):
+    """Stable order of a 1-D row as torch sorts it: NaN is the largest value."""
+    idx = list(range(len(row)))
+    if descending:
+        return sorted(idx, key=lambda i: (0 if np.isnan(row[i]) else 1, -row[i] if not np.isnan(row[i]) else 0))
+    return sorted(idx, key=lambda i: (1 if np.isnan(row[i]) else 0, row[i] if not np.isnan(row[i]) else 0))
+
+
+def ref_sort(a, dim=-1, descending=False):
+    if a.ndim == 0:
+        return a.copy(), np.array(0)
+    moved = np.moveaxis(a, dim, -1)
+    vals = np.empty_like(moved)
+    idx = np.empty(moved.shape, np.int64)
+    for pos in np.ndindex(*moved.shape[:-1]):
+        order = sort_key_row(moved[pos].astype(np.float64), descending)
+        idx[pos] = order
+        vals[pos] = moved[pos][order]
+    return np.moveaxis(vals, -1, dim), np.moveaxis(idx, -1, dim)
+
+
+def ref_argsort(a, dim=-1, descending=False):
+    return ref_sort(a, dim, descending)[1]
+
+
+def sort_samples(d):
+    s = [
+        Sample((A(d, (3, 4, 5), 0),), desc="last_dim"),
+        Sample((A(d, (3, 4, 5), 1), 1), desc="dim1"),
+        Sample((A(d, (3, 4, 5), 2), 0, True), desc="dim0_descending"),
+        Sample((A(d, (4, 6), 3, view="T"),), {"descending": True}, desc="transposed_descending"),
+        Sample((A(d, (3, 8), 4, view="strided"), -1), desc="strided"),
+        Sample((A(d, (3, 9), 5, "ties"),), desc="ties_stable"),
+        Sample((A(d, (3, 9), 6, "ties"),), {"descending": True}, desc="ties_stable_descending"),
+        Sample((A(d, (9, 3), 7, "ties"), 0), desc="ties_stable_dim0"),
+        Sample((A(d, (), 8),), desc="0d"),
+        Sample((A(d, (0, 3), 9),), desc="empty"),
+        Sample((A(d, (40,), 10, "ties"),), desc="ties_long_row"),
+    ]
+    if d in FLOATS:
+        v = values(d, (2, 7), 11, "ties")
+        v[0, [1, 4]] = np.nan
+        v[1, 0] = np.inf
+        v[1, 3] = -np.inf
+        v[1, 5] = np.nan
+        s.append(Sample((Arr(v, d),), desc="nan_inf"))
+        s.append(Sample((Arr(v, d),), {"descending": True}, desc="nan_inf_descending"))
+    return s
+
+
+def torch_sort(x, dim=-1, descending=False):
+    # torch's default sort is not guaranteed stable; Ember's always is.
+    return torch.sort(x, dim=dim, descending=descending, stable=True)
+
+
+def torch_argsort(x, dim=-1, descending=False):
+    return torch.argsort(x, dim=dim, descending=descending, stable=True)
+
+
+def ref_topk(a, k, dim=-1, largest=True, sorted=True):
+    v, i = ref_sort(a, dim, descending=largest)
+    if a.ndim == 0:
+        return v, i
+    return np.take(v, range(k), axis=dim), np.take(i, range(k), axis=dim)
+
+
+def distinct(d, shape, seed, view=None):
+    n = int(np.prod(shape))
+    if d == "uint8":
+        v = np.random.default_rng(seed).permutation(n)
+    else:
+        v = np.random.default_rng(seed).permutation(n) - n // 2
+    v = v.reshape(shape).astype(storage_dtype(d))
+    if d in FLOATS:
+        v = v / 4
+    return Arr(v, d, view)
+
+
+def topk_samples(d):
+    s = [
+        Sample((distinct(d, (3, 7), 0), 3), desc="k3"),
+        Sample((distinct(d, (3, 7), 1), 2, 0), desc="dim0"),
+        Sample((distinct(d, (3, 7), 2), 4, -1, False), desc="smallest"),
+        Sample((distinct(d, (3, 7), 3, view="T"), 2), {"dim": 1}, desc="transposed"),
+        Sample((distinct(d, (3, 7), 4), 0), desc="k0"),
+        Sample((distinct(d, (3, 7), 5), 7), desc="k_all"),
+        Sample((distinct(d, (), 6), 1), desc="0d"),
+    ]
+    if d in FLOATS:
+        v = distinct(d, (2, 6), 7).values.copy()
+        v[0, 2] = np.nan
+        v[1, 4] = np.nan
+        s.append(Sample((Arr(v, d), 2), desc="nan_is_largest"))
+    return s
+
+
+# -- neural-network functions --
+
+
+def ref_embedding(w, idx):
+    return w[idx]
+
+
+def embedding_samples(d):
+    return [
+        Sample((A(d, (6, 3), 0), index_arr([0, 5, 2, 2])), desc="1d"),
+        Sample((A(d, (6, 3), 1), index_arr([[0, 1], [5, 4], [3, 3]])), desc="2d"),
+        Sample((A(d, (6, 3), 2), index_arr(4)), desc="0d_index"),
+        Sample((A(d, (6, 3), 3), index_arr([1, 2], "int32")), desc="int32_index"),
+        Sample((A(d, (6, 3), 4, view="T"), index_arr([0, 5])), desc="transposed_weight"),
+    ]
+
+
+def ref_dropout(x, p, train):
+    return x
+
+
+def dropout_samples(d):
+    return [
+        Sample((A(d, (3, 4), 0), 0.5, False), desc="eval_identity"),
+        Sample((A(d, (3, 4), 1, view="T"), 0.9, False), desc="eval_transposed"),
+        Sample((A(d, (3, 4), 2), 0.0, True), desc="train_p0_identity"),
+    ]
+
+
+def ref_layer_norm(x, shape, w=None, b=None, eps=1e-5):
+    ax = tuple(range(x.ndim - len(shape), x.ndim))
+    mu = x.mean(axis=ax, keepdims=True)
+    var = x.var(axis=ax, keepdims=True)
+    y = (x - mu) / np.sqrt(var + eps)
+    if w is not None:
+        y = y * w
+    if b is not None:
+        y = y + b
+    return y
+
+
+def layer_norm_samples(d):
+    return [
+        Sample((A(d, (3, 5), 0), [5]), desc="last_dim"),
+        Sample((A(d, (2, 3, 4), 1), [3, 4], A(d, (3, 4), 2), A(d, (3, 4), 3)), desc="two_dims_affine"),
+        Sample((A(d, (3, 5), 4, view="T"), [5], A(d, (5,), 5), None, 1e-3), desc="transposed_weight_eps"),
+        Sample((A(d, (4,), 6), [4], None, A(d, (4,), 7)), desc="1d_bias"),
+    ]
+
+
+def ref_batch_norm_eval(x, w, b, rm, rv, training, momentum, eps, cudnn):
+    shape = [1, -1] + [1] * (x.ndim - 2)
+    y = (x - rm.reshape(shape)) / np.sqrt(rv.reshape(shape) + eps)
+    if w is not None:
+        y = y * w.reshape(shape)
+    if b is not None:
+        y = y + b.reshape(shape)
+    return y
+
+
+def batch_norm_eval_samples(d):
+    rv = lambda seed, n: Arr(values(d, (n,), seed, "pos"), d)
+    return [
+        Sample((A(d, (4, 3), 0), A(d, (3,), 1), A(d, (3,), 2), A(d, (3,), 3), rv(4, 3), False, 0.1, 1e-5, False),
+               desc="2d"),
+        Sample((A(d, (2, 3, 4, 4), 5), None, None, A(d, (3,), 6), rv(7, 3), False, 0.1, 1e-3, False),
+               desc="4d_no_affine"),
+        Sample((A(d, (2, 3, 5), 8, view="T"), A(d, (3,), 9), None, A(d, (3,), 10), rv(11, 3), False, 0.1, 1e-5, False),
+               desc="3d_transposed"),
+    ]
+
+
+REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def reduce_np(loss, reduction):
+    return {0: loss, 1: np.mean(loss), 2: np.sum(loss)}[reduction]
+
+
+def loss_samples(d):
+    s = []
+    for r in (0, 1, 2):
+        s.append(Sample((A(d, (3, 4), 0), A(d, (3, 4), 1), r), desc=f"reduction{r}"))
+    s.append(Sample((A(d, (3, 4), 2, view="T"), A(d, (3, 4), 3)), desc="transposed_default_mean"))
+    s.append(Sample((A(d, (), 4), A(d, (), 5), 0), desc="0d_none"))
+    return s
+
+
+def torch_loss(fn):
+    return lambda a, b, reduction=1: fn(a, b, reduction=REDUCTIONS[reduction])
+
+
+def ref_mse(a, b, reduction=1):
+    return reduce_np((a - b) ** 2, reduction)
+
+
+def ref_l1(a, b, reduction=1):
+    return reduce_np(np.abs(a - b), reduction)
+
+
+def log_probs(d, shape, seed):
+    x = values(d, shape, seed).astype(np.float64)
+    cls = 0 if len(shape) == 1 else 1
+    x = x - np.log(np.sum(np.exp(x), axis=cls, keepdims=True))
+    return Arr(x, d)
+
+
+def ref_nll(logp, target, weight=None, reduction=1, ignore_index=-100):
+    c = logp.shape[0 if logp.ndim == 1 else 1]
+    lp = logp[None] if logp.ndim == 1 else np.moveaxis(logp, 1, -1).reshape(-1, c)
+    t = target.reshape(-1)
+    valid = t != ignore_index
+    safe = np.where(valid, t, 0)
+    w = valid.astype(float) * (weight[safe] if weight is not None else 1.0)
+    loss = -lp[np.arange(len(t)), safe] * w
+    if reduction == 1:
+        return loss.sum() / w.sum()
+    if reduction == 2:
+        return loss.sum()
+    return loss.reshape(target.shape)
+
+
+def torch_nll(x, t, weight=None, reduction=1, ignore_index=-100):
+    return F.nll_loss(x, t, weight=weight, reduction=REDUCTIONS[reduction], ignore_index=ignore_index)
+
+
+def nll_samples(d):
+    t = index_arr([0, 3, 1, 3, 2])
+    w = Arr(values(d, (4,), 9, "pos"), d)
+    s = []
+    for r in (0, 1, 2):
+        s.append(Sample((log_probs(d, (5, 4), r), t, None, r), desc=f"reduction{r}"))
+        s.append(Sample((log_probs(d, (5, 4), 3 + r), t, w, r), desc=f"weight_reduction{r}"))
+        s.append(Sample((log_probs(d, (5, 4), 6 + r), index_arr([0, -100, 1, 3, -100]), w, r),
+                        desc=f"ignore_index_weight_reduction{r}"))
+    s += [
+        Sample((log_probs(d, (5, 4), 10), index_arr([0, 2, 1, 2, 2]), None, 1, 2), desc="ignore_index_2"),
+        Sample((log_probs(d, (4,), 11), index_arr(2)), desc="unbatched"),
+        Sample((log_probs(d, (4,), 11), index_arr(2), None, 0), desc="unbatched_none"),
+        Sample((log_probs(d, (2, 4, 3), 12), index_arr([[0, 3, 1], [2, 2, 0]]), w, 0), desc="kdim_weight_none"),
+        Sample((log_probs(d, (2, 4, 3), 13), index_arr([[0, 3, 1], [2, 2, 0]]), w, 1), desc="kdim_weight_mean"),
+    ]
+    return s
+
+
+def ref_cross_entropy(x, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    """torch.nn.functional.cross_entropy's definition, in NumPy."""
+    cdim = 0 if x.ndim == 1 else 1
+    c = x.shape[cdim]
+    logp = ref_softmax(x, cdim, log=True)
+    wshape = [1] * x.ndim
+    wshape[cdim] = c
+    wb = weight.reshape(wshape) if weight is not None else np.ones(wshape)
+    if target.dtype.kind == "f":
+        t = target * (1 - label_smoothing) + label_smoothing / c
+        loss = -np.sum(logp * t * wb, axis=cdim)
+        if reduction == 1:
+            return loss.sum() / (x.size / c)
+        return reduce_np(loss, reduction)
+    nll = ref_nll(logp, target, weight, reduction, ignore_index)
+    if label_smoothing == 0:
+        return nll
+    ignored = target == ignore_index
+    smooth = -np.sum(logp * wb, axis=cdim)
+    smooth = np.where(ignored, 0.0, smooth)
+    if reduction == 1:
+        if weight is not None:
+            denom = weight[target[~ignored]].sum()
+        else:
+            denom = (~ignored).sum()
+        smooth = smooth.sum() / denom
+    elif reduction == 2:
+        smooth = smooth.sum()
+    return (1 - label_smoothing) * nll + smooth * (label_smoothing / c)
+
+
+def torch_cross_entropy(x, t, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    return F.cross_entropy(x, t, weight=weight, reduction=REDUCTIONS[reduction], ignore_index=ignore_index,
+                           label_smoothing=label_smoothing)
+
+
+def probs(d, shape, seed):
+    p = values(d, shape, seed, "pos").astype(np.float64)
+    return Arr(p / p.sum(axis=1, keepdims=True), d)
+
+
+CE_PROB_SMOOTHING = "cross_entropy_loss with probability targets ignores label_smoothing (torch smooths the targets)"
+CE_PROB_WEIGHT = "cross_entropy_loss with probability targets ignores the class weights"
+CE_SMOOTH_WEIGHT = ("cross_entropy_loss: label smoothing with class indices ignores the weights in the smoothing term "
+                    "(torch: -(logp * w).sum(C), normalized by the weights of the targets)")
+CE_SMOOTH_IGNORE = ("cross_entropy_loss: label smoothing with class indices counts ignore_index targets in the "
+                    "smoothing term (torch zeroes them and averages over the non-ignored targets)")
+
+
+def cross_entropy_samples(d):
+    t = index_arr([0, 3, 1, 3, 2])
+    w = Arr(values(d, (4,), 9, "pos"), d)
+    s = []
+    for r in (0, 1, 2):
+        s.append(Sample((A(d, (5, 4), r), t, None, r), desc=f"indices_reduction{r}"))
+        s.append(Sample((A(d, (5, 4), 3 + r), probs(d, (5, 4), 20 + r), None, r), desc=f"probs_reduction{r}"))
+    s += [
+        Sample((A(d, (5, 4), 6), t, w), desc="indices_weight"),
+        Sample((A(d, (5, 4), 7), index_arr([0, -100, 1, 3, -100]), None, 1), desc="indices_ignore_index"),
+        Sample((A(d, (5, 4), 8), t, None, 1, -100, 0.1), desc="indices_smoothing_mean"),
+        Sample((A(d, (5, 4), 9), t, None, 0, -100, 0.25), desc="indices_smoothing_none"),
+        Sample((A(d, (5, 4), 10), t, None, 2, -100, 0.25), desc="indices_smoothing_sum"),
+        Sample((A(d, (5, 4), 11), t, w, 1, -100, 0.2), desc="indices_smoothing_weight"),
+        Sample((A(d, (5, 4), 12), index_arr([0, -100, 1, 3, -100]), None, 1, -100, 0.2),
+               desc="indices_smoothing_ignore_index"),
+        Sample((A(d, (5, 4), 13), probs(d, (5, 4), 14), None, 1, -100, 0.2), desc="probs_smoothing"),
+        Sample((A(d, (5, 4), 15), probs(d, (5, 4), 16), w, 1), desc="probs_weight"),
+        Sample((A(d, (4,), 17), index_arr(1)), desc="unbatched"),
+        Sample((A(d, (2, 4, 3), 18), index_arr([[0, 3, 1], [2, 2, 0]])), desc="kdim"),
+        Sample((A(d, (5, 4), 19, view="T"), t), desc="transposed"),
+    ]
+    return s
+
+
+# -- convolution and pooling --
+
+
+def pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def ref_conv2d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = x[None]
+    (sh, sw), (ph, pw), (dh, dw) = pair(stride), pair(padding), pair(dilation)
+    n, c, h, wd = x.shape
+    oc, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((n, oc, oh, ow))
+    og = oc // groups
+    for g in range(groups):
+        xs = xp[:, g * cg:(g + 1) * cg]
+        ws = w[g * og:(g + 1) * og]
+        for i in range(oh):
+            for j in range(ow):
+                patch = xs[:, :, i * sh:i * sh + dh * (kh - 1) + 1:dh, j * sw:j * sw + dw * (kw - 1) + 1:dw]
+                out[:, g * og:(g + 1) * og, i, j] = np.einsum("nckl,ockl->no", patch, ws)
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1)
+    return out[0] if unbatched else out
+
+
+def conv2d_samples(d):
+    return [
+        Sample((A(d, (2, 3, 6, 5), 0), A(d, (4, 3, 3, 3), 1)), desc="plain"),
+        Sample((A(d, (2, 3, 6, 5), 2), A(d, (4, 3, 3, 2), 3), A(d, (4,), 4)), desc="bias"),
+        Sample((A(d, (2, 3, 7, 7), 5), A(d, (4, 3, 3, 3), 6), None, 2, 1), desc="stride2_padding1"),
+        Sample((A(d, (1, 3, 7, 8), 7), A(d, (2, 3, 2, 3), 8), None, (2, 1), (1, 2)), desc="asymmetric"),
+        Sample((A(d, (1, 2, 9, 9), 9), A(d, (3, 2, 3, 3), 10), A(d, (3,), 11), 1, 2, 2), desc="dilation2"),
+        Sample((A(d, (2, 4, 5, 5), 12), A(d, (6, 2, 3, 3), 13), A(d, (6,), 14), 1, 1, 1, 2), desc="groups2"),
+        Sample((A(d, (1, 4, 5, 5), 15), A(d, (4, 1, 3, 3), 16), None, 1, 1, 1, 4), desc="depthwise"),
+        Sample((A(d, (3, 6, 5), 17), A(d, (4, 3, 3, 3), 18), A(d, (4,), 19)), desc="unbatched"),
+        Sample((A(d, (2, 3, 5, 6), 20, view="T"), A(d, (4, 3, 3, 3), 21)), desc="transposed_input"),
+        Sample((A(d, (2, 3, 6, 5), 22, view="strided"), A(d, (2, 3, 1, 1), 23)), desc="strided_input_1x1"),
+    ]
+
+
+def pool_windows(n, k, s, p, ceil_mode):
+    span = n + 2 * p - k
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def ref_pool(x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False, count_include_pad=True,
+             divisor_override=None, mode="max"):
+    """torch's pooling windows: output sizes by the effective kernel; a window
+    clipped to the input, averaged over its part inside input + declared padding."""
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = x[None]
+    (kh, kw), (ph, pw), (dh, dw) = pair(kernel), pair(padding), pair(dilation)
+    (sh, sw) = pair(stride) if stride not in (None, []) else (kh, kw)
+    n, c, h, w = x.shape
+    oh = pool_windows(h, dh * (kh - 1) + 1, sh, ph, ceil_mode)
+    ow = pool_windows(w, dw * (kw - 1) + 1, sw, pw, ceil_mode)
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            h0, w0 = i * sh - ph, j * sw - pw
+            rows = [h0 + a * dh for a in range(kh) if 0 <= h0 + a * dh < h]
+            cols = [w0 + b * dw for b in range(kw) if 0 <= w0 + b * dw < w]
+            win = x[:, :, rows][:, :, :, cols]
+            if mode == "max":
+                out[:, :, i, j] = win.max(axis=(2, 3))
+                continue
+            padded = (min(h0 + kh, h + ph) - h0) * (min(w0 + kw, w + pw) - w0)
+            div = divisor_override or (padded if count_include_pad else len(rows) * len(cols))
+            out[:, :, i, j] = win.sum(axis=(2, 3)) / div
+    return out[0] if unbatched else out
+
+
+def ref_max_pool(x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False):
+    return ref_pool(x, kernel, stride, padding, dilation, ceil_mode, mode="max")
+
+
+def ref_avg_pool(x, kernel, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    return ref_pool(x, kernel, stride, padding, 1, ceil_mode, count_include_pad, divisor_override, mode="avg")
+
+
+AVG_CEIL_PAD = ("avg_pool2d(ceil_mode=True, count_include_pad=True) on float32 (oneDNN) divides a window that "
+                "overhangs the input by the full kernel size; torch (and Ember's other dtypes) divide by the part "
+                "inside input + declared padding")
+
+
+def max_pool_samples(d):
+    s = [
+        Sample((A(d, (2, 3, 6, 6), 0), 2), desc="k2"),
+        Sample((A(d, (2, 3, 7, 6), 1), 3, 2), desc="k3_s2"),
+        Sample((A(d, (1, 2, 7, 7), 2), [3, 2], [2, 1], [1, 1]), desc="asymmetric_padding"),
+        Sample((A(d, (1, 2, 7, 7), 3), 2, 2, 0, 1, True), desc="ceil_mode"),
+        Sample((A(d, (1, 2, 8, 8), 4), 3, 2, 1, 1, True), desc="ceil_mode_padding"),
+        Sample((A(d, (3, 5, 5), 5), 2), desc="unbatched"),
+        Sample((A(d, (2, 3, 6, 6), 6, view="T"), 2, 1), desc="transposed"),
+        Sample((A(d, (1, 1, 5, 5), 7), 2, 2), desc="odd_size_floor"),
+        Sample((A(d, (1, 2, 9, 9), 8), 3, 1, 1, 2), desc="dilation2"),
+        Sample((A(d, (1, 2, 9, 8), 9), [2, 3], [2, 1], [1, 1], [3, 2], True), desc="dilation_ceil_mode"),
+    ]
+    if d in FLOATS:
+        v = values(d, (1, 1, 4, 4), 10)
+        v[0, 0, 1, 1] = np.nan
+        s.append(Sample((Arr(v, d), 2), desc="nan_propagates"))
+    return s
+
+
+def avg_pool_samples(d):
+    bug = []
+    return [
+        Sample((A(d, (2, 3, 6, 6), 0), 2), desc="k2"),
+        Sample((A(d, (2, 3, 7, 6), 1), 3, 2), desc="k3_s2"),
+        Sample((A(d, (1, 2, 7, 7), 2), 3, 2, 1), desc="padding_include"),
+        Sample((A(d, (1, 2, 7, 7), 3), 3, 2, 1, False, False), desc="padding_exclude"),
+        Sample((A(d, (1, 2, 8, 8), 4), 3, 2, 1, True, True), desc="ceil_mode_padding_include", marks=bug),
+        Sample((A(d, (1, 2, 7, 7), 5), 2, 2, 0, True, False), desc="ceil_mode_exclude"),
+        Sample((A(d, (1, 2, 7, 7), 6), 2, 2, 0, True, True), desc="ceil_mode_overhang_include", marks=bug),
+        Sample((A(d, (3, 5, 5), 7), 2), desc="unbatched"),
+        Sample((A(d, (2, 3, 6, 6), 8, view="T"), [2, 3], [1, 2]), desc="transposed"),
+        Sample((A(d, (1, 2, 7, 7), 9), 3, 2, 1, True, True, 4), desc="divisor_override"),
+    ]
+
+
+def torch_avg_pool(x, kernel, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    return F.avg_pool2d(x, kernel, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+REAL = ("bool", "uint8", "int32", "int64") + FLOATS
+FLT = FLOATS + ("complex64",)
+
+OPS = [
+    # -- reductions --
+    Op("sum", sum_samples, ("bool", "uint8", "int32", "int64") + FLOATS + ("complex64",), ref_sum, method=True,
+       tol=lowp_loose(3.0)),
+    Op("mean", mean_samples, FLT, lambda a, dim=None, keepdim=False, dtype=None:
+       np.mean(a, axis=axis(dim, a.ndim), keepdims=keepdim), method=True, tol=lowp_loose(3.0)),
+    Op("prod", prod_samples, ("bool", "int32", "int64") + FLOATS + ("complex64",), ref_prod, method=True,
+       tol=lowp_loose(3.0)),
+    Op("amax", amax_samples, REAL, ref_amax, method=True),
+    Op("amin", amax_samples, REAL, ref_amin, method=True),
+    Op("max", max_full_samples, REAL, lambda a: np.max(a), method=True),
+    Op("min", max_full_samples, REAL, lambda a: np.min(a), method=True),
+    Op("max.dim", max_dim_samples, REAL, ref_max_dim, aten="max", method=True, named=("values", "indices")),
+    Op("min.dim", max_dim_samples, REAL, ref_min_dim, aten="min", method=True, named=("values", "indices")),
+    # bool: torch's argmax/argmin refuse it, and so does Ember.
+    Op("argmax", argmax_samples, REAL[1:], ref_argmax, method=True),
+    Op("argmin", argmax_samples, REAL[1:], ref_argmin, method=True),
+    Op("var", var_samples, FLT, ref_var, method=True, tol=lowp_loose(4.0)),
+    Op("std", var_samples, FLT, ref_std, method=True, tol=lowp_loose(4.0)),
+    Op("norm", norm_samples, FLT, ref_norm, torch_fn=lambda *a, **k: torch_norm(*a, **k), method=True,
+       tol=lowp_loose(4.0)),
+    Op("logsumexp", logsumexp_samples, FLOATS + ("int64",), ref_logsumexp, method=True),
+    Op("all", lambda d: all_samples(d) + large_samples(d, dim_kw=False), ("bool", "uint8", "int64", "float32"),
+       ref_all, method=True),
+    Op("any", all_samples, ("bool", "uint8", "int64", "float32"), ref_any, method=True),
+    Op("softmax", softmax_samples, FLOATS, ref_softmax, method=True),
+    Op("log_softmax", softmax_samples, FLOATS, lambda a, dim, dtype=None: ref_softmax(a, dim, log=True), method=True),
+    Op("cumsum", cum_samples, ("bool", "int32", "int64") + FLOATS + ("complex64",), ref_cumsum, method=True,
+       tol=lowp_loose(3.0)),
+    Op("cumprod", lambda d: cum_samples(d, "prod"), ("int32", "int64") + FLOATS + ("complex64",), ref_cumprod,
+       method=True, tol=lowp_loose(3.0)),
+    # -- linear algebra --
+    Op("mm", mm_samples, LINALG_DTYPES + LOWP, lambda a, b: a @ b, method=True, tol=lowp_loose(3.0)),
+    Op("bmm", bmm_samples, LINALG_DTYPES, lambda a, b: a @ b, method=True),
+    Op("addmm", addmm_samples, LINALG_DTYPES, ref_addmm, method=True),
+    Op("mv", mv_samples, LINALG_DTYPES, lambda a, b: a @ b, method=True),
+    Op("dot", dot_samples, LINALG_DTYPES, lambda a, b: np.dot(a, b), method=True),
+    Op("matmul", matmul_samples, LINALG_DTYPES, np.matmul, method=True),
+    Op("__matmul__", matmul_samples, ("float32", "int64"), np.matmul, fn=lambda lib, a, b: a @ b,
+       torch_fn=lambda a, b: a @ b),
+    Op("linear", linear_samples, LINALG_DTYPES, ref_linear,
+       torch_fn=lambda *a: F.linear(*a)),
+    # -- joining, splitting, indexing, sorting --
+    Op("cat", cat_samples, ("bool", "int64", "float16", "float32", "float64", "complex64"), ref_cat),
+    Op("stack", stack_samples, ("int64", "float32", "complex64"), lambda ts, dim=0: np.stack(ts, axis=dim)),
+    Op("split", split_samples, ("int64", "float32"), ref_split, method=True),
+    Op("split_with_sizes", split_with_sizes_samples, ("int64", "float32"), ref_split, method=True,
+       torch_fn=lambda x, sizes, dim=0: torch.split(x, sizes, dim)),
+    Op("chunk", chunk_samples, ("int64", "float32"), ref_chunk, method=True),
+    Op("unbind", unbind_samples, ("int64", "float32"), ref_unbind, method=True),
+    Op("index_select", index_select_samples, ("bool", "int64", "float16", "float32", "complex64"), ref_index_select,
+       method=True),
+    Op("gather", gather_samples, ("bool", "int64", "float32", "complex64"), ref_gather, method=True),
+    Op("scatter", scatter_samples, ("int64", "float32", "float64", "complex64"), ref_scatter, method=True),
+    Op("scatter_add", scatter_add_samples, ("int64", "float32", "float64"), ref_scatter_add, method=True),
+    Op("masked_fill", masked_fill_samples, ("bool", "int32", "int64", "float16", "float32", "complex64"),
+       ref_masked_fill, method=True),
+    Op("nonzero", nonzero_samples, ("bool", "int64", "float32", "complex64"), ref_nonzero, method=True),
+    Op("sort", sort_samples, ("bool", "uint8", "int8", "int16", "int32", "int64") + FLOATS, ref_sort, method=True,
+       named=("values", "indices"),
+       torch_fn=lambda *a, **k: torch_sort(*a, **k)),
+    Op("argsort", sort_samples, ("int64", "float32", "float64"), ref_argsort, method=True,
+       torch_fn=lambda *a, **k: torch_argsort(*a, **k)),
+    Op("topk", topk_samples, ("uint8", "int64") + FLOATS, ref_topk, method=True, named=("values", "indices")),
+    # -- neural-network functions --
+    Op("embedding", embedding_samples, ("int64", "float32", "float64"), ref_embedding,
+       torch_fn=lambda *a: torch.embedding(*a)),
+    Op("dropout", dropout_samples, ("float32", "float64"), ref_dropout, torch_fn=lambda *a: torch.dropout(*a)),
+    Op("layer_norm", layer_norm_samples, FLOATS, ref_layer_norm, torch_fn=lambda *a: torch.layer_norm(*a),
+       tol=lowp_loose(4.0)),
+    Op("batch_norm.eval", batch_norm_eval_samples, FLOATS, ref_batch_norm_eval, aten="batch_norm",
+       torch_fn=lambda *a: torch.batch_norm(*a), tol=lowp_loose(4.0)),
+    Op("mse_loss", loss_samples, ("float32", "float64"), ref_mse, torch_fn=lambda *a: torch_loss(F.mse_loss)(*a)),
+    Op("l1_loss", loss_samples, ("float32", "float64"), ref_l1, torch_fn=lambda *a: torch_loss(F.l1_loss)(*a)),
+    Op("nll_loss", nll_samples, ("float32", "float64"), ref_nll, torch_fn=lambda *a: torch_nll(*a)),
+    Op("cross_entropy_loss", cross_entropy_samples, ("float32", "float64"), ref_cross_entropy,
+       torch_fn=lambda *a: torch_cross_entropy(*a)),
+    # -- convolution and pooling: float32 only (the oneDNN path); see test_conv_pool_float32_only --
+    Op("conv2d", conv2d_samples, FLOATS, ref_conv2d, torch_fn=lambda *a: F.conv2d(*a), tol=lambda d: 5.0),
+    Op("max_pool2d", max_pool_samples, FLOATS + ("int64",), ref_max_pool, torch_fn=lambda *a: F.max_pool2d(*a)),
+    Op("avg_pool2d", avg_pool_samples, FLOATS, ref_avg_pool, torch_fn=lambda *a: torch_avg_pool(*a),
+       tol=lowp_loose(2.0)),
+]
