@@ -402,7 +402,8 @@ AdvancedIndex prepare(const Tensor& self, const std::vector<std::optional<Tensor
       last = d;
       ++a.nindexed;
       order.push_back(d);
-      a.index_shape = a.indices.empty() ? expanded[d]->sizes().vec() : infer_size(a.index_shape, expanded[d]->sizes(), "index");
+      a.index_shape = a.indices.empty() ? expanded[d]->sizes().vec()
+                                        : infer_size(a.index_shape, expanded[d]->sizes(), "index");
       a.indices.push_back(*expanded[d]);
     } else {
       rest.push_back(d);

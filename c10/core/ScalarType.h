@@ -69,10 +69,12 @@ constexpr int64_t highest() {
 
 // Half's and BFloat16's rows spell their facts out (IEEE binary16; float32's
 // exponent with 8 significand bits): they have no std::numeric_limits.
-inline constexpr double kFloatEps = std::numeric_limits<float>::epsilon(), kFloatMax = std::numeric_limits<float>::max(),
-                        kFloatTiny = std::numeric_limits<float>::min();
-inline constexpr double kDoubleEps = std::numeric_limits<double>::epsilon(),
-                        kDoubleMax = std::numeric_limits<double>::max(), kDoubleTiny = std::numeric_limits<double>::min();
+inline constexpr double kFloatEps = std::numeric_limits<float>::epsilon();
+inline constexpr double kFloatMax = std::numeric_limits<float>::max();
+inline constexpr double kFloatTiny = std::numeric_limits<float>::min();
+inline constexpr double kDoubleEps = std::numeric_limits<double>::epsilon();
+inline constexpr double kDoubleMax = std::numeric_limits<double>::max();
+inline constexpr double kDoubleTiny = std::numeric_limits<double>::min();
 
 inline constexpr ScalarTypeInfo kScalarTypeInfo[kNumScalarTypes] = {
     {"bool", "Bool", "BoolTensor", 1, TypeKind::Bool, false, 0, 0, 0, 0, 0, 1},
