@@ -1,11 +1,11 @@
-"""Elementwise operators, tested over the OpInfo database in opinfo.py.
+"""Elementwise operators, tested over the OpInfo database in opdb/pointwise.py.
 
 Every test is parametrized by OpInfo and dtype. NumPy (float64/complex128,
 int64) is the reference for values; torch, when installed, is the oracle
 for result dtypes (type promotion), strides and exception types.
 
 Known Ember bugs are strict xfails of exactly the cases they break (the
-XFail entries in opinfo.py); deliberate
+XFail entries in opdb/pointwise.py); deliberate
 differences from torch are documented where a test leaves them out.
 """
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import ember
-import opinfo as oi
+from opdb import pointwise as oi
 from ember_testing import to_numpy, torch
 
 ALL = oi.ALL

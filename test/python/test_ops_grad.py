@@ -2,7 +2,7 @@
 
 Two sources of cases:
 
-1. the OpInfo database (opinfo.py, elementwise operators): for each OpInfo
+1. the OpInfo database (opdb/pointwise.py, elementwise operators): for each OpInfo
    that supports float64 and is differentiable, its float64 samples (same
    shapes, broadcasting, non-contiguous views, Python-scalar operands and
    integer operands), moved away from points where the function is not
@@ -41,7 +41,7 @@ import numpy as np
 import pytest
 
 import ember
-import opinfo as oi
+from opdb import pointwise as oi
 from ember.autograd import gradcheck, gradgradcheck
 from ember_testing import to_numpy, unique_index
 

@@ -13,7 +13,7 @@ import sys
 import pytest
 
 import ember
-import opinfo as oi
+from opdb import pointwise as oi
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from test.fuzz.forked import run_forked  # noqa: E402
