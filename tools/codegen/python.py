@@ -109,6 +109,18 @@ def _varargs_intlist(args: list[Argument]) -> bool:
 
 
 @dataclass(frozen=True)
+class _PyParam:
+    """One parameter as Python sees it: what error messages and the docstring name."""
+
+    name: str
+    type_name: str  # in PyTorch's words: "Tensor", "tuple of ints", "Number"
+    accepted: str  # the C++ type whose pybind11 caster takes the value
+    default: str | None  # the schema's literal
+    kwarg_only: bool
+    varargs: bool = False  # ints given one by one (zeros(2, 3)) or as one sequence
+
+
+@dataclass(frozen=True)
 class _Binding:
     """What shapes one pybind11 binding: the op, its out= twin, and how
     Python passes its arguments."""
@@ -138,6 +150,21 @@ class _Binding:
     def named_tuple(self) -> bool:
         """Results with names, returned like torch.return_types.max."""
         return len(self.schema.returns) > 1 and all(r.name for r in self.schema.returns)
+
+    def python_params(self) -> list[_PyParam]:
+        params = []
+        for a in self.args:
+            pyname = "input" if a.name == "self" else a.name
+            if self.varargs and not a.kwarg_only:
+                # The binding checks the ints itself.
+                params.append(_PyParam(pyname, "tuple of ints", "py::object", None, False, varargs=True))
+            else:
+                params.append(_PyParam(pyname, _type_name(a), binding_type(a), a.default, a.kwarg_only))
+        if self.out is not None:
+            params.append(_PyParam("out", "Tensor", "std::optional<Tensor>", "None", True))
+        if self.factory:
+            params.append(_PyParam("requires_grad", "bool", "bool", "False", True))
+        return params
 
 
 def _parameters(b: _Binding) -> tuple[list[str], list[str]]:
@@ -219,8 +246,7 @@ def _binding(f: NativeFunction, out: NativeFunction | None, *, method: bool, doc
     lambda_text = f"[]({', '.join(params)}){_return_annotation(b)} {{\n" + "\n".join(_body(b)) + "\n  }"
     extras = "".join(", " + p for p in pyargs + ([docs.cpp_string(doc)] if doc else []))
     target = "cls" if method else "m"
-    signature = None if _misses_conversion_pass(b.args, b.factory, b.varargs) else \
-        _signature_spec(b.args, out, b.factory, b.varargs)
+    signature = None if _misses_conversion_pass(b.args, b.factory, b.varargs) else _signature_spec(b)
     return f'  {target}.def("{f.schema.name}", {lambda_text}{extras});', signature
 
 
@@ -244,21 +270,28 @@ def _misses_conversion_pass(args: list[Argument], factory: bool, varargs: bool) 
     return factory or any(a.type.base in _CONVERTED_TYPES for a in args)
 
 
-def _signature_spec(args: list[Argument], out: NativeFunction | None, factory: bool, varargs: bool) -> str:
+def _signature_spec(b: _Binding) -> str:
     """The Signature initializer describing one binding, for its error messages."""
-    specs = []
-    for a in args:
-        pyname = "input" if a.name == "self" else a.name
-        if varargs and not a.kwarg_only:
-            # Takes the ints one by one or as one sequence; the binding checks them itself.
-            specs.append(_param_spec(pyname, "tuple of ints", "py::object", None, False))
-        else:
-            specs.append(_param_spec(pyname, _type_name(a), binding_type(a), a.default, a.kwarg_only))
-    if out is not None:
-        specs.append(_param_spec("out", "Tensor", "std::optional<Tensor>", "None", True))
-    if factory:
-        specs.append(_param_spec("requires_grad", "bool", "bool", "False", True))
+    specs = [_param_spec(p.name, p.type_name, p.accepted, p.default, p.kwarg_only)
+             for p in b.python_params()]
     return "{" + ", ".join(specs) + "}"
+
+
+def _python_signature(b: _Binding) -> str:
+    """`add(Tensor input, Tensor or Number other, *, Number alpha=1, Tensor out=None) -> Tensor`:
+    torch's docs' form, with the types of the error messages, which tell the overloads apart."""
+    parts = []
+    keywords_only = False  # after `*` or `*size`
+    for p in b.python_params():
+        if p.varargs:
+            parts.append("*" + p.name)
+            keywords_only = True
+            continue
+        if p.kwarg_only and not keywords_only:
+            parts.append("*")
+            keywords_only = True
+        parts.append(f"{p.type_name} {p.name}" + ("" if p.default is None else f"={p.default}"))
+    return f"{b.schema.name}({', '.join(parts)}) -> {docs.return_text(b.schema.returns)}"
 
 
 def _explainers(target: str, signatures: dict[str, list[str | None]]) -> list[str]:
@@ -277,11 +310,8 @@ def _docstrings(functions: list[NativeFunction], outs: list[NativeFunction], *, 
             texts.setdefault(name, []).append(f.doc)
         if not f.python or f.schema.is_out_variant or ("method" if method else "function") not in f.variants:
             continue
-        args = [a for a in f.schema.arguments if not (method and a.name == "self")]
-        has_out = not method and _matching_out(f, outs) is not None
-        signatures.setdefault(name, []).append(
-            docs.python_signature(f, has_out=has_out, method=method, varargs=_varargs_intlist(args),
-                                 type_name=_type_name))
+        out = None if method else _matching_out(f, outs)
+        signatures.setdefault(name, []).append(_python_signature(_Binding(f, out, method)))
     return {name: docs.docstring(sigs, "\n\n".join(dict.fromkeys(texts.get(name, []))) or None)
             for name, sigs in signatures.items()}
 
