@@ -49,8 +49,8 @@ struct ScalarTypeInfo {
   int8_t itemsize;
   TypeKind kind;
   bool is_signed;
-  // ember.finfo, for floating types and of the real part of complex ones
-  // (zero elsewhere): machine epsilon, largest finite value, smallest normal
+  // ember.finfo, for floating types (zero elsewhere; a complex type's are its
+  // real type's): machine epsilon, largest finite value, smallest normal
   // value, and the decimal digits it resolves.
   double eps, max, tiny;
   int8_t digits;
@@ -58,6 +58,7 @@ struct ScalarTypeInfo {
   int64_t int_min, int_max;
 };
 
+namespace detail {
 template <typename T>
 constexpr int64_t lowest() {
   return static_cast<int64_t>(std::numeric_limits<T>::lowest());
@@ -66,31 +67,36 @@ template <typename T>
 constexpr int64_t highest() {
   return static_cast<int64_t>(std::numeric_limits<T>::max());
 }
-
-// Half's and BFloat16's rows spell their facts out (IEEE binary16; float32's
-// exponent with 8 significand bits): they have no std::numeric_limits.
 inline constexpr double kFloatEps = std::numeric_limits<float>::epsilon();
 inline constexpr double kFloatMax = std::numeric_limits<float>::max();
 inline constexpr double kFloatTiny = std::numeric_limits<float>::min();
 inline constexpr double kDoubleEps = std::numeric_limits<double>::epsilon();
 inline constexpr double kDoubleMax = std::numeric_limits<double>::max();
 inline constexpr double kDoubleTiny = std::numeric_limits<double>::min();
+}  // namespace detail
 
+// Half's and BFloat16's rows spell their facts out (IEEE binary16; float32's
+// exponent with 8 significand bits): they have no std::numeric_limits.
 inline constexpr ScalarTypeInfo kScalarTypeInfo[kNumScalarTypes] = {
     {"bool", "Bool", "BoolTensor", 1, TypeKind::Bool, false, 0, 0, 0, 0, 0, 1},
-    {"uint8", "Byte", "ByteTensor", 1, TypeKind::Integral, false, 0, 0, 0, 0, lowest<uint8_t>(), highest<uint8_t>()},
-    {"int8", "Char", "CharTensor", 1, TypeKind::Integral, true, 0, 0, 0, 0, lowest<int8_t>(), highest<int8_t>()},
-    {"int16", "Short", "ShortTensor", 2, TypeKind::Integral, true, 0, 0, 0, 0, lowest<int16_t>(), highest<int16_t>()},
-    {"int32", "Int", "IntTensor", 4, TypeKind::Integral, true, 0, 0, 0, 0, lowest<int32_t>(), highest<int32_t>()},
-    {"int64", "Long", "LongTensor", 8, TypeKind::Integral, true, 0, 0, 0, 0, lowest<int64_t>(), highest<int64_t>()},
+    {"uint8", "Byte", "ByteTensor", 1, TypeKind::Integral, false, 0, 0, 0, 0, detail::lowest<uint8_t>(),
+     detail::highest<uint8_t>()},
+    {"int8", "Char", "CharTensor", 1, TypeKind::Integral, true, 0, 0, 0, 0, detail::lowest<int8_t>(),
+     detail::highest<int8_t>()},
+    {"int16", "Short", "ShortTensor", 2, TypeKind::Integral, true, 0, 0, 0, 0, detail::lowest<int16_t>(),
+     detail::highest<int16_t>()},
+    {"int32", "Int", "IntTensor", 4, TypeKind::Integral, true, 0, 0, 0, 0, detail::lowest<int32_t>(),
+     detail::highest<int32_t>()},
+    {"int64", "Long", "LongTensor", 8, TypeKind::Integral, true, 0, 0, 0, 0, detail::lowest<int64_t>(),
+     detail::highest<int64_t>()},
     {"float16", "Half", "HalfTensor", 2, TypeKind::Floating, true, 0x1p-10, 65504.0, 0x1p-14, 3, 0, 0},
     {"bfloat16", "BFloat16", "BFloat16Tensor", 2, TypeKind::Floating, true, 0x1p-7, 0x1.fep127, 0x1p-126, 2, 0, 0},
-    {"float32", "Float", "FloatTensor", 4, TypeKind::Floating, true, kFloatEps, kFloatMax, kFloatTiny, 6, 0, 0},
-    {"float64", "Double", "DoubleTensor", 8, TypeKind::Floating, true, kDoubleEps, kDoubleMax, kDoubleTiny, 15, 0, 0},
-    {"complex64", "ComplexFloat", "ComplexFloatTensor", 8, TypeKind::Complex, true, kFloatEps, kFloatMax, kFloatTiny, 6,
-     0, 0},
-    {"complex128", "ComplexDouble", "ComplexDoubleTensor", 16, TypeKind::Complex, true, kDoubleEps, kDoubleMax,
-     kDoubleTiny, 15, 0, 0},
+    {"float32", "Float", "FloatTensor", 4, TypeKind::Floating, true, detail::kFloatEps, detail::kFloatMax,
+     detail::kFloatTiny, 6, 0, 0},
+    {"float64", "Double", "DoubleTensor", 8, TypeKind::Floating, true, detail::kDoubleEps, detail::kDoubleMax,
+     detail::kDoubleTiny, 15, 0, 0},
+    {"complex64", "ComplexFloat", "ComplexFloatTensor", 8, TypeKind::Complex, true, 0, 0, 0, 0, 0, 0},
+    {"complex128", "ComplexDouble", "ComplexDoubleTensor", 16, TypeKind::Complex, true, 0, 0, 0, 0, 0, 0},
 };
 
 inline const ScalarTypeInfo& info(ScalarType t) {

@@ -2,6 +2,7 @@
 their tensors or shapes as separate arguments (torch.functional's spelling)."""
 
 from . import _C
+from ._size import Size
 
 
 def broadcast_tensors(*tensors):
@@ -27,8 +28,6 @@ def broadcast_shapes(*shapes):
     >>> ember.broadcast_shapes((2, 1), (3,))
     ember.Size([2, 3])
     """
-    from ._size import Size
-
     metas = []
     for shape in shapes:
         metas.append(_C.empty((shape,) if isinstance(shape, int) else tuple(shape), device="meta"))

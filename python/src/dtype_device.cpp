@@ -72,9 +72,9 @@ std::vector<int64_t> shape_from_args(const py::args& args, const char* what, con
 // ember.finfo / ember.iinfo: the ranges of c10's scalar-type table, with
 // torch's fields and spelling.
 struct FloatInfo {
-  c10::ScalarType type;
-  const c10::ScalarTypeInfo& info() const { return c10::info(type); }
-  c10::ScalarType real() const { return c10::toRealValueType(type); }  // complex64's finfo is float32's
+  c10::ScalarType real;  // complex64's finfo is float32's
+  const c10::ScalarTypeInfo& info() const { return c10::info(real); }
+  double resolution() const { return std::pow(10.0, -info().digits); }
 };
 struct IntInfo {
   c10::ScalarType type;
@@ -88,23 +88,22 @@ void init_type_limits(py::module_& m) {
                throw py::type_error("ember.finfo() requires a floating point input type. Use ember.iinfo to handle "
                                     "'ember.finfo'");
              }
-             return FloatInfo{t};
+             return FloatInfo{c10::toRealValueType(t)};
            }),
            py::arg("type") = py::none())
-      .def_property_readonly("bits", [](const FloatInfo& f) { return 8 * c10::elementSize(f.real()); })
+      .def_property_readonly("bits", [](const FloatInfo& f) { return 8 * c10::elementSize(f.real); })
       .def_property_readonly("eps", [](const FloatInfo& f) { return f.info().eps; })
       .def_property_readonly("max", [](const FloatInfo& f) { return f.info().max; })
       .def_property_readonly("min", [](const FloatInfo& f) { return -f.info().max; })
       .def_property_readonly("tiny", [](const FloatInfo& f) { return f.info().tiny; })
       .def_property_readonly("smallest_normal", [](const FloatInfo& f) { return f.info().tiny; })
-      .def_property_readonly("resolution", [](const FloatInfo& f) { return std::pow(10.0, -f.info().digits); })
-      .def_property_readonly("dtype", [](const FloatInfo& f) { return c10::python_name(f.real()); })
-      .def("__eq__", [](const FloatInfo& a, const FloatInfo& b) { return a.real() == b.real(); })
+      .def_property_readonly("resolution", &FloatInfo::resolution)
+      .def_property_readonly("dtype", [](const FloatInfo& f) { return c10::python_name(f.real); })
+      .def("__eq__", [](const FloatInfo& a, const FloatInfo& b) { return a.real == b.real; })
       .def("__repr__", [](const FloatInfo& f) {
         const auto& i = f.info();
         return fmt::format("finfo(resolution={:g}, min={:g}, max={:g}, eps={:g}, smallest_normal={:g}, tiny={:g}, dtype={})",
-                           std::pow(10.0, -i.digits), -i.max, i.max, i.eps, i.tiny, i.tiny,
-                           c10::python_name(f.real()));
+                           f.resolution(), -i.max, i.max, i.eps, i.tiny, i.tiny, c10::python_name(f.real));
       });
   py::class_<IntInfo>(m, "iinfo")
       .def(py::init([](c10::ScalarType t) {
