@@ -5,6 +5,7 @@
 #include "pybind_tensor.h"
 
 #include <aten/core/dispatch/Library.h>
+#include <aten/core/dispatch/OperatorLog.h>
 
 #include <pybind11/complex.h>
 #include <pybind11/functional.h>
@@ -178,9 +179,36 @@ KernelFunction python_kernel(py::function fn) {
   });
 }
 
+// `with ember._C._OperatorLog() as log: ...` then log.names: the overloads
+// called at the top level inside the block.
+struct PyOperatorLog {
+  std::unique_ptr<OperatorLog> open;
+  std::vector<std::string> names;
+};
+
 }  // namespace
 
 void init_dispatch(py::module_& m) {
+  py::class_<PyOperatorLog>(m, "_OperatorLog")
+      .def(py::init<>())
+      .def(
+          "__enter__",
+          [](PyOperatorLog& self) -> PyOperatorLog& {
+            EMBER_CHECK(!self.open, "_OperatorLog: this log is already open");
+            self.names.clear();
+            self.open = std::make_unique<OperatorLog>();
+            return self;
+          },
+          py::return_value_policy::reference)
+      .def("__exit__",
+           [](PyOperatorLog& self, const py::args&) {
+             if (!self.open) return;
+             self.names = self.open->names();
+             self.open.reset();
+           })
+      .def_property_readonly("names", [](const PyOperatorLog& self) {
+        return self.open ? self.open->names() : self.names;
+      });
   m.def("_parse_schema", [](const std::string& text) { return parse_schema(text).str(); });
   m.def("_schemas", [] {
     std::vector<std::string> out;

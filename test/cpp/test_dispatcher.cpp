@@ -2,6 +2,7 @@
 // core file knows about the "dispatch_test" namespace.
 
 #include <aten/core/dispatch/Library.h>
+#include <aten/core/dispatch/OperatorLog.h>
 #include <aten/ember.h>
 
 #include <gtest/gtest.h>
@@ -134,6 +135,24 @@ TEST(Dispatcher, LibrariesUndoTheirRegistrations) {
     EXPECT_EQ(first(op.call(full({1}, 5.0))), 10.0f);
   }
   EXPECT_FALSE(Dispatcher::singleton().findSchema("dispatch_tmp::twice").has_value());
+}
+
+TEST(OperatorLog, RecordsTopLevelCallsOfOpenLogs) {
+  const Tensor x = ones({2, 3});
+  std::vector<std::string> outer_names;
+  {
+    OperatorLog outer;
+    matmul(x, x.t());  // decomposes into mm: only matmul (and t) are the caller's
+    {
+      OperatorLog inner;
+      add(x, x);
+      EXPECT_EQ(inner.names(), std::vector<std::string>{"aten::add.Tensor"});
+    }
+    outer_names = outer.names();
+  }
+  EXPECT_EQ(outer_names, (std::vector<std::string>{"aten::t", "aten::matmul", "aten::add.Tensor"}));
+  OperatorLog after;
+  EXPECT_TRUE(after.names().empty());
 }
 
 TEST(Schema, ParsesAndPrintsCanonically) {

@@ -1,0 +1,38 @@
+#pragma once
+// Records the operators called on this thread while a log is open, by their
+// qualified overload names ("aten::add.Tensor"). Only the calls that enter the
+// dispatcher from outside are recorded, not the ops a kernel, a decomposition
+// or autograd calls in turn: the log answers "which overloads did this code
+// reach", which is how the operator database's tests find operators without
+// samples.
+//
+// It rides on the Python dispatch key: opening a log adds that key to the
+// thread's included keys, and a boxed fallback on it records the call and
+// passes it on with the key excluded. Nothing is registered, and no call pays
+// anything, until the first log is opened.
+
+#include <c10/core/LocalDispatchKeySet.h>
+
+#include <string>
+#include <vector>
+
+namespace ember {
+
+class OperatorLog {
+ public:
+  OperatorLog();
+  ~OperatorLog();
+  OperatorLog(const OperatorLog&) = delete;
+  OperatorLog& operator=(const OperatorLog&) = delete;
+
+  // In call order, with repeats.
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  friend struct OperatorLogAccess;
+  std::vector<std::string> names_;
+  OperatorLog* outer_;  // a log opened inside another records into both
+  c10::IncludeDispatchKeyGuard include_python_key_;
+};
+
+}  // namespace ember
