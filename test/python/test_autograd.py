@@ -323,10 +323,11 @@ def assert_equal_lists(a, b):
 
 
 # --------------------------------------------------------------------------
-# derivative values for a range of ops, vs torch
+# gradients through small graphs of several ops, vs torch (the gradients of
+# each op alone are the operator database's: test_ops_grad.py)
 # --------------------------------------------------------------------------
 
-OPS = {
+GRAPHS = {
     "add_sub_mul_div": (lambda m, x, y: (x + y) * (x - y) / (y * y + 1), [(3, 4), (3, 4)]),
     "pow_scalar": (lambda m, x: x.abs().pow(2.5), [(6,)]),
     "pow_tensor": (lambda m, x, y: x.abs().add(0.5).pow(y), [(5,), (5,)]),
@@ -335,37 +336,29 @@ OPS = {
     "sigmoid_relu": (lambda m, x: x.sigmoid() + x.relu(), [(6,)]),
     "sqrt_rsqrt": (lambda m, x: x.abs().add(0.1).sqrt() + x.abs().add(0.1).rsqrt(), [(6,)]),
     "neg_reciprocal": (lambda m, x: (-x).abs().add(0.5).reciprocal(), [(6,)]),
-    "matmul": (lambda m, x, y: x.matmul(y), [(3, 4), (4, 2)]),
     "mm_t": (lambda m, x, y: x.mm(y.t()), [(3, 4), (2, 4)]),
-    "bmm": (lambda m, x, y: x.bmm(y), [(2, 3, 4), (2, 4, 5)]),
     "sum_dim": (lambda m, x: x.sum(1) * x.sum(0, keepdim=True).sum(), [(3, 4)]),
     "mean": (lambda m, x: x.mean(0) + x.mean(), [(3, 4)]),
-    "amax": (lambda m, x: x.amax(1), [(3, 4)]),
-    "max_dim": (lambda m, x: x.max(1)[0], [(3, 4)]),
     "views": (lambda m, x: x.view(2, 6).t().reshape(3, 4)[1:, ::2].unsqueeze(0).squeeze(0).transpose(0, 1), [(3, 4)]),
     "permute_flatten": (lambda m, x: x.permute(2, 0, 1).flatten(), [(2, 3, 4)]),
     "select_narrow": (lambda m, x: x.select(0, 1) * x.narrow(1, 1, 2).sum(0).sum(), [(3, 4)]),
     "index_int": (lambda m, x: x[1] * x[:, 2].sum() + x[-1, -1], [(3, 4)]),
     "split_unbind": (lambda m, x: x.split(2)[1].sum(0) + x.unbind(0)[0], [(4, 3)]),
     "chunk": (lambda m, x: x.chunk(2, 1)[0] * 2, [(3, 4)]),
-    "clamp": (lambda m, x: x.clamp(-0.5, 0.5), [(8,)]),
     "maximum_where": (lambda m, x, y: x.maximum(y) + x.where(x > 0, y), [(6,), (6,)]),
     "softmax": (lambda m, x: x.softmax(1) * x.log_softmax(1), [(3, 4)]),
     "cumsum_prod": (lambda m, x: x.cumsum(0) + x.prod(0), [(3, 4)]),
     "var_std": (lambda m, x: x.var(1) + x.std(0).sum(), [(3, 4)]),
-    "gather": (lambda m, x: x.gather(1, m.tensor([[0, 1], [2, 2], [3, 0]])), [(3, 4)]),
-    "index_select": (lambda m, x: x.index_select(0, m.tensor([2, 0, 2])), [(3, 4)]),
     "masked_fill": (lambda m, x: x.masked_fill(x > 0, 0.0) * 2, [(3, 4)]),
     "expand_as": (lambda m, x, y: x.expand_as(y) * y, [(1, 4), (3, 4)]),
-    "addmm": (lambda m, b, x, y: b.addmm(x, y), [(3, 2), (3, 4), (4, 2)]),
     "norm": (lambda m, x: x.norm() * x, [(5,)]),
     "type_conversion": (lambda m, x: x.double().float() * 2, [(5,)]),
 }
 
 
-@pytest.mark.parametrize("name", sorted(OPS))
-def test_op_grads_match_torch(name):
-    fn, shapes = OPS[name]
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_graph_grads_match_torch(name):
+    fn, shapes = GRAPHS[name]
     arrays = [arr(*s) for s in shapes]
 
     def loss(m, *xs):

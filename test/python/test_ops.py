@@ -445,6 +445,41 @@ def test_meta(op, dtype):
             out = ember.empty(0, dtype=cpu.dtype, device="meta")
             assert op(ember, *margs, out=out, **mkwargs) is out
             assert (tuple(out.shape), out.dtype, out.is_meta) == (tuple(cpu.shape), cpu.dtype, True), sample
+        if op.has_inplace and isinstance(args[0], ember.Tensor):
+            _check_inplace_on_meta(op, sample, args, kwargs, margs, mkwargs)
+
+
+def _check_inplace_on_meta(op, sample, args, kwargs, margs, mkwargs):
+    """The in-place form on meta: the same geometry as on CPU, or the same error."""
+    try:
+        cpu = op.call_inplace(ember, [args[0].clone()] + list(args[1:]), kwargs)
+    except Exception as e:  # e.g. a float result into an integer tensor
+        with pytest.raises(type(e)):
+            op.call_inplace(ember, [margs[0].clone()] + list(margs[1:]), mkwargs)
+        return
+    meta = op.call_inplace(ember, [margs[0].clone()] + list(margs[1:]), mkwargs)
+    assert meta.is_meta, sample
+    assert (tuple(meta.shape), meta.dtype, meta.stride()) == (tuple(cpu.shape), cpu.dtype, cpu.stride()), sample
+
+
+# ---- 5b. overloads that take Python numbers ------------------------------------------
+
+
+@pytest.mark.parametrize("op, dtype", params("test_number_overloads", oi.OPS))
+def test_number_overloads(op, dtype):
+    """The Scalar overloads give what Python's spelling gives for the same numbers (or its error)."""
+    for sample in op.samples(dtype):
+        if sample.tensor_only:
+            continue
+        args, kwargs = sample.materialize(ember)
+        for overload, call, python_spelling in oi.number_overload_calls(op, ember, args, kwargs):
+            try:
+                expected = python_spelling()
+            except Exception as e:
+                with pytest.raises(type(e)):
+                    call()
+                continue
+            assert_same(call(), expected, (overload, sample))
 
 
 # ---- 6. unsupported dtypes ---------------------------------------------------------

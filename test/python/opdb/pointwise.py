@@ -141,6 +141,58 @@ class SampleInput:
 _SAMPLE_CACHE = {}
 
 
+def _parameters(schema):
+    """[(type, name, has_default, keyword_only)] of a schema string's parameters."""
+    inside = schema[schema.index("(") + 1:schema.rindex(") ->")]
+    out, keyword_only = [], False
+    for p in inside.split(", "):
+        if p == "*":
+            keyword_only = True
+            continue
+        type_, name = p.split("=")[0].split(" ")[:2]
+        out.append((type_.split("(")[0], name, "=" in p, keyword_only))
+    return out
+
+
+def number_overloads(lib, name, args, kwargs):
+    """The overloads of aten::<name> that take the Python numbers among
+    `args` as Scalar parameters (add.Scalar for (tensor, 2)). Python's
+    ember.<name> never picks them, as it wraps numbers as tensors (as torch
+    does); C++ callers and ember.ops.aten do."""
+    kinds = ["Tensor" if hasattr(a, "shape") else "Scalar" for a in args]
+    packet = getattr(lib.ops.aten, name, None) if "Scalar" in kinds else None
+    if packet is None:
+        return []
+    found = []
+    for overload in packet.overloads():
+        op = getattr(packet, overload)
+        params = _parameters(op.schema)
+        positional = [t for t, _, _, kw in params if not kw]
+        required = {n for _, n, default, kw in params if kw and not default}
+        names = {n for _, n, _, _ in params}
+        if (positional[:len(args)] == kinds and required <= set(kwargs) <= names and "out" not in names
+                and all(default for _, _, default, kw in params[len(args):] if not kw)):
+            found.append(op)
+    return found
+
+
+def number_overload_calls(op, lib, args, kwargs):
+    """[(overload, call, what it must match)] for each overload of the op
+    taking the sample's Python numbers as Scalar (add.Scalar, add_.Scalar,
+    pow.Tensor_Scalar): what C++ callers reach, never ember.<op> from Python.
+    A function overload matches ember.<op>, an in-place one Tensor.<op>_."""
+    if op.fn is not None:  # an operator or a spelling of its own: not aten::<op.aten>
+        return []
+    kwargs = {**op.kwargs, **kwargs}
+    calls = [(o, lambda o=o: o(*args, **kwargs), lambda: op(lib, *args, **kwargs))
+             for o in number_overloads(lib, op.aten, args, kwargs)]
+    if op.has_inplace and hasattr(args[0], "shape"):
+        calls += [(o, lambda o=o: o(args[0].clone(), *args[1:], **kwargs),
+                   lambda: op.call_inplace(lib, [args[0].clone()] + list(args[1:]), kwargs))
+                  for o in number_overloads(lib, op.aten + "_", args, kwargs)]
+    return calls
+
+
 @dataclass
 class XFail:
     """A known Ember bug: `test` (a test function name) fails for these dtypes."""

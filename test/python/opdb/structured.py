@@ -264,6 +264,7 @@ class Op:
     tol: Callable = lambda d: 1.0  # tolerance multiplier per input dtype
     named: tuple = ()  # field names of a returned named tuple
     dtype_xfails: dict = field(default_factory=dict)  # dtype -> marks for every sample of it
+    data_dependent: bool = False  # the result's geometry needs values (not run on meta)
 
     def call(self, lib, args, kwargs):
         if lib is torch and self.torch_fn is not None:
@@ -1466,7 +1467,8 @@ OPS = [
     Op("scatter_add", scatter_add_samples, ("int64", "float32", "float64"), ref_scatter_add, method=True),
     Op("masked_fill", masked_fill_samples, ("bool", "int32", "int64", "float16", "float32", "complex64"),
        ref_masked_fill, method=True),
-    Op("nonzero", nonzero_samples, ("bool", "int64", "float32", "complex64"), ref_nonzero, method=True),
+    Op("nonzero", nonzero_samples, ("bool", "int64", "float32", "complex64"), ref_nonzero, method=True,
+       data_dependent=True),
     Op("sort", sort_samples, ("bool", "uint8", "int8", "int16", "int32", "int64") + FLOATS, ref_sort, method=True,
        named=("values", "indices"),
        torch_fn=lambda *a, **k: torch_sort(*a, **k)),
@@ -1483,9 +1485,11 @@ OPS = [
        torch_fn=lambda *a: torch.batch_norm(*a), tol=lowp_loose(4.0)),
     Op("mse_loss", loss_samples, ("float32", "float64"), ref_mse, torch_fn=lambda *a: torch_loss(F.mse_loss)(*a)),
     Op("l1_loss", loss_samples, ("float32", "float64"), ref_l1, torch_fn=lambda *a: torch_loss(F.l1_loss)(*a)),
-    Op("nll_loss", nll_samples, ("float32", "float64"), ref_nll, torch_fn=lambda *a: torch_nll(*a)),
+    # The losses on class indices check the indices' range: not on meta.
+    Op("nll_loss", nll_samples, ("float32", "float64"), ref_nll, torch_fn=lambda *a: torch_nll(*a),
+       data_dependent=True),
     Op("cross_entropy_loss", cross_entropy_samples, ("float32", "float64"), ref_cross_entropy,
-       torch_fn=lambda *a: torch_cross_entropy(*a)),
+       torch_fn=lambda *a: torch_cross_entropy(*a), data_dependent=True),
     # -- convolution and pooling: float32 only (the oneDNN path); see test_conv_pool_float32_only --
     Op("conv2d", conv2d_samples, FLOATS, ref_conv2d, torch_fn=lambda *a: F.conv2d(*a), tol=lambda d: 5.0),
     Op("max_pool2d", max_pool_samples, FLOATS + ("int64",), ref_max_pool, torch_fn=lambda *a: F.max_pool2d(*a)),

@@ -1,0 +1,220 @@
+"""Geometry samples: calls whose results are checked for shape, dtype and
+strides only, for the operators the value entries (pointwise.py,
+structured.py) do not call: factories, random ops, views, in-place and out=
+forms and backward kernels.
+
+The keys are the overloads the samples reach (test_opdb.py checks that
+with the operator log). Each sample is a function of a device; test_meta.py runs it on 'meta' and on
+'cpu' and compares the results' geometry.
+"""
+
+import ember
+
+# Overloads Python's ember.* functions do not choose (they wrap Python
+# numbers as tensors, as torch does) are called by name.
+aten = ember.ops.aten
+
+def t(device, *shape, dtype=None):
+    x = ember.zeros(*shape, dtype=dtype, device=device)
+    return x
+
+
+SAMPLES = {
+    "empty": lambda d: ember.empty(2, 3, device=d),
+    "empty.out": lambda d: ember.empty(2, 3, out=t(d, 0)),
+    "empty_strided": lambda d: ember.empty_strided([2, 3], [1, 2], device=d),
+    "zeros": lambda d: ember.zeros(2, 3, dtype=ember.int32, device=d),
+    "zeros.out": lambda d: ember.zeros(4, out=t(d, 1)),
+    "ones": lambda d: ember.ones(2, device=d),
+    "ones.out": lambda d: ember.ones(2, 2, out=t(d, 1)),
+    "full": lambda d: ember.full([2, 3], 7, device=d),
+    "full.out": lambda d: ember.full([3], 1.5, out=t(d, 0)),
+    "scalar_tensor": lambda d: ember.scalar_tensor(3.5, device=d),
+    "empty_like": lambda d: ember.empty_like(t(d, 3, 4).t()),
+    "zeros_like": lambda d: ember.zeros_like(t(d, 3, 4), dtype=ember.float64),
+    "ones_like": lambda d: ember.ones_like(t(d, 2, 5)),
+    "full_like": lambda d: ember.full_like(t(d, 2), 4),
+    "arange": lambda d: ember.arange(5, device=d),
+    "arange.start": lambda d: ember.arange(1.0, 4.0, 0.5, device=d),
+    "arange.out": lambda d: ember.arange(5, out=t(d, 0, dtype=ember.int64)),
+    "arange.start_out": lambda d: ember.arange(1, 9, 2, out=t(d, 0)),
+    "linspace": lambda d: ember.linspace(0, 1, 7, device=d),
+    "linspace.out": lambda d: ember.linspace(0, 1, 3, out=t(d, 0)),
+    "eye": lambda d: ember.eye(3, device=d),
+    "eye.m": lambda d: ember.eye(2, 4, device=d),
+    "eye.out": lambda d: ember.eye(3, out=t(d, 0)),
+    "eye.m_out": lambda d: ember.eye(3, 2, out=t(d, 0)),
+    "rand": lambda d: ember.rand(2, 3, device=d),
+    "rand.out": lambda d: ember.rand(4, out=t(d, 0)),
+    "randn": lambda d: ember.randn(3, device=d, dtype=ember.float64),
+    "randn.out": lambda d: ember.randn(2, 2, out=t(d, 0)),
+    "randint": lambda d: ember.randint(5, (2, 3), device=d),
+    "randint.low": lambda d: ember.randint(1, 5, (4,), device=d, dtype=ember.int16),
+    "randint.out": lambda d: ember.randint(5, (3,), out=t(d, 0, dtype=ember.int64)),
+    "randint.low_out": lambda d: ember.randint(2, 5, (3,), out=t(d, 0, dtype=ember.int64)),
+    "rand_like": lambda d: ember.rand_like(t(d, 2, 3)),
+    "randn_like": lambda d: ember.randn_like(t(d, 2, 3)),
+    "uniform_": lambda d: t(d, 2, 3).uniform_(-1, 1),
+    "normal_": lambda d: t(d, 4).normal_(),
+    "random_.from": lambda d: t(d, 3, dtype=ember.int64).random_(0, 10),
+    "random_.to": lambda d: t(d, 3, dtype=ember.int64).random_(10),
+    "view": lambda d: t(d, 2, 6).view(3, -1),
+    "view_as": lambda d: t(d, 6).view_as(t(d, 2, 3)),
+    "reshape": lambda d: t(d, 2, 6).t().reshape(4, 3),
+    "reshape_as": lambda d: t(d, 6).reshape_as(t(d, 3, 2)),
+    "transpose.int": lambda d: ember.transpose(t(d, 2, 3, 4), 0, 2),
+    "swapaxes": lambda d: ember.swapaxes(t(d, 2, 3), 0, 1),
+    "t": lambda d: ember.t(t(d, 2, 5)),
+    "permute": lambda d: ember.permute(t(d, 2, 3, 4), (2, 0, 1)),
+    "expand": lambda d: t(d, 3, 1).expand(2, 3, 4),
+    "expand_as": lambda d: t(d, 1, 4).expand_as(t(d, 3, 4)),
+    "broadcast_to": lambda d: ember.broadcast_to(t(d, 3, 1), (2, 3, 4)),
+    "broadcast_tensors": lambda d: ember.broadcast_tensors(t(d, 3, 1), t(d, 4)),
+    "squeeze": lambda d: ember.squeeze(t(d, 1, 3, 1)),
+    "squeeze.dim": lambda d: ember.squeeze(t(d, 1, 3, 1), 2),
+    "unsqueeze": lambda d: ember.unsqueeze(t(d, 2, 3), 1),
+    "flatten.using_ints": lambda d: ember.flatten(t(d, 2, 3, 4), 1),
+    "as_strided": lambda d: ember.as_strided(t(d, 12), (3, 3), (1, 3), 1),
+    "select.int": lambda d: ember.select(t(d, 2, 3, 4), 1, -1),
+    "slice.Tensor": lambda d: ember.slice(t(d, 10, 2), 0, 1, 8, 3),
+    "narrow": lambda d: ember.narrow(t(d, 5, 4), 1, 1, 2),
+    "unfold": lambda d: t(d, 7, 2).unfold(0, 3, 2),
+    "alias": lambda d: ember.alias(t(d, 3, 2)),
+    "detach": lambda d: ember.detach(t(d, 3)),
+    "conj": lambda d: ember.conj(t(d, 2, dtype=ember.complex64)),
+    "copy_": lambda d: t(d, 2, 3).copy_(t(d, 3, dtype=ember.int32)),
+    "clone": lambda d: ember.clone(t(d, 3, 4).t()),
+    "contiguous": lambda d: t(d, 3, 4).t().contiguous(),
+    "resolve_conj": lambda d: ember.resolve_conj(ember.conj(t(d, 2, dtype=ember.complex128))),
+    "resolve_neg": lambda d: ember.resolve_neg(t(d, 2)),
+    "to.dtype": lambda d: aten.to.dtype(t(d, 2, 3), ember.float16),
+    "to.device": lambda d: t(d, 2).to(d, ember.int8),
+    "to.other": lambda d: aten.to.other(t(d, 2), t(d, 1, dtype=ember.float64)),
+    "type_as": lambda d: t(d, 2).type_as(t(d, 1, dtype=ember.int32)),
+    "fill_.Scalar": lambda d: t(d, 2, 2).fill_(3),
+    "zero_": lambda d: t(d, 3).zero_(),
+    "resize_": lambda d: t(d, 3).resize_(2, 5),
+}
+
+
+# Elementwise overloads the pointwise entries do not reach: a number
+# shifted by a tensor, and the out= forms of aliases.
+SAMPLES.update({
+    "bitwise_left_shift.Scalar_Tensor": lambda d: ember.bitwise_left_shift(3, t(d, 2, 2, dtype=ember.int8)),
+    "bitwise_right_shift.Scalar_Tensor": lambda d: ember.bitwise_right_shift(3, t(d, 2, 2, dtype=ember.int8)),
+    "where.Scalar": lambda d: aten.where.Scalar(t(d, 3, dtype=ember.bool), 1.0, 0),
+    "clip.out": lambda d: ember.clip(t(d, 3), -1, 1, out=t(d, 0)),
+    "floor_divide.out": lambda d: ember.floor_divide(t(d, 3), t(d, 3), out=t(d, 0)),
+    "true_divide.out": lambda d: ember.true_divide(t(d, 3), t(d, 3), out=t(d, 0)),
+    "pow.Scalar_out": lambda d: ember.pow(2, t(d, 3), out=t(d, 0)),
+})
+
+SAMPLES.update({
+    "sum.dim_IntList": lambda d: t(d, 2, 3, 4).sum((0, 2), keepdim=True),
+    "sum.IntList_out": lambda d: ember.sum(t(d, 2, 3), 1, out=t(d, 0)),
+    "mean.dim": lambda d: t(d, 2, 3).t().mean(1),
+    "mean.out": lambda d: ember.mean(t(d, 2, 3), 0, out=t(d, 0)),
+    "prod.dim_int": lambda d: t(d, 2, 3).prod(1, keepdim=True),
+    "var.correction": lambda d: t(d, 3, 4).var(1, correction=0),
+    "var.dim": lambda d: t(d, 3, 4).var(0, True, True),
+    "std.correction": lambda d: t(d, 3, 4).std(1, correction=2),
+    "std.dim": lambda d: t(d, 3, 4).std(1, False),
+    "norm.ScalarOpt_dim": lambda d: ember.norm(t(d, 3, 4), 1, [1]),
+    "norm.Scalar": lambda d: t(d, 3, 4).norm(),
+    "all.dim": lambda d: t(d, 3, 2).all(1),
+    "any.dim": lambda d: t(d, 3, 2).any(0, keepdim=True),
+    "softmax.int": lambda d: t(d, 3, 4).softmax(0),
+    "log_softmax.int": lambda d: t(d, 3, 4).log_softmax(-1),
+    "nll_loss_forward": lambda d: ember.nll_loss_forward(t(d, 4, 3), ember.zeros(4, dtype=ember.int64, device=d), None, 1,
+                                                         -100),
+    "nll_loss_backward": lambda d: ember.nll_loss_backward(t(d), t(d, 4, 3, 2), ember.zeros(4, 2, dtype=ember.int64, device=d),
+                                                           t(d, 3), 2, -100, t(d)),
+    "_adam_step_": lambda d: ember._adam_step_(t(d, 3), t(d, 3), t(d, 3), t(d, 3).abs(), 2.0, 0.1, 0.9, 0.99, 0.01, 1e-8,
+                                               False, True),
+    "_safe_softmax": lambda d: ember._safe_softmax(t(d, 3, 4), 1),
+    "_softmax_backward_data": lambda d: ember._softmax_backward_data(t(d, 3, 4), t(d, 3, 4), 0, ember.float32),
+    "_log_softmax_backward_data": lambda d: ember._log_softmax_backward_data(t(d, 3, 4), t(d, 3, 4), -1,
+                                                                              ember.float64),
+    "cumsum_": lambda d: t(d, 3, 4).cumsum_(0),
+    "cumsum.out": lambda d: ember.cumsum(t(d, 3), 0, out=t(d, 0)),
+    "addmm.out": lambda d: ember.addmm(t(d, 3), t(d, 2, 4), t(d, 4, 3), out=t(d, 0)),
+    "addmm_": lambda d: t(d, 2, 3).addmm_(t(d, 2, 4), t(d, 4, 3)),
+    "mm.out": lambda d: ember.mm(t(d, 2, 4), t(d, 4, 3), out=t(d, 0)),
+    "bmm.out": lambda d: ember.bmm(t(d, 5, 2, 4), t(d, 5, 4, 3), out=t(d, 0)),
+})
+
+SAMPLES.update({
+    "cat.out": lambda d: ember.cat([t(d, 2, 3), t(d, 1, 3)], out=t(d, 0)),
+    "split.Tensor": lambda d: t(d, 5, 2).split(2),
+    "split.sizes": lambda d: t(d, 5, 2).split([2, 3]),
+    "unbind.int": lambda d: t(d, 3, 2).unbind(1),
+    "scatter.src": lambda d: t(d, 4, 3).scatter(1, ember.zeros(4, 1, dtype=ember.int64, device=d), t(d, 4, 1)),
+    "scatter_.src": lambda d: t(d, 4, 3).scatter_(0, ember.zeros(1, 3, dtype=ember.int64, device=d), t(d, 1, 3)),
+    "scatter.value": lambda d: t(d, 4, 3).scatter(1, ember.zeros(4, 1, dtype=ember.int64, device=d), 2.0),
+    "scatter_.value": lambda d: t(d, 4, 3).scatter_(1, ember.zeros(4, 1, dtype=ember.int64, device=d), 2.0),
+    "scatter_add_": lambda d: t(d, 4, 3).scatter_add_(0, ember.zeros(2, 3, dtype=ember.int64, device=d), t(d, 2, 3)),
+    "masked_fill.Scalar": lambda d: t(d, 2, 3).masked_fill(t(d, 3, dtype=ember.bool), 1.0),
+    "masked_fill_.Scalar": lambda d: t(d, 2, 3).masked_fill_(t(d, 3, dtype=ember.bool), 1.0),
+    "masked_fill.Tensor": lambda d: t(d, 2, 3).masked_fill(t(d, 2, 3, dtype=ember.bool), ember.tensor(1.0)),
+    "masked_fill_.Tensor": lambda d: t(d, 2, 3).masked_fill_(t(d, 2, 3, dtype=ember.bool), ember.tensor(1.0)),
+})
+
+SAMPLES.update({
+    "movedim.int": lambda d: t(d, 2, 3, 4).movedim(0, -1),
+    "batch_norm": lambda d: ember.batch_norm(t(d, 2, 3, 4), t(d, 3), t(d, 3), None, None, True, 0.1, 1e-5, False),
+})
+
+SAMPLES.update({
+    "addcmul.out": lambda d: ember.addcmul(t(d, 3), t(d, 2, 1), t(d, 3), value=2, out=t(d, 0)),
+    "addcmul": lambda d: ember.addcmul(t(d, 2, 3), t(d, 3), t(d, 2, 1, dtype=ember.float64)),
+    "addcmul_": lambda d: t(d, 2, 3).addcmul_(t(d, 3), t(d, 2, 3)),
+    "addcdiv.out": lambda d: ember.addcdiv(t(d, 3), t(d, 2, 1), t(d, 3), out=t(d, 0)),
+    "addcdiv": lambda d: ember.addcdiv(t(d, 4, 1), t(d, 3), t(d, 4, 3), value=0.5),
+    "addcdiv_": lambda d: t(d, 2, 3).addcdiv_(t(d, 3), t(d, 2, 3)),
+    "lerp.Scalar_out": lambda d: ember.lerp(t(d, 3), t(d, 2, 3), 0.3, out=t(d, 0)),
+    "lerp.Scalar": lambda d: ember.lerp(t(d, 2, 1), t(d, 3), 0.7),
+    "lerp_.Scalar": lambda d: t(d, 2, 3).lerp_(t(d, 3), 0.5),
+    "lerp.Tensor_out": lambda d: ember.lerp(t(d, 3), t(d, 2, 3), t(d, 3), out=t(d, 0)),
+    "lerp.Tensor": lambda d: ember.lerp(t(d, 2, 1), t(d, 3), t(d, 2, 3)),
+    "lerp_.Tensor": lambda d: t(d, 2, 3).lerp_(t(d, 3), t(d, 1)),
+    "erfinv.out": lambda d: ember.erfinv(t(d, 3), out=t(d, 0)),
+    "erfinv": lambda d: t(d, 2, 3, dtype=ember.int32).erfinv(),
+    "erfinv_": lambda d: t(d, 2, 3).erfinv_(),
+    "isnan": lambda d: t(d, 2, 3).isnan(),
+    "isinf": lambda d: t(d, 2, 3, dtype=ember.int64).isinf(),
+    "isfinite": lambda d: t(d, 3, 2).t().isfinite(),
+    "isposinf": lambda d: t(d, 2, 3).isposinf(),
+    "isneginf": lambda d: t(d, 2, 3).isneginf(),
+    "tril": lambda d: t(d, 2, 3, 4).tril(1),
+    "tril_": lambda d: t(d, 3, 4).tril_(-1),
+    "tril.out": lambda d: ember.tril(t(d, 3, 4), out=t(d, 0)),
+    "triu": lambda d: t(d, 4, 3).t().triu(),
+    "triu_": lambda d: t(d, 3, 4).triu_(2),
+    "triu.out": lambda d: ember.triu(t(d, 3, 4), 1, out=t(d, 0)),
+    "flip": lambda d: t(d, 2, 3, 4).flip([0, 2]),
+    "roll": lambda d: t(d, 2, 3).roll([1], [1]),
+    "repeat": lambda d: t(d, 2, 3).repeat(2, 1, 3),
+    "constant_pad_nd": lambda d: ember.constant_pad_nd(t(d, 2, 3), [1, 2, -1, 0], 1.0),
+    "randperm": lambda d: ember.randperm(6, device=d),
+    "randperm.out": lambda d: ember.randperm(4, out=t(d, 0, dtype=ember.int32)),
+    "bernoulli": lambda d: ember.bernoulli(t(d, 2, 3)),
+    "bernoulli.p": lambda d: ember.bernoulli(t(d, 2, 3), 0.5),
+    "bernoulli_.float": lambda d: t(d, 2, 3).bernoulli_(0.25),
+    "multinomial": lambda d: ember.multinomial(t(d, 2, 3).abs() + 0.1, 2),
+    "multinomial.out": lambda d: ember.multinomial(t(d, 3).abs() + 0.1, 4, True, out=t(d, 0, dtype=ember.int64)),
+    "native_batch_norm": lambda d: ember.native_batch_norm(t(d, 2, 3, 4), t(d, 3), None, None, None, True, 0.1, 1e-5),
+    "native_batch_norm_backward": lambda d: ember.native_batch_norm_backward(
+        t(d, 2, 3, 4), t(d, 2, 3, 4), t(d, 3), None, None, t(d, 3), t(d, 3), True, 1e-5, [True, True, False]),
+    "native_layer_norm": lambda d: ember.native_layer_norm(t(d, 2, 3, 4), [4], t(d, 4), None, 1e-5),
+    "native_layer_norm_backward": lambda d: ember.native_layer_norm_backward(
+        t(d, 2, 3), t(d, 2, 3), [3], t(d, 2, 1), t(d, 2, 1), t(d, 3), t(d, 3), [True, True, False]),
+    "native_dropout": lambda d: ember.native_dropout(t(d, 2, 3), 0.25, True),
+    "native_dropout_backward": lambda d: ember.native_dropout_backward(
+        t(d, 2, 3), ember.ones(2, 3, dtype=ember.bool, device=d), 2.0),
+    "gelu_backward": lambda d: ember.gelu_backward(t(d, 2, 3), t(d, 2, 3), approximate="tanh"),
+    "gelu_backward.grad_input": lambda d: ember.gelu_backward(t(d, 2, 3), t(d, 3), out=t(d, 0)),
+    "max_pool2d_with_indices": lambda d: ember.max_pool2d_with_indices(t(d, 2, 3, 9, 8), [3, 3], [2, 2], [1, 1]),
+    "max_pool2d_with_indices_backward": lambda d: ember.max_pool2d_with_indices_backward(
+        t(d, 2, 3, 4, 4), t(d, 2, 3, 8, 8), [2, 2], [2, 2], [0, 0], [1, 1], False,
+        ember.zeros(2, 3, 4, 4, dtype=ember.int64, device=d)),
+})
