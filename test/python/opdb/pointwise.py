@@ -28,12 +28,9 @@ from typing import Callable, Optional
 
 import numpy as np
 
-ALL = ("bool", "uint8", "int8", "int16", "int32", "int64",
-       "float16", "bfloat16", "float32", "float64", "complex64", "complex128")
-BOOL = ("bool",)
-INTS = ("uint8", "int8", "int16", "int32", "int64")
-FLOATS = ("float16", "bfloat16", "float32", "float64")
-COMPLEX = ("complex64", "complex128")
+from .dtypes import (ALL, BOOL, COMPLEX, ELEMENTWISE, FLOATS, INTS, TOLERANCES, dtype_name,  # noqa: F401
+                     numpy_storage_dtype, round_to_bfloat16)
+
 INTEGRAL = BOOL + INTS  # bitwise dtypes
 REAL = BOOL + INTS + FLOATS
 NUMBERS = INTS + FLOATS + COMPLEX  # everything but bool
@@ -48,26 +45,6 @@ def is_float(d):
 
 def is_complex(d):
     return d in COMPLEX
-
-
-def dtype_name(dtype):
-    return str(dtype).rsplit(".", 1)[-1]
-
-
-# ---- bfloat16 without NumPy support ---------------------------------------------
-
-
-def round_to_bfloat16(x):
-    """float32 array holding x rounded (to nearest even) to bfloat16."""
-    a = np.ascontiguousarray(x, dtype=np.float32)
-    bits = a.view(np.uint32).astype(np.uint64)
-    rounded = (((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32)
-    return np.where(np.isnan(a), a, rounded).reshape(a.shape)
-
-
-def numpy_storage_dtype(d):
-    """The NumPy dtype a sample of ember dtype `d` is built from."""
-    return np.dtype("float32") if d == "bfloat16" else np.dtype(d)
 
 
 def cast_like(values, d):
@@ -982,17 +959,6 @@ def reference_result(op, sample, args, kwargs, to_numpy):
 
 # ---- comparing results -------------------------------------------------------------
 
-# (rtol, atol) by result dtype; integers and bools compare exactly.
-TOLERANCES = {
-    "float16": (1e-3, 1e-5),
-    "bfloat16": (1e-2, 1e-5),
-    "float32": (1e-5, 1e-6),
-    "float64": (1e-12, 1e-14),
-    "complex64": (1e-5, 1e-6),
-    "complex128": (1e-12, 1e-14),
-}
-
-
 def upcast(array, to_float=False):
     """A NumPy input for a reference: bool stays, integers become int64,
     floats float64, complex complex128 (bool and integers become float64
@@ -1033,7 +999,7 @@ def assert_close(actual, expected, d, msg=""):
         return
     if np.array_equal(actual, expected, equal_nan=True):
         return
-    rtol, atol = TOLERANCES[d]
+    rtol, atol = TOLERANCES[d][ELEMENTWISE]
     a = actual.astype(np.complex128)
     e = expected.astype(np.complex128)
     for part in ("real", "imag"):

@@ -21,25 +21,14 @@ import pytest
 
 from ember_testing import to_numpy, torch, unique_index
 
+from .dtypes import ACCUMULATED, FLOATS, INTS, LOWP, TOLERANCES, dtype_name, round_to_bfloat16
+from .dtypes import numpy_storage_dtype as storage_dtype
+
 if torch is not None:
     import torch.nn.functional as F
 
 
 INF = math.inf
-INTS = ("uint8", "int8", "int16", "int32", "int64")
-FLOATS = ("float16", "bfloat16", "float32", "float64")
-LOWP = ("float16", "bfloat16")
-
-# (rtol, atol) per result dtype; atol is scaled by the magnitude of the
-# expected values (max(1, max |finite value|)).
-TOL = {
-    "float16": (4e-3, 4e-3),
-    "bfloat16": (3e-2, 3e-2),
-    "float32": (2e-5, 1e-5),
-    "complex64": (2e-5, 1e-5),
-    "float64": (1e-10, 1e-10),
-    "complex128": (1e-10, 1e-10),
-}
 
 
 def xfail(reason, needs_torch=False):
@@ -53,10 +42,6 @@ def xfail(reason, needs_torch=False):
 
 
 # ---- samples ------------------------------------------------------------------------
-
-
-def storage_dtype(d):
-    return np.dtype("float32") if d == "bfloat16" else np.dtype(d)
 
 
 def ref_dtype(d):
@@ -145,14 +130,6 @@ class Sample:
     ref: bool = True  # compare with the NumPy reference
 
 
-def bf16_round(x):
-    shape = np.shape(x)
-    a = np.ascontiguousarray(x, dtype=np.float32)
-    bits = a.view(np.uint32).astype(np.uint64)
-    r = (((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32)
-    return np.where(np.isnan(a), a, r).reshape(shape)
-
-
 def values(d, shape, seed=0, kind="normal"):
     """Values of dtype `d` (storage dtype) for a shape. kind: normal, prod
     (magnitudes near 1, for products), ties (few small integers), pos."""
@@ -177,7 +154,7 @@ def values(d, shape, seed=0, kind="normal"):
 
         x = real() + 1j * real() if d.startswith("complex") else real()
     x = np.asarray(x).reshape(shape).astype(storage_dtype(d))
-    return bf16_round(x) if d == "bfloat16" else x
+    return round_to_bfloat16(x) if d == "bfloat16" else x
 
 
 def A(d, shape, seed=0, kind="normal", view=None):
@@ -198,10 +175,6 @@ def index_arr(idx, dtype="int64"):
 # ---- comparing ----------------------------------------------------------------------
 
 
-def dname(dtype):
-    return str(dtype).rsplit(".", 1)[-1]
-
-
 def torch_numpy(tt):
     tt = tt.detach().resolve_conj()
     if tt.dtype == torch.bfloat16:
@@ -213,8 +186,8 @@ def assert_values(got, expected, dtype, scale_tol=1.0, what=""):
     got = np.asarray(got)
     expected = np.asarray(expected)
     assert got.shape == expected.shape, f"{what}: shape {got.shape} != {expected.shape}"
-    if dtype in TOL:
-        rtol, atol = TOL[dtype]
+    if dtype in TOLERANCES:
+        rtol, atol = TOLERANCES[dtype][ACCUMULATED]
         finite = np.abs(expected[np.isfinite(expected)]) if expected.size else np.zeros(0)
         scale = max(1.0, float(finite.max())) if finite.size else 1.0
         np.testing.assert_allclose(
@@ -236,8 +209,8 @@ def compare_torch(e, t, scale_tol=1.0):
     assert len(es) == len(ts), (len(es), len(ts))
     for i, (a, b) in enumerate(zip(es, ts)):
         assert tuple(a.shape) == tuple(b.shape), f"output {i}: shape {tuple(a.shape)} vs torch {tuple(b.shape)}"
-        assert dname(a.dtype) == dname(b.dtype), f"output {i}: dtype {a.dtype} vs torch {b.dtype}"
-        assert_values(to_numpy(a), torch_numpy(b), dname(a.dtype), scale_tol, f"output {i} vs torch")
+        assert dtype_name(a.dtype) == dtype_name(b.dtype), f"output {i}: dtype {a.dtype} vs torch {b.dtype}"
+        assert_values(to_numpy(a), torch_numpy(b), dtype_name(a.dtype), scale_tol, f"output {i} vs torch")
 
 
 def compare_ref(e, r, scale_tol=1.0):
@@ -245,7 +218,7 @@ def compare_ref(e, r, scale_tol=1.0):
     rs = list(r) if isinstance(r, (tuple, list)) else [r]
     assert len(es) == len(rs), (len(es), len(rs))
     for i, (a, b) in enumerate(zip(es, rs)):
-        assert_values(to_numpy(a), np.asarray(b), dname(a.dtype), scale_tol, f"output {i} vs NumPy")
+        assert_values(to_numpy(a), np.asarray(b), dtype_name(a.dtype), scale_tol, f"output {i} vs NumPy")
 
 
 # ---- the table ------------------------------------------------------------------------
