@@ -1618,6 +1618,19 @@ def fn_class(m, name, forward, backward, setup_context=None, **extra):
     return type(name, (m.autograd.Function,), attrs)
 
 
+def saves_input(m, name):
+    """A Function doubling its input that saves the input for backward."""
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2
+
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 2
+
+    return fn_class(m, name, forward, backward)
+
+
 def exp_fn(m):
     def forward(ctx, x):
         y = x.exp()
@@ -2166,21 +2179,10 @@ class TestCustomFunction:
             assert seen == [False, False], m.__name__
 
     def test_saved_tensors_version_check(self):
-        def make(m):
-            def forward(ctx, x):
-                ctx.save_for_backward(x)
-                return x * 2
-
-            def backward(ctx, g):
-                (x,) = ctx.saved_tensors
-                return g * 2
-
-            return fn_class(m, "SavesInput", forward, backward)
-
         def f(m):
             x = leaf(m, [1.0, 2.0])
             h = x * 1
-            y = make(m).apply(h)
+            y = saves_input(m, "SavesInput").apply(h)
             h.add_(1)
             y.sum().backward()
 
@@ -2188,20 +2190,9 @@ class TestCustomFunction:
         assert "is at version 1" in e
 
     def test_saved_tensors_after_free_errors(self):
-        def make(m):
-            def forward(ctx, x):
-                ctx.save_for_backward(x)
-                return x * 2
-
-            def backward(ctx, g):
-                (x,) = ctx.saved_tensors
-                return g * 2
-
-            return fn_class(m, "SavesInput2", forward, backward)
-
         def f(m):
             x = leaf(m, [1.0, 2.0])
-            y = make(m).apply(x * 1).sum()
+            y = saves_input(m, "SavesInput2").apply(x * 1).sum()
             y.backward()
             y.backward()
 

@@ -11,7 +11,7 @@ import pytest
 
 import ember
 from opdb.geometry import SAMPLES
-from opdb.structured import OPS, Arr, build
+from opdb.structured import OPS, build, representative_samples
 
 DATABASE_OPS = {op.name: op for op in OPS}
 
@@ -46,10 +46,8 @@ def _database_cases():
     for name, op in sorted(DATABASE_OPS.items()):
         if op.data_dependent:
             continue
-        d = "float32" if "float32" in op.dtypes else op.dtypes[0]
-        for sample in op.samples(d):
-            if not sample.marks and isinstance(sample.args[0], (Arr, list)):
-                yield pytest.param(op, sample, id=f"{name}-{sample.desc}")
+        for sample in representative_samples(op):
+            yield pytest.param(op, sample, id=f"{name}-{sample.desc}")
 
 
 @pytest.mark.filterwarnings("ignore")

@@ -352,18 +352,23 @@ def _has_inplace_method(op):
     return op.inplace is not None or hasattr(ember.Tensor, op.aten + "_")
 
 
+def _inplace_samples(op, dtype):
+    """(sample, args, kwargs, functional result) for the samples whose first
+    operand is a tensor; skips the test if the op has no in-place method."""
+    if not _has_inplace_method(op):
+        pytest.skip(f"Tensor.{op.aten}_ is missing (see test_variants_like_torch)")
+    for sample in op.samples(dtype):
+        if isinstance(sample.args[0], oi.TensorSpec):
+            args, kwargs = sample.materialize(ember)
+            yield sample, args, kwargs, op(ember, *args, **kwargs)
+
+
 @pytest.mark.parametrize("op, dtype", params("test_inplace", INPLACE_OPS))
 def test_inplace(op, dtype):
     """t.op_(...) returns t, bumps its version once and holds the functional
     result, whenever that result has t's dtype and shape."""
-    if not _has_inplace_method(op):
-        pytest.skip(f"Tensor.{op.aten}_ is missing (see test_variants_like_torch)")
     checked = 0
-    for sample in op.samples(dtype):
-        if not isinstance(sample.args[0], oi.TensorSpec):
-            continue
-        args, kwargs = sample.materialize(ember)
-        expected = op(ember, *args, **kwargs)
+    for sample, args, kwargs, expected in _inplace_samples(op, dtype):
         if expected.dtype != args[0].dtype or tuple(expected.shape) != tuple(args[0].shape):
             continue
         for call in ("method", "function") if op.function_inplace else ("method",):
@@ -385,14 +390,8 @@ def test_inplace(op, dtype):
 def test_inplace_unsafe_cast_raises(op, dtype):
     """In-place ops whose promoted result cannot be cast into t (int_tensor.add_(1.5))
     or whose broadcast shape is larger than t's raise RuntimeError."""
-    if not _has_inplace_method(op):
-        pytest.skip(f"Tensor.{op.aten}_ is missing (see test_variants_like_torch)")
     checked = 0
-    for sample in op.samples(dtype):
-        if not isinstance(sample.args[0], oi.TensorSpec):
-            continue
-        args, kwargs = sample.materialize(ember)
-        expected = op(ember, *args, **kwargs)
+    for sample, args, kwargs, expected in _inplace_samples(op, dtype):
         if can_cast(oi.dtype_name(expected.dtype), dtype) and tuple(expected.shape) == tuple(args[0].shape):
             continue
         t = args[0].clone()

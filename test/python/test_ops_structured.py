@@ -65,11 +65,9 @@ def method_cases():
     for op in OPS:
         if not op.method:
             continue
-        d = "float32" if "float32" in op.dtypes else op.dtypes[-1]
-        for s in op.samples(d):
-            if s.marks or not isinstance(s.args[0], Arr):
-                continue
-            yield pytest.param(op, s, id=f"{op.name}-{s.desc}")
+        for s in representative_samples(op):
+            if isinstance(s.args[0], Arr):
+                yield pytest.param(op, s, id=f"{op.name}-{s.desc}")
 
 
 @pytest.mark.filterwarnings("ignore")

@@ -247,6 +247,14 @@ class Op:
         return getattr(lib, self.aten or self.name)(*args, **kwargs)
 
 
+def representative_samples(op):
+    """The samples one dtype (float32 where the op takes it) gives, without
+    known failures, whose first argument is a tensor or a list of tensors:
+    what the method and Meta tests run."""
+    d = "float32" if "float32" in op.dtypes else op.dtypes[-1]
+    return [s for s in op.samples(d) if not s.marks and isinstance(s.args[0], (Arr, list))]
+
+
 def axis(dim, ndim):
     if dim is None or ndim == 0:
         return None
