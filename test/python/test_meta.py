@@ -11,7 +11,7 @@ import pytest
 
 import ember
 from opdb.geometry import SAMPLES
-from opdb.structured import OPS, build, representative_samples
+from opdb.structured import OPS, representative_samples
 
 DATABASE_OPS = {op.name: op for op in OPS}
 
@@ -53,8 +53,7 @@ def _database_cases():
 @pytest.mark.filterwarnings("ignore")
 @pytest.mark.parametrize("op, sample", list(_database_cases()))
 def test_database_samples_on_meta_match_cpu(op, sample):
-    args = [build(a, ember) for a in sample.args]
-    kwargs = {k: build(v, ember) for k, v in sample.kwargs.items()}
+    args, kwargs = sample.materialize(ember)
     cpu = _results(op.call(ember, args, kwargs))
     meta = _results(op.call(ember, [_on_meta(a) for a in args], {k: _on_meta(v) for k, v in kwargs.items()}))
     assert len(cpu) == len(meta)

@@ -37,8 +37,7 @@ ALL_CASES = list(op_cases())
 
 
 def run(op, lib, sample):
-    args = [build(a, lib) for a in sample.args]
-    kwargs = {k: build(v, lib) for k, v in sample.kwargs.items()}
+    args, kwargs = sample.materialize(lib)
     return op.call(lib, args, kwargs)
 
 
@@ -74,8 +73,7 @@ def method_cases():
 @pytest.mark.parametrize("op, sample", list(method_cases()))
 def test_method(op, sample):
     """Tensor.<op>(...) is the function."""
-    args = [build(a, ember) for a in sample.args]
-    kwargs = {k: build(v, ember) for k, v in sample.kwargs.items()}
+    args, kwargs = sample.materialize(ember)
     expected = op.call(ember, args, kwargs)
     got = getattr(args[0], op.aten or op.name)(*args[1:], **kwargs)
     for a, b in zip(flatten(got), flatten(expected), strict=True):

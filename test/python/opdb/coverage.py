@@ -46,8 +46,7 @@ def _structured(names):
     for op in structured.OPS:
         for d in op.dtypes[:1] + tuple(x for x in ("float32",) if x in op.dtypes):
             for sample in op.samples(d):
-                args = [structured.build(a, ember) for a in sample.args]
-                kwargs = {k: structured.build(v, ember) for k, v in sample.kwargs.items()}
+                args, kwargs = sample.materialize(ember)
                 _call_logged(names, op.call, ember, args, kwargs)
                 if op.method:
                     _call_logged(names, lambda: getattr(args[0], op.aten or op.name)(*args[1:], **kwargs))

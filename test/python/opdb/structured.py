@@ -129,6 +129,10 @@ class Sample:
     torch: bool = True  # compare with torch (False: a deliberate difference)
     ref: bool = True  # compare with the NumPy reference
 
+    def materialize(self, lib):
+        """(args, kwargs) built on `lib` (ember or torch)."""
+        return [build(a, lib) for a in self.args], {k: build(v, lib) for k, v in self.kwargs.items()}
+
 
 def values(d, shape, seed=0, kind="normal"):
     """Values of dtype `d` (storage dtype) for a shape. kind: normal, prod
