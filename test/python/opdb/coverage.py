@@ -50,6 +50,10 @@ def _structured(names):
                 _call_logged(names, op.call, ember, args, kwargs)
                 if op.method:
                     _call_logged(names, lambda: getattr(args[0], op.aten or op.name)(*args[1:], **kwargs))
+    for _, call, dtype in structured.OUT_CASES:
+        _call_logged(names, call, ember, ember.empty(0, dtype=getattr(ember, dtype)))
+    for _, call, _, dtype in structured.INPLACE_CASES:
+        _call_logged(names, call, ember, structured.make_tensor(ember, dtype, (3, 5)))
 
 
 def _geometry(names):

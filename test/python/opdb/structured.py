@@ -19,6 +19,7 @@ from typing import Callable, Optional
 import numpy as np
 import pytest
 
+import ember
 from ember_testing import to_numpy, torch, unique_index
 
 from .dtypes import ACCUMULATED, FLOATS, INTS, LOWP, TOLERANCES, dtype_name, round_to_bfloat16
@@ -942,6 +943,37 @@ def nonzero_samples(d):
     ]
 
 
+# equal and item return Python values; the entries wrap them in a tensor.
+
+
+def equal_samples(d):
+    v = values(d, (3, 4), 0)
+    w = v.copy()
+    w[1, 2] = values(d, (), 1) if w[1, 2] != values(d, (), 1) else w[1, 2] + 1
+    return [
+        Sample((Arr(v, d), Arr(v.copy(), d)), desc="same"),
+        Sample((Arr(v, d), Arr(v.T.copy(), d, view="T")), desc="same_transposed"),
+        Sample((Arr(v, d), Arr(w, d)), desc="one_differs"),
+        Sample((Arr(v, d), Arr(v[:2], d)), desc="other_shape"),
+        Sample((Arr(v[:, :1], d), Arr(np.broadcast_to(v[:, :1], (3, 4)).copy(), d)), desc="broadcastable_not_equal"),
+        Sample((Arr(v[:0], d), Arr(v[:0], d)), desc="empty"),
+        Sample((Arr(v[0, 0], d), Arr(v[0, 0], d)), desc="0d"),
+    ]
+
+
+def ref_equal(a, b):
+    return np.array(a.shape == b.shape and bool(np.array_equal(a, b)))
+
+
+def item_samples(d):
+    v = values(d, (3, 4), 0)
+    return [
+        Sample((Arr(v[1, 2], d),), desc="0d"),
+        Sample((Arr(v[:1, 2:3], d),), desc="one_element_2d"),
+        Sample((Arr(v.T.copy()[2:3, 1:2], d, view="T"),), desc="one_element_transposed"),
+    ]
+
+
 def sort_key_row(row, descending):
     """Stable order of a 1-D row as torch sorts it: NaN is the largest value."""
     idx = list(range(len(row)))
@@ -1454,6 +1486,10 @@ OPS = [
        ref_masked_fill, method=True),
     Op("nonzero", nonzero_samples, ("bool", "int64", "float32", "complex64"), ref_nonzero, method=True,
        data_dependent=True),
+    Op("equal", equal_samples, ("bool", "int64", "float32", "complex64"), ref_equal,
+       fn=lambda lib, a, b: lib.tensor(lib.equal(a, b)), data_dependent=True),
+    Op("item", item_samples, ("bool", "int64", "float64", "complex128"), lambda a: a.reshape(()),
+       fn=lambda lib, a: lib.tensor(a.item()), data_dependent=True),
     Op("sort", sort_samples, ("bool", "uint8", "int8", "int16", "int32", "int64") + FLOATS, ref_sort, method=True,
        named=("values", "indices"),
        torch_fn=lambda *a, **k: torch_sort(*a, **k)),
@@ -1481,3 +1517,235 @@ OPS = [
     Op("avg_pool2d", avg_pool_samples, FLOATS, ref_avg_pool, torch_fn=lambda *a: torch_avg_pool(*a),
        tol=lowp_loose(2.0)),
 ]
+
+
+# ---- out= forms ---------------------------------------------------------------------
+# Each: (id, call(lib, out), out dtype); call builds its inputs on `lib`. The
+# out tensor starts with the wrong shape (to be resized) or the right one.
+
+
+def make_tensor(lib, d, shape, seed=0, view=None, kind="normal"):
+    return A(d, shape, seed, kind, view).make(lib)
+
+
+OUT_CASES = [
+    ("sum_dims", lambda lib, out: lib.sum(make_tensor(lib, "float32", (3, 4, 5)), [0, 2], out=out), "float32"),
+    ("sum_keepdim", lambda lib, out: lib.sum(make_tensor(lib, "float64", (3, 4)), [1], True, out=out), "float64"),
+    ("sum_int_to_long", lambda lib, out: lib.sum(make_tensor(lib, "int32", (3, 4)), [0], out=out), "int64"),
+    ("mean_dim", lambda lib, out: lib.mean(make_tensor(lib, "float32", (3, 4), view="T"), [0], out=out), "float32"),
+    ("cumsum", lambda lib, out: lib.cumsum(make_tensor(lib, "float32", (3, 4)), 1, out=out), "float32"),
+    ("cumsum_int", lambda lib, out: lib.cumsum(make_tensor(lib, "int64", (3, 4)), 0, out=out), "int64"),
+    ("mm", lambda lib, out: lib.mm(make_tensor(lib, "float32", (3, 4)), make_tensor(lib, "float32", (4, 5), 1), out=out), "float32"),
+    ("mm_transposed", lambda lib, out: lib.mm(make_tensor(lib, "float64", (3, 4), view="T"),
+                                              make_tensor(lib, "float64", (4, 5), 1, view="T"), out=out), "float64"),
+    ("bmm", lambda lib, out: lib.bmm(make_tensor(lib, "float32", (2, 3, 4)), make_tensor(lib, "float32", (2, 4, 5), 1), out=out),
+     "float32"),
+    ("addmm", lambda lib, out: lib.addmm(make_tensor(lib, "float32", (5,)), make_tensor(lib, "float32", (3, 4), 1),
+                                         make_tensor(lib, "float32", (4, 5), 2), beta=0.5, alpha=2.0, out=out), "float32"),
+    ("addmm_int", lambda lib, out: lib.addmm(make_tensor(lib, "int64", (3, 5)), make_tensor(lib, "int64", (3, 4), 1),
+                                             make_tensor(lib, "int64", (4, 5), 2), out=out), "int64"),
+    ("cat", lambda lib, out: lib.cat([make_tensor(lib, "float32", (2, 3)), make_tensor(lib, "float32", (1, 3), 1)], out=out),
+     "float32"),
+    ("cat_dim1", lambda lib, out: lib.cat([make_tensor(lib, "int64", (2, 3)), make_tensor(lib, "int64", (2, 1), 1)], 1, out=out),
+     "int64"),
+]
+
+
+# ---- in-place forms -----------------------------------------------------------------
+
+
+def _inplace_cases():
+    rng = np.random.default_rng(0)
+    idx = unique_index((3, 2), 1, 5, 3)
+    dup = rng.integers(0, 5, (3, 4))
+    mask = rng.integers(0, 2, (3, 5)).astype(bool)
+    mk = lambda lib, arr: Arr(arr, "int64").make(lib)
+    return [
+        ("cumsum_", lambda lib, t: t.cumsum_(1), lambda t: np.cumsum(t, 1), "float32"),
+        ("cumsum_dim0_int", lambda lib, t: t.cumsum_(0), lambda t: np.cumsum(t, 0), "int32"),
+        # (dtype= other than self's raises "Bad in-place call", as in torch: see test_error)
+        ("cumsum_dtype", lambda lib, t: t.cumsum_(-1, dtype=lib.float32), lambda t: np.cumsum(t, -1), "float32"),
+        ("addmm_", lambda lib, t: t.addmm_(make_tensor(lib, "float32", (3, 4), 1), make_tensor(lib, "float32", (4, 5), 2)),
+         lambda t: t + values("float32", (3, 4), 1).astype(float) @ values("float32", (4, 5), 2).astype(float),
+         "float32"),
+        ("addmm_beta_alpha", lambda lib, t: t.addmm_(make_tensor(lib, "float64", (3, 4), 1), make_tensor(lib, "float64", (4, 5), 2),
+                                                     beta=0.5, alpha=-2.0),
+         lambda t: 0.5 * t - 2 * values("float64", (3, 4), 1) @ values("float64", (4, 5), 2), "float64"),
+        ("scatter_src", lambda lib, t: t.scatter_(1, mk(lib, idx), make_tensor(lib, "float32", (3, 2), 4)),
+         lambda t: ref_scatter(t, 1, idx, values("float32", (3, 2), 4).astype(float)), "float32"),
+        ("scatter_value", lambda lib, t: t.scatter_(1, mk(lib, idx), -4.0),
+         lambda t: ref_scatter(t, 1, idx, -4.0), "float32"),
+        ("scatter_add_", lambda lib, t: t.scatter_add_(1, mk(lib, dup), make_tensor(lib, "int64", (3, 4), 5)),
+         lambda t: ref_scatter_add(t, 1, dup, values("int64", (3, 4), 5)), "int64"),
+        ("masked_fill_scalar", lambda lib, t: t.masked_fill_(Arr(mask, "bool").make(lib), 2.5),
+         lambda t: np.where(mask, 2.5, t), "float32"),
+        ("masked_fill_broadcast", lambda lib, t: t.masked_fill_(Arr(mask[0], "bool").make(lib), 9),
+         lambda t: np.where(mask[0], 9, t), "int64"),
+        ("masked_fill_tensor", lambda lib, t: t.masked_fill_(Arr(mask, "bool").make(lib), lib.tensor(-1.5)),
+         lambda t: np.where(mask, -1.5, t), "float64"),
+        ("index_put_", lambda lib, t: t.index_put_((mk(lib, [2, 0]), mk(lib, [1, 4])), make_tensor(lib, "float32", (2,), 6)),
+         lambda t: _np_put(t, ([2, 0], [1, 4]), values("float32", (2,), 6)), "float32"),
+        ("index_put_rows", lambda lib, t: t.index_put_((mk(lib, [1]),), make_tensor(lib, "float32", (5,), 7)),
+         lambda t: _np_put(t, ([1],), values("float32", (5,), 7)), "float32"),
+        ("index_put_accumulate", lambda lib, t: t.index_put_((mk(lib, [0, 0, 2]), mk(lib, [1, 1, 3])),
+                                                              make_tensor(lib, "int64", (3,), 8), accumulate=True),
+         lambda t: _np_put(t, ([0, 0, 2], [1, 1, 3]), values("int64", (3,), 8), add=True), "int64"),
+        ("index_put_mask", lambda lib, t: t.index_put_((Arr(mask, "bool").make(lib),), lib.tensor(0.25)),
+         lambda t: np.where(mask, 0.25, t), "float32"),
+        ("index_put_function", lambda lib, t: lib.index_put_(t, (mk(lib, [2]),), make_tensor(lib, "float64", (1, 5), 9)),
+         lambda t: _np_put(t, ([2],), values("float64", (1, 5), 9)), "float64"),
+    ]
+
+
+def _np_put(t, idx, v, add=False):
+    t = t.copy()
+    if add:
+        np.add.at(t, tuple(np.asarray(i) for i in idx), v)
+    else:
+        t[tuple(np.asarray(i) for i in idx)] = v
+    return t
+
+
+INPLACE_CASES = _inplace_cases()
+
+
+# ---- error inputs ------------------------------------------------------------------------------
+# (id, call(lib), Ember's expected exception type, regex the message must match)
+
+
+def _err_cases():
+    def lt(lib, v, dtype=None):
+        return lib.tensor(v) if dtype is None else lib.tensor(v, dtype=getattr(lib, dtype))
+
+    def nn(lib, e, t):
+        return e if lib is ember else t
+
+    return [
+        ("mm_shape_mismatch", lambda lib: lib.mm(lib.ones(2, 3), lib.ones(2, 3)), RuntimeError,
+         r"shapes cannot be multiplied \(2x3 and 2x3\)"),
+        ("mm_not_matrix", lambda lib: lib.mm(lib.ones(2, 3, 1), lib.ones(1, 3)), RuntimeError, r"matri|2D|2-D"),
+        ("mm_out_wrong_dtype",
+         lambda lib: lib.mm(lib.ones(2, 3), lib.ones(3, 2), out=lib.empty(2, 2, dtype=lib.float64)), RuntimeError,
+         r"dtype"),
+        ("mm_dtype_mismatch", lambda lib: lib.mm(lib.ones(2, 3), lib.ones(3, 2, dtype=lib.float64)), RuntimeError,
+         r"same dtype"),
+        ("bmm_batch_mismatch", lambda lib: lib.bmm(lib.ones(2, 3, 4), lib.ones(3, 4, 5)), RuntimeError,
+         r"batch"),
+        ("mv_size_mismatch", lambda lib: lib.mv(lib.ones(2, 3), lib.ones(4)), RuntimeError, r"size mismatch"),
+        ("dot_size_mismatch", lambda lib: lib.dot(lib.ones(3), lib.ones(4)), RuntimeError, r"inconsistent|size"),
+        ("matmul_0d", lambda lib: lib.matmul(lib.tensor(1.0), lib.ones(2)), RuntimeError, r"at least 1D.*0D"),
+        ("matmul_0d_right", lambda lib: lib.matmul(lib.ones(2, 2), lib.tensor(1.0)), RuntimeError, r"at least 1D"),
+        ("matmul_batch_mismatch", lambda lib: lib.matmul(lib.ones(2, 3, 4), lib.ones(3, 4, 5)), RuntimeError,
+         r"size|match|broadcast"),
+        ("cat_different_ranks", lambda lib: lib.cat([lib.ones(2, 3), lib.ones(2, 3, 1)]), RuntimeError,
+         r"same number of dimensions"),
+        ("cat_size_mismatch", lambda lib: lib.cat([lib.ones(2, 3), lib.ones(2, 4)]), RuntimeError,
+         r"Sizes of tensors must match except in dimension 0"),
+        ("cat_0d", lambda lib: lib.cat([lib.tensor(1.0), lib.tensor(2.0)]), RuntimeError, r"zero-dimensional"),
+        pytest.param(("cat_empty_list", lambda lib: lib.cat([]), ValueError, r"non-empty"), id="cat_empty_list"),
+        ("cat_dim_out_of_range", lambda lib: lib.cat([lib.ones(2, 3)], 2), IndexError, r"[Dd]imension out of range"),
+        ("stack_size_mismatch", lambda lib: lib.stack([lib.ones(2, 3), lib.ones(3, 2)]), RuntimeError,
+         r"equal size"),
+        ("split_with_sizes_bad_sum", lambda lib: lib.split_with_sizes(lib.ones(5), [2, 2]), RuntimeError,
+         r"sum exactly to 5"),
+        ("index_select_out_of_range", lambda lib: lib.index_select(lib.ones(3, 2), 0, lt(lib, [0, 3])), IndexError,
+         r"out of (range|bounds)"),
+        pytest.param(("index_select_negative", lambda lib: lib.index_select(lib.ones(3, 2), 0, lt(lib, [-1])),
+                      IndexError, r"out of (range|bounds)"), id="index_select_negative"),
+        pytest.param(("index_select_0d_self_two_indices",
+                      lambda lib: lib.index_select(lib.tensor(5.0), 0, lt(lib, [0, 0])), RuntimeError,
+                      r"[Ss]calar|only 1 value"), id="index_select_0d_self_two_indices"),
+        ("index_select_float_index", lambda lib: lib.index_select(lib.ones(3), 0, lt(lib, [0.0])), RuntimeError,
+         r"int64|[Ll]ong|[Ii]nt"),
+        pytest.param(("gather_out_of_range", lambda lib: lib.gather(lib.ones(3), 0, lt(lib, [3])), RuntimeError,
+                      r"index 3 is out of bounds for dimension 0 with size 3"), id="gather_out_of_range"),
+        pytest.param(("gather_negative", lambda lib: lib.gather(lib.ones(3), 0, lt(lib, [-1])), RuntimeError,
+                      r"out of bounds"), id="gather_negative"),
+        ("gather_rank_mismatch", lambda lib: lib.gather(lib.ones(3, 2), 0, lt(lib, [0])), RuntimeError,
+         r"same number of dimensions"),
+        ("getitem_out_of_range", lambda lib: lib.ones(3, 2)[lt(lib, [0, 3])], IndexError,
+         r"index 3 is out of bounds for dimension 0 with size 3"),
+        ("getitem_list_negative_out_of_range", lambda lib: lib.ones(3, 2)[[-4]], IndexError,
+         r"index -4 is out of bounds"),
+        ("getitem_second_dim_out_of_range", lambda lib: lib.ones(3, 2)[:, [2]], IndexError,
+         r"out of bounds for dimension 1 with size 2"),
+        ("getitem_int_out_of_range", lambda lib: lib.ones(3, 2)[3], IndexError, r"out of (range|bounds)"),
+        ("getitem_mask_shape", lambda lib: lib.ones(3, 2)[lt(lib, [True, False])], IndexError, r"shape of the mask"),
+        ("getitem_too_many", lambda lib: lib.ones(3)[[0], [0]], IndexError, r"too many indices"),
+        ("getitem_float_index", lambda lib: lib.ones(3)[lt(lib, [0.5])], IndexError, r"tensors used as indices"),
+        ("setitem_value_shape_mismatch", lambda lib: lib.ones(3, 2).__setitem__([0, 1], lib.ones(3, 2)),
+         RuntimeError, r"shape|size"),
+        ("index_put_value_shape_mismatch", lambda lib: lib.ones(3).index_put_((lt(lib, [0, 1]),), lib.ones(3)),
+         RuntimeError, r"shape|size"),
+        ("setitem_out_of_range", lambda lib: lib.ones(3, 2).__setitem__(lt(lib, [5]), 1.0), IndexError,
+         r"out of bounds"),
+        pytest.param(("scatter_index_out_of_range", lambda lib: lib.scatter(lib.zeros(3), 0, lt(lib, [3]), lib.ones(1)),
+                      RuntimeError, r"out of bounds"), id="scatter_index_out_of_range"),
+        pytest.param(("scatter_index_larger_than_src",
+                      lambda lib: lib.scatter(lib.zeros(4, 2), 0, lib.zeros(3, 2, dtype=lib.int64), lib.ones(2, 2)),
+                      RuntimeError, r"src"), id="scatter_index_larger_than_src"),
+        pytest.param(("scatter_dtype_mismatch",
+                      lambda lib: lib.scatter(lib.zeros(3), 0, lt(lib, [0]), lib.ones(1, dtype=lib.float64)),
+                      RuntimeError, r"dtype"), id="scatter_dtype_mismatch"),
+        ("masked_fill_non_bool_mask", lambda lib: lib.masked_fill(lib.ones(3), lt(lib, [1, 0, 1]), 0.0),
+         RuntimeError, r"boolean"),
+        ("masked_fill_value_not_0d", lambda lib: lib.masked_fill(lib.ones(3), lt(lib, [True, False, True]),
+                                                                 lib.ones(2)), RuntimeError, r"0-dim"),
+        ("masked_fill_inplace_bad_broadcast",
+         lambda lib: lib.ones(3).masked_fill_(lib.tensor([[True, False, True]] * 2), 0.0), RuntimeError,
+         r"broadcast|shape"),
+        ("sort_complex", lambda lib: lib.sort(lib.ones(3, dtype=lib.complex64)), RuntimeError, r"[Cc]omplex"),
+        pytest.param(("topk_k_too_large", lambda lib: lib.topk(lib.ones(3), 4), RuntimeError, r"k out of range"),
+                     id="topk_k_too_large"),
+        ("mean_int", lambda lib: lib.mean(lt(lib, [1, 2])), RuntimeError,
+         r"mean\(\): could not infer output dtype.*Long"),
+        ("mean_int_dim", lambda lib: lib.mean(lt(lib, [[1, 2]]), [0]), RuntimeError, r"could not infer output dtype"),
+        ("var_int", lambda lib: lib.var(lt(lib, [1, 2])), RuntimeError, r"floating point"),
+        ("norm_int", lambda lib: lib.norm(lt(lib, [1, 2])), RuntimeError, r"floating point.*Long"),
+        ("sum_repeated_dim", lambda lib: lib.sum(lib.ones(2, 3), [0, -2]), RuntimeError, r"multiple times"),
+        ("sum_dim_out_of_range", lambda lib: lib.sum(lib.ones(2, 3), [2]), IndexError, r"[Dd]imension out of range"),
+        ("max_empty_no_dim", lambda lib: lib.max(lib.ones(0)), RuntimeError, r"numel\(\) == 0"),
+        ("amax_empty_dim", lambda lib: lib.amax(lib.ones(0, 3), [0]), IndexError, r"non-zero size"),
+        ("argmax_empty", lambda lib: lib.argmax(lib.ones(0, 3)), IndexError, r"reduction dim"),
+        pytest.param(("max_complex", lambda lib: lib.max(lib.ones(2, dtype=lib.complex64)), NotImplementedError,
+                      r"[Cc]omplex"), id="max_complex"),
+        pytest.param(("cumsum__dtype_mismatch", lambda lib: lib.ones(3).cumsum_(0, dtype=lib.float64), RuntimeError,
+                      r"dtype"), id="cumsum__dtype_mismatch"),
+        pytest.param(("softmax_int_no_dtype", lambda lib: lib.softmax(lt(lib, [1, 2, 3]), 0), NotImplementedError,
+                      r"not implemented for 'Long'"), id="softmax_int_no_dtype"),
+        pytest.param(("log_softmax_int_no_dtype", lambda lib: lib.log_softmax(lt(lib, [1, 2, 3]), 0),
+                      NotImplementedError, r"not implemented for 'Long'"), id="log_softmax_int_no_dtype"),
+        ("nll_loss_target_out_of_range",
+         lambda lib: nn(lib, ember.nll_loss, getattr(F, "nll_loss", None) if torch else None)(
+             lib.zeros(2, 3), lt(lib, [0, 3])), IndexError, r"[Tt]arget.*out of bounds"),
+        ("nll_loss_target_negative",
+         lambda lib: nn(lib, ember.nll_loss, getattr(F, "nll_loss", None) if torch else None)(
+             lib.zeros(2, 3), lt(lib, [-1, 0])), IndexError, r"[Tt]arget.*out of bounds"),
+        pytest.param(("nll_loss_batch_mismatch",
+                      lambda lib: nn(lib, ember.nll_loss, getattr(F, "nll_loss", None) if torch else None)(
+                          lib.zeros(2, 3), lt(lib, [0, 1, 2])), ValueError, r"batch_size"),
+                     id="nll_loss_batch_mismatch"),
+        ("cross_entropy_target_out_of_range",
+         lambda lib: nn(lib, ember.cross_entropy_loss, getattr(F, "cross_entropy", None) if torch else None)(
+             lib.zeros(2, 3), lt(lib, [0, 5])), IndexError, r"[Tt]arget.*out of bounds"),
+        pytest.param(("embedding_out_of_range", lambda lib: lib.embedding(lib.ones(3, 2), lt(lib, [3])), IndexError,
+                      r"out of (range|bounds)"), id="embedding_out_of_range"),
+        pytest.param(("embedding_negative", lambda lib: lib.embedding(lib.ones(3, 2), lt(lib, [-1])), IndexError,
+                      r"out of (range|bounds)"), id="embedding_negative"),
+        ("layer_norm_shape", lambda lib: lib.layer_norm(lib.ones(2, 3), [4]), RuntimeError, r"normalized_shape"),
+        ("conv2d_channel_mismatch", lambda lib: lib.conv2d(lib.ones(1, 3, 5, 5), lib.ones(2, 2, 3, 3)), RuntimeError,
+         r"channels"),
+        ("conv2d_kernel_too_large", lambda lib: lib.conv2d(lib.ones(1, 1, 2, 2), lib.ones(1, 1, 3, 3)), RuntimeError,
+         r"[Kk]ernel size"),
+        ("conv2d_dtype_mismatch", lambda lib: lib.conv2d(lib.ones(1, 1, 3, 3, dtype=lib.float64), lib.ones(1, 1, 2, 2)),
+         RuntimeError, r"[Tt]ype|Double|Float"),
+        ("avg_pool2d_divisor_zero",
+         lambda lib: nn(lib, ember.avg_pool2d, getattr(F, "avg_pool2d", None) if torch else None)(
+             lib.ones(1, 1, 4, 4), 2, divisor_override=0),
+         RuntimeError, r"divisor must be not zero"),
+        ("max_pool2d_padding_too_large", lambda lib: lib.max_pool2d(lib.ones(1, 1, 5, 5), 2, 2, 2), RuntimeError,
+         r"pad should be at most half"),
+    ]
+
+
+ERROR_INPUTS = _err_cases()
