@@ -1,14 +1,16 @@
 """Gradient cases of the operator database: what test_ops_grad.py
 gradchecks, gradgradchecks and compares with torch.
 
-Two sources of cases:
+Three sources of cases:
 
 1. the pointwise entries (pointwise.py): for each OpInfo that supports
    float64 and is differentiable, its float64 samples (same shapes,
    broadcasting, non-contiguous views, Python-scalar operands and integer
    operands), moved away from points where the function is not
    differentiable, in function, method and in-place form;
-2. hand-made cases for the structured operators (reductions, linear algebra,
+2. the float64 samples of the structured entries that name the arguments
+   to differentiate (Op.grad): what a new op's one entry gives;
+3. hand-made cases for the structured operators (reductions, linear algebra,
    joining/indexing, views, copies, nn functions, convolution and pooling),
    with values chosen away from ties and kinks (case() below).
 
@@ -31,6 +33,7 @@ import ember
 from ember_testing import to_numpy, torch, unique_index
 
 from . import pointwise as oi
+from . import structured
 
 if torch is not None:
     import torch.nn.functional as F
@@ -325,7 +328,39 @@ def opinfo_cases():
     return cases
 
 
-# ---- 2. structured operators -------------------------------------------------------------------
+# ---- 2. structured entries that ask for cases made from their samples (Op.grad) ----------------
+
+
+def _from_entry_argument(a, differentiable):
+    if not isinstance(a, structured.Arr):
+        return a
+    view = structured.Arr.VIEWS[a.view] if a.view else None
+    if differentiable:
+        return D(a.storage(), view, "leaf", a.view or "")
+    return K(a.storage(), view=view)
+
+
+def structured_entry_cases():
+    cases = []
+    for op in structured.OPS:
+        if not op.grad:
+            continue
+        for sample in op.samples("float64"):
+            if sample.marks or any(isinstance(a, list) for a in sample.args):
+                continue
+            args = tuple(_from_entry_argument(a, i in op.grad) for i, a in enumerate(sample.args))
+            kwargs = {k: _from_entry_argument(v, False) for k, v in sample.kwargs.items()}
+
+            def call(lib, *a, _op=op, **kw):
+                return _op.call(lib, [structured.build(x, lib) for x in a],
+                                {k: structured.build(v, lib) for k, v in kw.items()})
+
+            if any(isinstance(a, D) for a in args):
+                cases.append(Case(op.name, "function", sample.desc, call, args, kwargs))
+    return cases
+
+
+# ---- 3. hand-made cases of the structured operators --------------------------------------------
 
 _seed = [0]
 
@@ -1138,4 +1173,4 @@ case("max_pool2d", "ties", fn("max_pool2d"), D(np.ones((1, 1, 2, 4))), 2, torch_
 
 def all_cases():
     """Every gradient case: the pointwise entries' and the hand-made ones."""
-    return opinfo_cases() + STRUCTURED
+    return opinfo_cases() + structured_entry_cases() + STRUCTURED

@@ -65,23 +65,24 @@ class Arr:
         self.values = np.asarray(values).astype(storage_dtype(dtype))
         self.view = view
 
-    def make(self, lib):
+    VIEWS = {"T": lambda t: t.transpose(-1, -2), "strided": lambda t: t[..., ::2]}
+
+    def storage(self):
+        """The NumPy storage that the view turns into the values."""
         v = self.values
         if self.view == "T":
-            storage = np.array(np.swapaxes(v, -1, -2), order="C")
-        elif self.view == "strided":
+            return np.array(np.swapaxes(v, -1, -2), order="C")
+        if self.view == "strided":
             storage = np.zeros(v.shape[:-1] + (2 * v.shape[-1],), v.dtype)
             storage[..., ::2] = v
-        else:
-            storage = np.array(v, order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)
-        t = lib.from_numpy(storage)
+            return storage
+        return np.array(v, order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)
+
+    def make(self, lib):
+        t = lib.from_numpy(self.storage())
         if self.dtype == "bfloat16":
             t = t.to(lib.bfloat16)
-        if self.view == "T":
-            t = t.transpose(-1, -2)
-        elif self.view == "strided":
-            t = t[..., ::2]
-        return t
+        return self.VIEWS[self.view](t) if self.view else t
 
     def ref(self):
         return self.values.astype(ref_dtype(self.dtype))
@@ -243,6 +244,9 @@ class Op:
     named: tuple = ()  # field names of a returned named tuple
     dtype_xfails: dict = field(default_factory=dict)  # dtype -> marks for every sample of it
     data_dependent: bool = False  # the result's geometry needs values (not run on meta)
+    # Positions of the arguments to differentiate in gradient cases made from
+    # the float64 samples (opdb/gradients.py); empty: hand-made cases only.
+    grad: tuple = ()
 
     def call(self, lib, args, kwargs):
         if lib is torch and self.torch_fn is not None:
@@ -1503,7 +1507,7 @@ OPS = [
     Op("layer_norm", layer_norm_samples, FLOATS, ref_layer_norm, torch_fn=lambda *a: torch.layer_norm(*a),
        tol=lowp_loose(4.0)),
     Op("batch_norm.eval", batch_norm_eval_samples, FLOATS, ref_batch_norm_eval, aten="batch_norm",
-       torch_fn=lambda *a: torch.batch_norm(*a), tol=lowp_loose(4.0)),
+       torch_fn=lambda *a: torch.batch_norm(*a), tol=lowp_loose(4.0), grad=(0, 1, 2)),
     Op("mse_loss", loss_samples, ("float32", "float64"), ref_mse, torch_fn=lambda *a: torch_loss(F.mse_loss)(*a)),
     Op("l1_loss", loss_samples, ("float32", "float64"), ref_l1, torch_fn=lambda *a: torch_loss(F.l1_loss)(*a)),
     # The losses on class indices check the indices' range: not on meta.
