@@ -1,4 +1,4 @@
-// Matrix products: mm, bmm, addmm, mv, dot, matmul, linear. Float, double
+// Matrix products: mm, bmm, addmm, mv, dot, matmul, linear; trace. Float, double
 // and complex GEMMs go to OpenBLAS; other dtypes use a plain loop.
 
 #include <aten/Functions.h>
@@ -278,6 +278,16 @@ Tensor dot(const Tensor& self, const Tensor& tensor) {
               self.size(0), tensor.size(0), self.size(0), tensor.size(0));
   check_same_dtype(self, tensor, "dot");
   return ember::mm(self.unsqueeze(0), tensor.unsqueeze(1)).reshape({});
+}
+
+// The diagonal is a strided view, so one kernel serves every device.
+Tensor trace(const Tensor& self) {
+  EMBER_CHECK(self.dim() == 2, "trace: expected a matrix, but got tensor with dim {}", self.dim());
+  EMBER_CHECK_NOT_IMPLEMENTED(self.scalar_type() != ScalarType::Bool, "\"trace\" not implemented for '{}'",
+                              c10::toString(self.scalar_type()));
+  const Tensor diagonal = self.as_strided({std::min(self.size(0), self.size(1))}, {self.stride(0) + self.stride(1)},
+                                          self.storage_offset());
+  return diagonal.sum();
 }
 
 // torch.matmul: 1-D operands are promoted to matrices and the added dim

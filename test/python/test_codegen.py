@@ -436,34 +436,55 @@ def test_every_yaml_operator_is_registered():
 
 
 def _readme_recipe():
-    """The yaml block and the derivatives.yaml entry of README's 'Adding an operator'."""
+    """README's 'Adding an operator': (yaml block, derivatives.yaml entry,
+    kernel signature, database entry)."""
     with open(os.path.join(ROOT, "README.md")) as f:
         readme = f.read()
     section = readme.split("## Adding an operator", 1)[1].split("\n## ", 1)[0]
     block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
-    name = re.search(r"`- name: ([^`]+)`", section.replace("\n   ", " ")).group(1)
-    formula = re.search(r"`self: ([^`]+)`", section).group(1)
-    return textwrap.dedent(block), f"- name: {name}\n  self: {formula}\n"
+    flat = re.sub(r"\s*\n\s*", " ", section)
+    name = re.search(r"`- name: ([^`]+)`", flat).group(1)
+    formula = re.search(r"`self: ([^`]+)`", flat).group(1)
+    kernel = re.search(r"implement `([^`]+)`", flat).group(1)
+    entry = section.split("```python\n", 1)[1].split("```", 1)[0]
+    return textwrap.dedent(block), f"- name: {name}\n  self: {formula}\n", kernel, textwrap.dedent(entry)
+
+
+def _read(*path):
+    with open(os.path.join(ROOT, *path)) as f:
+        return f.read()
+
+
+def test_the_readme_recipe_is_how_trace_went_in():
+    """Each snippet of README's recipe stands in the file it names, for the
+    real op it added: following the recipe gave a working operator."""
+    yaml_text, derivative, kernel, entry = _readme_recipe()
+    assert yaml_text in _read("native_functions.yaml")
+    assert derivative in _read("derivatives.yaml")
+    assert kernel.replace("ember::native::", "") + " {" in _read("aten", "native", "LinearAlgebra.cpp")
+    squeeze = lambda text: " ".join(text.split())  # noqa: E731  (the README block is indented differently)
+    assert squeeze(entry) in squeeze(_read("test", "python", "opdb", "structured.py"))
+    from opdb import coverage
+    assert "trace" in coverage.reached()["values"] and "trace" in coverage.reached()["gradients"]
+    assert ember.trace(ember.tensor([[1., 2.], [3., 4.]])).item() == 5.0
 
 
 def test_the_readme_recipe_generates_every_piece():
     """README's example op, run through the generator as a newcomer would add
-    it: the C++ API, the kernel declaration and registrations, the Python
+    it: the C++ API, the kernel declaration and registration, the Python
     binding with its docstring and the autograd kernel all appear."""
-    yaml_text, derivative = _readme_recipe()
+    yaml_text, derivative, _, _ = _readme_recipe()
     functions = parse_native_functions(parse_entries(yaml_text, "native_functions.yaml"))
-    assert [f.schema.full_name for f in functions] == ["scale"]
-    assert "Tensor scale(const Tensor& self, double factor = 2);" in gen.gen_functions_h(functions)
-    assert "Tensor scale(const Tensor& self, double factor);" in gen.gen_native_functions_h(functions)
+    assert [f.schema.full_name for f in functions] == ["trace"]
+    assert "Tensor trace(const Tensor& self);" in gen.gen_functions_h(functions)
+    assert "Tensor trace(const Tensor& self);" in gen.gen_native_functions_h(functions)
     registrations = gen.gen_register_cpp(functions)
-    assert 'm.def("scale(Tensor self, float factor=2) -> Tensor");' in registrations
-    assert registrations.count('m.impl("scale"') == 2  # CPU and Meta
+    assert 'm.def("trace(Tensor self) -> Tensor");' in registrations
+    assert registrations.count('m.impl("trace"') == 1  # CompositeExplicitAutograd
     bindings = pygen.gen_bindings(functions)
-    assert 'R"doc(scale(Tensor input, float factor=2) -> Tensor\n\ninput multiplied by factor.' in bindings
-    assert 'cls.def("scale"' in bindings
+    assert 'R"doc(trace(Tensor input) -> Tensor\n\nThe sum of a matrix\'s diagonal' in bindings
+    assert 'cls.def("trace"' in bindings
     autograd = autograd_gen.generate(functions, parse_entries(derivative, "derivatives.yaml"))
-    assert "struct ScaleBackward0" in autograd["Functions.h"]
-    assert "grad * factor" in autograd["Functions.cpp"]
-    assert 'm.impl("scale", &scale);' in autograd["VariableType.cpp"]
-    # The example in the doc: runs once the kernel exists; here, with the same values by hand.
-    assert "tensor([3., 6.])" in yaml_text and repr(ember.tensor([1., 2.]) * 3) == "tensor([3., 6.])"
+    assert "struct TraceBackward0" in autograd["Functions.h"]
+    assert "grad * eye(self.size(0), self.size(1)" in autograd["Functions.cpp"]
+    assert 'm.impl("trace", &trace);' in autograd["VariableType.cpp"]

@@ -687,6 +687,16 @@ def dot_samples(d):
     ]
 
 
+def trace_samples(d):
+    return [
+        Sample((A(d, (3, 3), 0),), desc="square"),
+        Sample((A(d, (2, 5), 1),), desc="wide"),
+        Sample((A(d, (5, 2), 2, view="T"),), desc="tall_transposed"),
+        Sample((A(d, (4, 3), 3, view="strided"),), desc="strided"),
+        Sample((A(d, (0, 3), 4),), desc="empty"),
+    ]
+
+
 MATMUL_EMPTY_K = (
     "matmul of an N-D (N >= 3) by a 1-/2-D operand with an empty contracted dim raises "
     "\"shape '[-1, 0]' is invalid for input of size 0\" (reshape(-1, 0)); torch returns zeros"
@@ -1468,6 +1478,8 @@ OPS = [
     Op("addmm", addmm_samples, LINALG_DTYPES, ref_addmm, method=True),
     Op("mv", mv_samples, LINALG_DTYPES, lambda a, b: a @ b, method=True),
     Op("dot", dot_samples, LINALG_DTYPES, lambda a, b: np.dot(a, b), method=True),
+    Op("trace", trace_samples, ("uint8", "int32", "int64") + FLOATS + ("complex64",), np.trace, method=True,
+       grad=(0,), tol=lowp_loose(3.0)),
     Op("matmul", matmul_samples, LINALG_DTYPES, np.matmul, method=True),
     Op("__matmul__", matmul_samples, ("float32", "int64"), np.matmul, fn=lambda lib, a, b: a @ b,
        torch_fn=lambda a, b: a @ b),
@@ -1635,6 +1647,10 @@ def _err_cases():
          r"same dtype"),
         ("bmm_batch_mismatch", lambda lib: lib.bmm(lib.ones(2, 3, 4), lib.ones(3, 4, 5)), RuntimeError,
          r"batch"),
+        ("trace_not_a_matrix", lambda lib: lib.trace(lib.ones(2, 3, 4)), RuntimeError,
+         r"trace: expected a matrix, but got tensor with dim 3"),
+        ("trace_bool", lambda lib: lib.trace(lib.ones(2, 2, dtype=lib.bool)), NotImplementedError,
+         r"\"trace\" not implemented for 'Bool'"),
         ("mv_size_mismatch", lambda lib: lib.mv(lib.ones(2, 3), lib.ones(4)), RuntimeError, r"size mismatch"),
         ("dot_size_mismatch", lambda lib: lib.dot(lib.ones(3), lib.ones(4)), RuntimeError, r"inconsistent|size"),
         ("matmul_0d", lambda lib: lib.matmul(lib.tensor(1.0), lib.ones(2)), RuntimeError, r"at least 1D.*0D"),
