@@ -11,8 +11,8 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_
                  bool /*sparse*/) {
   EMBER_CHECK(weight.dim() == 2, "'weight' must be 2-D");
   EMBER_CHECK(indices.dtype() == ScalarType::Long || indices.dtype() == ScalarType::Int,
-              "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
-              "got {} instead",
+              "embedding(): Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+              "Long, Int; but got {} instead",
               c10::toString(indices.dtype()));
   std::vector<int64_t> shape = indices.sizes().vec();
   shape.push_back(weight.size(1));

@@ -195,7 +195,7 @@ namespace {
 // `dim`, value of index there).
 template <typename F>
 void for_each_index(const Tensor& index, const Tensor& other, int64_t dim, F f) {
-  const Tensor idx = long_contiguous(index, "gather");
+  const Tensor idx = index.to(ScalarType::Long).contiguous();  // check_gather_arguments checked the dtype
   const int64_t nd = index.dim();
   std::vector<int64_t> counter(nd, 0);
   const int64_t* ip = idx.data_ptr<int64_t>();
@@ -212,7 +212,10 @@ void for_each_index(const Tensor& index, const Tensor& other, int64_t dim, F f) 
   }
 }
 
-void check_gather_shapes(const Tensor& self, int64_t dim, const Tensor& index, const char* name) {
+// Before the Meta early return, so that meta tensors are checked the same way.
+void check_gather_arguments(const Tensor& self, int64_t dim, const Tensor& index, const char* name) {
+  EMBER_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int,
+              "{}(): Expected dtype int64 for index", name);
   EMBER_CHECK(index.dim() == self.dim() || (self.dim() == 0 && index.dim() <= 1),
               "Index tensor must have the same number of dimensions as input tensor");
   for (int64_t d = 0; d < index.dim(); ++d) {
@@ -221,14 +224,13 @@ void check_gather_shapes(const Tensor& self, int64_t dim, const Tensor& index, c
                 "dimension {}",
                 d, str_sizes(index.sizes()), str_sizes(self.sizes()), dim);
   }
-  (void)name;
 }
 
 }  // namespace
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/) {
   dim = maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
-  check_gather_shapes(self, dim, index, "gather");
+  check_gather_arguments(self, dim, index, "gather");
   Tensor out = ember::empty(index.sizes(), self.dtype(), self.device());
   if (self.is_meta() || out.numel() == 0) return out;
   const Tensor src = self.resolve_conj().resolve_neg();
@@ -248,11 +250,12 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*spars
 
 Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate,
                     bool inplace) {
+  const char* name = accumulate ? "scatter_add" : "scatter";
   dim = maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
-  check_gather_shapes(self, dim, index, "scatter");
+  check_gather_arguments(self, dim, index, name);
   const bool scalar_src = src.unsafeGetTensorImpl()->is_wrapped_number();
   if (!scalar_src) {
-    EMBER_CHECK(src.dtype() == self.dtype(), "scatter(): Expected self.dtype to be equal to src.dtype");
+    EMBER_CHECK(src.dtype() == self.dtype(), "{}(): Expected self.dtype to be equal to src.dtype", name);
     EMBER_CHECK(src.dim() == index.dim(), "Index tensor must have the same number of dimensions as src tensor");
     for (int64_t d = 0; d < index.dim(); ++d) {
       EMBER_CHECK(index.size(d) <= src.size(d),

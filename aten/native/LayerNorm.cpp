@@ -155,7 +155,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
                                                      const std::optional<Tensor>& weight,
                                                      const std::optional<Tensor>& bias, double eps) {
   const RowGeometry g = layer_norm_geometry(input, normalized_shape, weight, bias);
-  EMBER_CHECK_NOT_IMPLEMENTED(input.is_floating_point(), "\"LayerNormKernelImpl\" not implemented for '{}'",
+  EMBER_CHECK_NOT_IMPLEMENTED(input.is_floating_point(), "\"layer_norm\" not implemented for '{}'",
                               c10::toString(input.dtype()));
   Tensor out = ember::empty(input.sizes(), input.dtype(), input.device());
   Tensor mean = ember::empty(g.stat_shape, cpu::opmath_type(input.dtype()), input.device());

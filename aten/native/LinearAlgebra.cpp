@@ -105,9 +105,7 @@ void cpu_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& a
   if (!is_blas_type(t)) {
     c10::visit_scalar_type(t, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (std::is_same_v<T, bool>) {
-        EMBER_CHECK_NOT_IMPLEMENTED(false, "\"addmm\" not implemented for 'Bool'");
-      } else {
+      if constexpr (!std::is_same_v<T, bool>) {  // gemm() refused Bool
         naive_gemm<T>(a.resolve_conj(), b.resolve_conj(), c, alpha, beta);
       }
     });
@@ -123,9 +121,12 @@ void cpu_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& a
 }
 
 // c = beta * c + alpha * a @ b for 2-D a [m, k], b [k, n], c [m, n] (c contiguous rows).
-void gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta) {
+// `op` names the caller in errors. As in torch, an empty product of bools is fine.
+void gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta,
+          const char* op) {
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
   if (m == 0 || n == 0) return;
+  EMBER_CHECK_NOT_IMPLEMENTED(c.dtype() != ScalarType::Bool, "\"{}\" not implemented for 'Bool'", op);
   if (k == 0) {
     if (beta.toComplexDouble() == 0.0) {
       c.zero_();
@@ -159,14 +160,17 @@ Tensor fresh_or(const Tensor& out, IntArrayRef shape, ScalarType dtype, Device d
 DispatchStub<GemmFn> gemm_stub("addmm");
 EMBER_REGISTER_STUB(gemm_stub, CPU, &cpu_gemm);
 
-Tensor addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
-                 const Tensor& out) {
-  check_matrix(mat1, "addmm", "mat1");
-  check_matrix(mat2, "addmm", "mat2");
-  check_same_dtype(mat1, mat2, "addmm");
-  EMBER_CHECK(mat1.size(1) == mat2.size(0),
-              "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", mat1.size(0), mat1.size(1),
-              mat2.size(0), mat2.size(1));
+namespace {
+
+// out = beta * self + alpha * mat1 @ mat2, for addmm, mm and bmm's matrices;
+// `op` names the caller in errors.
+Tensor gemm_out(const char* op, const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                const Scalar& alpha, const Tensor& out) {
+  check_matrix(mat1, op, "mat1");
+  check_matrix(mat2, op, "mat2");
+  check_same_dtype(mat1, mat2, op);
+  EMBER_CHECK(mat1.size(1) == mat2.size(0), "{}: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", op,
+              mat1.size(0), mat1.size(1), mat2.size(0), mat2.size(1));
   const std::vector<int64_t> shape{mat1.size(0), mat2.size(1)};
   Tensor result = fresh_or(out, shape, mat1.dtype(), mat1.device());
   if (result.is_meta()) return result;
@@ -178,9 +182,16 @@ Tensor addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, con
   if (uses_self) {
     if (!(self.is_same(result) && direct)) c.copy_(ember::expand(self, shape));
   }
-  gemm(mat1, mat2, c, alpha, uses_self ? beta : Scalar(0.0));
+  gemm(mat1, mat2, c, alpha, uses_self ? beta : Scalar(0.0), op);
   if (!c.is_same(result)) result.copy_(c);
   return result;
+}
+
+}  // namespace
+
+Tensor addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
+                 const Tensor& out) {
+  return gemm_out("addmm", self, mat1, mat2, beta, alpha, out);
 }
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
@@ -192,9 +203,8 @@ Tensor addmm_(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const 
 }
 
 Tensor mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  check_matrix(self, "mm", "self");
-  check_matrix(mat2, "mm", "mat2");
-  return addmm_out(Tensor(), self, mat2, 0, 1, out);  // no bias: not an addmm call a user could make
+  check_matrix(self, "mm", "self");  // torch calls mm's first operand self, addmm's mat1
+  return gemm_out("mm", Tensor(), self, mat2, 0, 1, out);
 }
 
 Tensor mm(const Tensor& self, const Tensor& mat2) { return ember::mm_outf(self, mat2, Tensor()); }
@@ -253,7 +263,7 @@ Tensor bmm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   if (result.is_meta()) return result;
   if (!bmm_batched(self, mat2, result)) {
     for (int64_t i = 0; i < shape[0]; ++i) {
-      ember::mm_outf(self.select(0, i), mat2.select(0, i), result.select(0, i));
+      gemm_out("bmm", Tensor(), self.select(0, i), mat2.select(0, i), 0, 1, result.select(0, i));
     }
   }
   return result;
@@ -262,10 +272,11 @@ Tensor bmm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
 Tensor bmm(const Tensor& self, const Tensor& mat2) { return ember::bmm_outf(self, mat2, Tensor()); }
 
 Tensor mv(const Tensor& self, const Tensor& vec) {
-  EMBER_CHECK(self.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got {}, {}, {}", 1, self.dim(),
-              vec.dim());
-  EMBER_CHECK(self.size(1) == vec.size(0), "size mismatch, got input ({}), mat ({}x{}), vec ({})", self.size(0),
+  EMBER_CHECK(self.dim() == 2 && vec.dim() == 1, "mv: vector + matrix @ vector expected, got {}, {}, {}", 1,
+              self.dim(), vec.dim());
+  EMBER_CHECK(self.size(1) == vec.size(0), "mv: size mismatch, got input ({}), mat ({}x{}), vec ({})", self.size(0),
               self.size(0), self.size(1), vec.size(0));
+  EMBER_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Bool, "\"mv\" not implemented for 'Bool'");
   return ember::mm(self, vec.unsqueeze(1)).squeeze(1);
 }
 
@@ -277,6 +288,7 @@ Tensor dot(const Tensor& self, const Tensor& tensor) {
               "got {} and {} elements respectively",
               self.size(0), tensor.size(0), self.size(0), tensor.size(0));
   check_same_dtype(self, tensor, "dot");
+  EMBER_CHECK_NOT_IMPLEMENTED(self.dtype() != ScalarType::Bool, "\"dot\" not implemented for 'Bool'");
   return ember::mm(self.unsqueeze(0), tensor.unsqueeze(1)).reshape({});
 }
 

@@ -14,6 +14,7 @@ import pytest
 
 import ember
 from opdb import pointwise as oi
+from opdb import structured
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from test.fuzz.forked import run_forked  # noqa: E402
@@ -251,7 +252,7 @@ def test_a_list_that_contains_itself():
     expect_error(run, "ValueError", "too many dimensions")
 
 
-# ---- every op of the OpInfo database, given awkward operands --------------------------
+# ---- every op of the operator database, given awkward operands --------------------------
 
 def _variants(op):
     """(description, transform of a materialized tensor argument list)."""
@@ -274,33 +275,45 @@ def _variants(op):
 
 
 # Where an op's error names something other than the op's own name: ops that
-# run another aten op (whose name the dispatcher's checks give), and torch's
-# worded messages for `-`.
+# decompose into other aten ops (whose names their checks give), and torch's
+# worded messages for `-` and item().
 _ALSO_NAMED = {"floor_divide": ("div",), "true_divide": ("div",), "rsub": ("sub",), "neg": ("the `-` operator",),
-               "sub": ("the `-` operator",)}
+               "sub": ("the `-` operator",), "matmul": ("mm", "bmm", "dot", "mv"), "linear": ("matmul", "addmm"),
+               "masked_fill": ("where",), "mse_loss": ("sub",), "l1_loss": ("sub",),
+               "mv": ("mm",), "dot": ("mm",), "cross_entropy_loss": ("log_softmax", "nll_loss"),
+               # torch's wording, which names no op
+               "item": ("cannot be converted to Scalar",)}
 
 
 def _names_of(op):
-    names = [op.name.split(".")[0].strip("_"), op.aten]
+    names = [op.name.split(".")[0].strip("_"), op.aten or op.name]
     for n in names:  # grows as it goes: rsub runs sub, whose message names `-`
         names += [m for m in _ALSO_NAMED.get(n, ()) if m not in names]
     return tuple(names)
 
 
-@pytest.mark.parametrize("op", oi.OPS, ids=lambda op: op.name)
-def test_opinfo_ops_with_awkward_operands(op):
+def _entry_call(op):
+    """call(args, kwargs) for a pointwise or a structured database entry."""
+    if isinstance(op, oi.OpInfo):
+        return lambda args, kwargs: op(ember, *args, **kwargs)
+    return lambda args, kwargs: op.call(ember, args, kwargs)
+
+
+@pytest.mark.parametrize("op", oi.OPS + structured.OPS, ids=lambda op: op.name)
+def test_database_ops_with_awkward_operands(op):
     """Each awkward operand either works or gets an exception naming the op."""
     samples = op.samples(op.dtypes[0])
     if not samples:
         pytest.skip("no sample")
     sample = samples[0]
+    call = _entry_call(op)
     for desc, transform, last_only in _variants(op):
         def run():
             args, kwargs = sample.materialize(ember)
             tensors = [i for i, a in enumerate(args) if isinstance(a, ember.Tensor)]
             for i in tensors[-1:] if last_only else tensors:
                 args[i] = transform(args[i])
-            repr(op(ember, *args, **kwargs))
+            repr(call(args, kwargs))
         outcome = run_forked(run)
         assert outcome.kind in ("ok", "error"), f"{desc}: {outcome}"
         if outcome.kind == "error":
