@@ -1,4 +1,5 @@
-"""Calls generated from the schemas in native_functions.yaml.
+"""Calls generated from the schemas in native_functions.yaml, and (a share
+of them) from the operator database's samples (database_fuzz.py).
 
 Each call is Python source (so that a failure's reproducer is the call
 itself): random tensors of random shapes (0 and 1 included), dtypes, layouts
@@ -42,13 +43,20 @@ class Call:
     def reproducer(self, outcome) -> str:
         return (f"# Ember fuzz reproducer for {self.op}: {outcome}\n"
                 f"# Run: PYTHONPATH=python python3 this_file.py\n"
-                f"import math\n\nimport ember\n\nember.manual_seed({self.seed})\n{self.source}\n")
+                f"import math\n\nimport numpy as np\n\nimport ember\n\nember.manual_seed({self.seed})\n{self.source}\n")
 
 
 class CallGenerator:
+    # The share of calls made from the operator database's samples
+    # (database_fuzz.py) rather than from a schema alone.
+    DATABASE_SHARE = 0.3
+
     def __init__(self, seed: int):
+        from .database_fuzz import DatabaseCalls
+
         self.rng = random.Random(seed)
         self.functions = [f for f in load_functions()]
+        self.database = DatabaseCalls(self.rng)
         self.count = 0
 
     # ---- values ---------------------------------------------------------------
@@ -150,6 +158,9 @@ class CallGenerator:
     def next_call(self) -> Call:
         r = self.rng
         self.count += 1
+        if r.random() < self.DATABASE_SHARE:
+            op, source = self.database.call_source()
+            return Call(op=op, source=f"result = {source}\nrepr(result)", seed=r.randrange(2**31))
         f = r.choice(self.functions)
         s = f.schema
         base = [r.choice(SIZES) for _ in range(r.choice([0, 1, 2, 2, 3, 3, 4]))]
@@ -184,6 +195,8 @@ def run_call(call: Call):
     """Runs a call in this process (the forked child)."""
     import math
 
+    import numpy as np
+
     import ember
     ember.manual_seed(call.seed)
-    exec(compile(call.source, f"<fuzz {call.op}>", "exec"), {"ember": ember, "math": math})
+    exec(compile(call.source, f"<fuzz {call.op}>", "exec"), {"ember": ember, "math": math, "np": np})

@@ -1,6 +1,7 @@
-"""A fixed-seed smoke run of the schema fuzzer (test/fuzz): 2,000 calls
-generated from native_functions.yaml, each in a forked child; any crash,
-hang or internal error fails, with the reproducing calls in the message.
+"""A fixed-seed smoke run of the fuzzer (test/fuzz): 2,000 calls generated
+from native_functions.yaml's schemas and from mutated samples of the
+operator database, each in a forked child; any crash, hang or internal
+error fails, with the reproducing calls in the message.
 
 The fuzzer runs as its own small process: forking pytest's (which holds the
 whole suite and PyTorch) for every call would cost several times more.
