@@ -88,6 +88,21 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+def as_tensor(data, dtype=None, device=None):
+    """``data`` as a tensor, sharing its memory where it can: a tensor of the
+    asked dtype and device is returned as it is, a NumPy array is wrapped
+    without a copy (then converted if dtype or device differ), anything else
+    is copied as ``ember.tensor`` would."""
+    if isinstance(data, Tensor):
+        return data.to(device=device if device is not None else data.device, dtype=dtype or data.dtype)
+    if type(data).__module__ == "numpy" and hasattr(data, "__array_interface__") and data.dtype.kind in "biufc":
+        import numpy  # (a NumPy scalar becomes a 0-d array)
+
+        t = from_numpy(numpy.asarray(data))
+        return t if dtype is None and device is None else t.to(device=device or t.device, dtype=dtype or t.dtype)
+    return tensor(data, dtype=dtype, device=device)
+
+
 def numel(input):
     return input.numel()
 
