@@ -1,6 +1,9 @@
 #include <c10/core/StorageImpl.h>
+
+#include <c10/core/SharedMemory.h>
 #include <c10/util/Exception.h>
 
+#include <cstring>
 
 namespace c10 {
 
@@ -13,5 +16,18 @@ void StorageImpl::grow(size_t new_nbytes) {
   data_ptr_ = std::move(bigger);
   nbytes_ = new_nbytes;
 }
+
+void StorageImpl::share_memory() {
+  if (is_shared()) return;
+  EMBER_CHECK(device().type == DeviceType::CPU, "share_memory_: only CPU storages can move to shared memory, not {}",
+              device().str());
+  DataPtr shared = new_shared_memory(nbytes_);
+  if (nbytes_ > 0) std::memcpy(shared.get(), data_ptr_.get(), nbytes_);
+  data_ptr_ = std::move(shared);
+  allocator_ = nullptr;
+  resizable_ = false;
+}
+
+bool StorageImpl::is_shared() const { return is_shared_memory(data_ptr_); }
 
 }  // namespace c10

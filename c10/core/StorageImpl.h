@@ -24,6 +24,10 @@ class StorageImpl final : public intrusive_ptr_target {
 
   // Grows the allocation, keeping existing bytes; used by resize_.
   void grow(size_t new_nbytes);
+  // Moves the bytes into shared memory (c10/core/SharedMemory.h), for every
+  // tensor on this storage at once; such a storage no longer resizes.
+  void share_memory();
+  bool is_shared() const;
 
  protected:
   void release_resources() override { data_ptr_.clear(); }

@@ -56,7 +56,8 @@ from ._C import (  # noqa: F401  dtypes
 from ._size import Size
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from . import _tensor  # noqa: F401  (adds the Python-level Tensor methods)
-from . import autograd, cuda, library, nn, optim, overrides, utils  # noqa: F401
+from . import autograd, cuda, library, nn, optim, overrides  # noqa: F401
+from . import multiprocessing, utils  # noqa: F401  (after nn: their pickler knows Parameter)
 from .serialization import load, save  # noqa: F401
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401

@@ -252,6 +252,7 @@ void init_tensor(py::module_& m) {
   init_generated_methods(cls);
   init_autograd(m, cls);
   init_tensor_data(m, cls);
+  init_shared_memory(m, cls);
   init_indexing(cls);
 }
 

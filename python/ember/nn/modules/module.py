@@ -909,6 +909,11 @@ class Module:
             _clear_grad(p, set_to_none)
 
     def share_memory(self):
+        """Moves every parameter, gradient and buffer into shared memory
+        (for ember.multiprocessing), in place."""
+        for t in list(self.parameters()) + [p.grad for p in self.parameters() if p.grad is not None] + \
+                list(self.buffers()):
+            t.share_memory_()
         return self
 
     # ---- repr -------------------------------------------------------------------------

@@ -8,6 +8,8 @@ import queue
 import warnings
 import weakref
 
+import ember.multiprocessing  # noqa: F401  (tensors travel between workers and here through shared memory)
+
 from . import _utils
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import (STATUS_CHECK_INTERVAL, ExceptionWrapper, IterableDatasetStopIteration, ResumeIteration,
@@ -296,15 +298,21 @@ class _MultiProcessingIter(_BaseIter):
     def _try_get_data(self, timeout):
         try:
             return True, self._data_queue.get(timeout=timeout)
-        except queue.Empty:
+        except Exception as error:
+            # Nothing came, or what came cannot be unpickled: a batch whose
+            # shared memory was to be handed over by a worker that has died
+            # since (ConnectionRefusedError). Either way a dead worker is the
+            # news to report.
             dead = [w for i, w in enumerate(self._workers) if self._workers_status[i] and not w.is_alive()]
             if dead:
                 self._shutdown_workers()
                 pids = ", ".join(str(w.pid) for w in dead)
                 codes = ", ".join(str(w.exitcode) for w in dead)
                 raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly "
-                                   f"(exit code(s) {codes})") from None
-            return False, None
+                                   f"(exit code(s) {codes})") from (None if isinstance(error, queue.Empty) else error)
+            if isinstance(error, queue.Empty):
+                return False, None
+            raise
 
     def _get_data(self):
         waited = 0.0

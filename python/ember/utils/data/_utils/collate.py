@@ -9,6 +9,8 @@ import re
 
 import ember
 
+from .worker import get_worker_info
+
 __all__ = ["default_collate", "default_convert"]
 
 # NumPy dtypes that cannot become tensors: bytes, str, unicode, object.
@@ -60,7 +62,16 @@ def default_convert(data):
 
 
 def _stack(batch):
-    return ember.stack(list(batch), 0)
+    batch = list(batch)
+    first = batch[0]
+    if get_worker_info() is not None and all(
+            t.device.type == "cpu" and t.dtype == first.dtype and t.shape == first.shape and not t.requires_grad
+            for t in batch):
+        # In a worker: stack straight into shared memory, so that sending the
+        # batch to the main process copies nothing.
+        out = ember._C._empty_shared([len(batch)] + list(first.shape), first.dtype)
+        return ember.cat([t.unsqueeze(0) for t in batch], 0, out=out)
+    return ember.stack(batch, 0)
 
 
 def default_collate(batch):

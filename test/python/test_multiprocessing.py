@@ -1,0 +1,185 @@
+"""Tensors in shared memory and ember.multiprocessing: tensors sent to other
+processes arrive over the same memory (a change there is seen here), views
+keep sharing one storage, and no segment or descriptor outlives its users,
+also when a DataLoader worker is killed or the loop is interrupted."""
+
+import gc
+import os
+import signal
+from multiprocessing.reduction import ForkingPickler
+
+import pytest
+
+import ember
+import ember.multiprocessing as mp
+from ember.utils.data import DataLoader, Dataset
+
+
+def shm_entries():
+    return sorted(os.listdir("/dev/shm"))
+
+
+def open_fds():
+    """Open descriptors, once the iterators that a caught exception's
+    traceback kept alive (with their queues' pipes) are collected."""
+    gc.collect()
+    out = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            out.add((fd, os.readlink(f"/proc/self/fd/{fd}")))
+        except OSError:  # the listing's own descriptor, closed by now
+            pass
+    return out
+
+
+def test_share_memory_moves_the_storage_and_its_views():
+    x = ember.arange(6.0).reshape(2, 3)
+    view = x[1]
+    assert not x.is_shared()
+    assert x.share_memory_() is x and x.is_shared() and view.is_shared()
+    view[0] = 30
+    assert x.tolist() == [[0, 1, 2], [30, 4, 5]]
+    assert x.share_memory_() is x  # already there: nothing moves
+    with pytest.raises(RuntimeError, match="not resizable"):
+        x.resize_(100)
+    with pytest.raises(RuntimeError, match="only CPU storages"):
+        ember.empty(2, device="meta").share_memory_()
+
+
+def test_module_share_memory():
+    model = ember.nn.Linear(3, 2)
+    assert model.share_memory() is model and all(p.is_shared() for p in model.parameters())
+
+
+def _add_one_to_each(queue, done):
+    tensors = queue.get()
+    for t in tensors:
+        t.add_(1)
+    done.put([ember._C._storage_id(t) for t in tensors])
+
+
+def test_a_child_changes_what_the_parent_sees():
+    x = ember.zeros(4)
+    queue, done = mp.Queue(), mp.Queue()
+    child = mp.Process(target=_add_one_to_each, args=(queue, done))
+    child.start()
+    queue.put([x, x[2:]])  # a view of the same storage, in the same message
+    ids = done.get(timeout=30)
+    child.join(timeout=30)
+    assert child.exitcode == 0 and ids[0] == ids[1]  # the child rebuilt both over one storage
+    assert x.tolist() == [1, 1, 2, 2] and x.is_shared()
+
+
+def _fill(t, value):
+    t.fill_(value)
+
+
+def test_spawned_child_gets_the_same_memory():
+    x = ember.zeros(3, dtype=ember.int64)
+    child = mp.get_context("spawn").Process(target=_fill, args=(x, 7))
+    child.start()
+    child.join(timeout=60)
+    assert child.exitcode == 0 and x.tolist() == [7, 7, 7]
+
+
+def _square(t):
+    return t * t
+
+
+def test_pool_returns_tensors():
+    with mp.Pool(2) as pool:
+        results = pool.map(_square, [ember.full((2,), float(i)) for i in range(4)])
+    assert [r.tolist() for r in results] == [[0, 0], [1, 1], [4, 4], [9, 9]]
+
+
+def _requires_grad_of(queue, done):
+    t = queue.get()
+    done.put((t.requires_grad, t.is_leaf, type(t).__name__))
+
+
+def test_requires_grad_and_parameters_cross_non_leaves_do_not():
+    queue, done = mp.Queue(), mp.Queue()
+    child = mp.Process(target=_requires_grad_of, args=(queue, done))
+    child.start()
+    queue.put(ember.nn.Parameter(ember.ones(2)))
+    assert done.get(timeout=30) == (True, True, "Parameter")
+    child.join(timeout=30)
+    leaf = ember.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Cowardly refusing to serialize non-leaf tensor which requires_grad"):
+        ForkingPickler.dumps(leaf * 2)
+
+
+def test_sharing_strategies():
+    assert mp.get_all_sharing_strategies() == {"file_descriptor"}
+    assert mp.get_sharing_strategy() == "file_descriptor"
+    mp.set_sharing_strategy("file_descriptor")
+    with pytest.raises(ValueError, match="file_system is not implemented yet"):
+        mp.set_sharing_strategy("file_system")
+
+
+def test_tampered_geometry_is_refused():
+    x = ember.ones(4)
+    fd, nbytes = ember._C._share_fd(x)
+    with pytest.raises(RuntimeError, match=r"sizes \[5\] and strides \[1\] need 20 bytes, the storage has 16"):
+        ember._C._tensor_from_shared_fd(fd, nbytes, ember.float32, [5], [1], 0)
+    with pytest.raises(RuntimeError, match="the segment holds 16 bytes, fewer than the 64 expected"):
+        ember._C._tensor_from_shared_fd(fd, 64, ember.float32, [4], [1], 0)
+
+
+# ---- the DataLoader's batches ------------------------------------------------------------------
+
+
+class Images(Dataset):
+    def __init__(self, n, shape=(3, 8, 8)):
+        self.n, self.shape = n, shape
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        return ember.full(self.shape, float(i)), i
+
+
+def test_worker_batches_arrive_in_shared_memory():
+    for images, labels in DataLoader(Images(8), batch_size=4, num_workers=2):
+        assert images.is_shared() and labels.is_shared()
+        assert images[:, 0, 0, 0].tolist() == labels.float().tolist()
+
+
+def test_no_segment_or_descriptor_left_after_many_batches():
+    before_shm, before_fds = shm_entries(), open_fds()
+    count = sum(1 for _ in DataLoader(Images(1000, (4,)), batch_size=1, num_workers=2))
+    assert count == 1000
+    assert shm_entries() == before_shm and open_fds() == before_fds
+
+
+class KillsAWorker(Dataset):
+    def __len__(self):
+        return 20
+
+    def __getitem__(self, i):
+        if i == 5:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return ember.full((16,), float(i))
+
+
+def test_no_segment_or_descriptor_left_after_a_worker_is_killed():
+    before_shm, before_fds = shm_entries(), open_fds()
+    with pytest.raises(RuntimeError, match="exited unexpectedly") as error:
+        for _ in DataLoader(KillsAWorker(), batch_size=2, num_workers=2):
+            pass
+    del error
+    assert shm_entries() == before_shm and open_fds() == before_fds
+
+
+def test_no_segment_or_descriptor_left_after_an_interrupt():
+    before_shm, before_fds = shm_entries(), open_fds()
+    loader = DataLoader(Images(100, (16,)), batch_size=2, num_workers=2)
+    with pytest.raises(KeyboardInterrupt) as interrupt:
+        for step, batch in enumerate(loader):
+            if step == 3:
+                os.kill(os.getpid(), signal.SIGINT)
+    # What the script still holds: the batch in hand, and the traceback (whose
+    # frames hold the iterator when the signal came while it waited).
+    del batch, interrupt
+    assert shm_entries() == before_shm and open_fds() == before_fds
