@@ -1,16 +1,17 @@
 """Train a small CNN to recognise shapes in generated 16x16 images.
 
-    python examples/cnn.py [--epochs 8] [--batch-size 32] [--seed 0]
+    python examples/cnn.py [--epochs 8] [--batch-size 32] [--workers 2] [--seed 0]
 
 Four classes, drawn here with tensor ops (no downloads): a horizontal bar, a
 vertical bar, a diagonal line and a filled square, each at a random place and
 buried in noise. The network is two Conv2d-BatchNorm2d-ReLU-max_pool2d stages
 and a Linear head, trained with SGD + momentum under a cosine learning-rate
 schedule; it is evaluated in eval mode (BatchNorm's running statistics) under
-no_grad after every epoch.
+no_grad after every epoch. Batches come from a DataLoader that shuffles the
+training set each epoch and collates in worker processes (the batches reach
+the training loop through shared memory).
 """
 import argparse
-import math
 import os
 import sys
 
@@ -18,6 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import ember
 import ember.nn as nn
+from ember.utils.data import DataLoader, TensorDataset
 import ember.nn.functional as F
 from progress import Progress
 
@@ -78,6 +80,7 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--lr", type=float, default=0.05)
     parser.add_argument("--samples", type=int, default=4000, help="training images")
+    parser.add_argument("--workers", type=int, default=2, help="DataLoader worker processes (0: none)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
@@ -86,16 +89,17 @@ def main(argv=None):
     test_x, test_y = shapes(max(args.samples // 4, 64))
     model = ShapeNet()
     optimizer = ember.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9, weight_decay=1e-4)
-    batches = math.ceil(args.samples / args.batch_size)
+    loader = DataLoader(TensorDataset(train_x, train_y), batch_size=args.batch_size, shuffle=True,
+                        num_workers=args.workers, persistent_workers=args.workers > 0,
+                        generator=ember.Generator().manual_seed(args.seed))
+    batches = len(loader)
     scheduler = ember.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs * batches)
 
     first_loss, _ = evaluate(model, test_x, test_y)
     progress = Progress(args.epochs * batches, desc="cnn")
     for epoch in range(args.epochs):
-        order = ember.randperm(args.samples)
-        for b in range(batches):
-            idx = order[b * args.batch_size : (b + 1) * args.batch_size]
-            loss = F.cross_entropy(model(train_x[idx]), train_y[idx])
+        for images, labels in loader:
+            loss = F.cross_entropy(model(images), labels)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

@@ -268,6 +268,15 @@ def test_dataloader_shuffle_drop_last_and_generator(num_workers):
     assert epoch(7) == batches
 
 
+def test_num_workers_does_not_change_the_order():
+    def order(num_workers):
+        loader = DataLoader(Range(12), batch_size=4, shuffle=True, num_workers=num_workers,
+                            generator=ember.Generator().manual_seed(11))
+        return [b.tolist() for b in loader]
+
+    assert order(0) == order(2)
+
+
 def test_dataloader_without_batching_converts():
     loader = DataLoader(Range(3), batch_size=None)
     assert list(loader) == [0, 1, 2]

@@ -194,6 +194,9 @@ class _BaseIter:
         self._collate_fn = loader.collate_fn
         self._num_yielded = 0
         self._sampler_iter = iter(loader._index_sampler)
+        # Drawn with or without workers, as torch does, so that num_workers
+        # does not change what the generator gives the sampler.
+        self._base_seed = random_seed(loader.generator)
 
     def __iter__(self):
         return self
@@ -240,7 +243,7 @@ class _MultiProcessingIter(_BaseIter):
         self._in_order = loader.in_order
         self._shutdown = False
         context = loader.multiprocessing_context or multiprocessing
-        base_seed = random_seed(loader.generator)
+        base_seed = self._base_seed
         self._data_queue = context.Queue()
         self._done_event = context.Event()
         self._index_queues, self._workers = [], []
