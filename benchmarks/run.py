@@ -102,6 +102,11 @@ def cases(quick, device="cpu"):
     yield ("nn: cross_entropy [4096,65] fwd+bwd", arrays((4096, 65)), _cross_entropy_step, _cross_entropy_step, None)
     yield ("nn: attention block [32,64,128] fwd+bwd", arrays((32, 64, 128)), _attention_step, _attention_step, None)
     yield ("optim: AdamW step, 8 x [256,256]", arrays(*[(256, 256)] * 8), _adamw_step, _adamw_step, None)
+    if device == "cpu":
+        images = arrays((128 if quick else 256, 3, 224, 224))
+        for workers in (0, 2):
+            yield (f"DataLoader: {len(images[0])} images 3x224x224, batch 64, {workers} workers", images,
+                   lambda x, w=workers: _loader_epoch(x, w), lambda x, w=workers: _loader_epoch(x, w), None)
     if hasattr(ember, "conv2d"):
         yield ("conv2d [8,64,56,56] 3x3x64", arrays((8, 64, 56, 56), (64, 64, 3, 3)),
                lambda x, w: ember.conv2d(x, w, padding=1), lambda x, w: torch.nn.functional.conv2d(x, w, padding=1),
@@ -188,6 +193,24 @@ def _adamw_step(*params):
             p.grad = lib.ones_like(p)
         _OPTIMIZERS[key] = lib.optim.AdamW(params)
     _OPTIMIZERS[key].step()
+
+
+_LOADERS = {}
+
+
+def _loader_epoch(images, workers):
+    """One pass over a dataset of images (each sample a [3, 224, 224] view),
+    in batches of 64. Workers persist between passes, so the time is the
+    steady state: collating in the workers and handing batches over (shared
+    memory in both libraries)."""
+    lib = _lib(images)
+    key = (lib.__name__, workers, images.data_ptr())
+    if key not in _LOADERS:
+        dataset = lib.utils.data.TensorDataset(images)
+        _LOADERS[key] = lib.utils.data.DataLoader(dataset, batch_size=64, num_workers=workers,
+                                                  persistent_workers=workers > 0)
+    for (batch,) in _LOADERS[key]:
+        batch[0, 0, 0, 0].item()  # the batch is here and readable
 
 
 def _np_softmax(a):

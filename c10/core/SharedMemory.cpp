@@ -32,9 +32,13 @@ void release_segment(void* ctx) {
 
 size_t mapped_size(size_t nbytes) { return nbytes == 0 ? 1 : nbytes; }
 
-DataPtr map_segment(int fd, size_t nbytes, const char* what) {
+// `populate`: map every page at once (MAP_POPULATE). A new segment is about
+// to be filled whole (a collated batch), and faulting its pages in one at a
+// time costs more than the copy itself; a received one may be read only in
+// part, so its pages come as they are touched.
+DataPtr map_segment(int fd, size_t nbytes, bool populate, const char* what) {
   const size_t mapped = mapped_size(nbytes);
-  void* base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0);
   if (base == MAP_FAILED) {
     const int err = errno;
     close(fd);
@@ -63,7 +67,7 @@ DataPtr new_shared_memory(size_t nbytes) {
     close(fd);
     EMBER_CHECK(false, "share_memory_: could not size shared memory to {} bytes: {}", nbytes, std::strerror(err));
   }
-  return map_segment(fd, nbytes, "share_memory_");
+  return map_segment(fd, nbytes, /*populate=*/true, "share_memory_");
 }
 
 DataPtr map_shared_memory(int fd, size_t nbytes) {
@@ -73,7 +77,7 @@ DataPtr map_shared_memory(int fd, size_t nbytes) {
               "map_shared_memory: the segment holds {} bytes, fewer than the {} expected", st.st_size, nbytes);
   const int own = dup(fd);
   EMBER_CHECK(own >= 0, "map_shared_memory: could not duplicate descriptor {}: {}", fd, std::strerror(errno));
-  return map_segment(own, nbytes, "map_shared_memory");
+  return map_segment(own, nbytes, /*populate=*/false, "map_shared_memory");
 }
 
 bool is_shared_memory(const DataPtr& data) { return data.deleter() == &release_segment; }

@@ -166,7 +166,7 @@ void init_tensor_autograd(TensorClass& cls) {
           "register_hook",
           [](const Tensor& self, py::function fn) {
             const uint64_t id =
-                self.register_hook([fn](const Tensor& grad) { return call_tensor_hook(fn, grad); });
+                self.register_hook([fn = gil_safe(std::move(fn))](const Tensor& grad) { return call_tensor_hook(*fn, grad); });
             c10::weak_intrusive_ptr<c10::TensorImpl> weak(self.impl_ptr());
             return RemovableHandle{[weak, id] {
               if (auto strong = weak.lock()) Tensor(strong).remove_hook(id);
@@ -181,9 +181,9 @@ void init_tensor_autograd(TensorClass& cls) {
                         "cannot register a hook on a tensor that doesn't require gradient");
             auto* meta = impl::materialize_autograd_meta(self);
             const uint64_t id = autograd::next_hook_id();
-            meta->post_accumulate_hooks.emplace_back(id, [fn](const Tensor& t) {
+            meta->post_accumulate_hooks.emplace_back(id, [fn = gil_safe(std::move(fn))](const Tensor& t) {
               py::gil_scoped_acquire gil;
-              fn(t);
+              (*fn)(t);
             });
             c10::weak_intrusive_ptr<c10::TensorImpl> weak(self.impl_ptr());
             return RemovableHandle{[weak, id] {
@@ -245,9 +245,10 @@ void init_nodes(py::module_& m) {
       .def(
           "register_hook",
           [](const std::shared_ptr<Node>& self, py::function fn) {
-            const uint64_t id = self->add_post_hook([fn](const variable_list& grad_inputs, const variable_list& grad_outputs) {
+            const uint64_t id = self->add_post_hook([fn = gil_safe(std::move(fn))](const variable_list& grad_inputs,
+                                                                              const variable_list& grad_outputs) {
               py::gil_scoped_acquire gil;
-              py::object r = fn(py::tuple(py::cast(optional_list(grad_inputs))),
+              py::object r = (*fn)(py::tuple(py::cast(optional_list(grad_inputs))),
                                 py::tuple(py::cast(optional_list(grad_outputs))));
               if (r.is_none()) return variable_list{};
               return tensor_list(r.cast<std::vector<std::optional<Tensor>>>());
@@ -261,9 +262,9 @@ void init_nodes(py::module_& m) {
       .def(
           "register_prehook",
           [](const std::shared_ptr<Node>& self, py::function fn) {
-            const uint64_t id = self->add_pre_hook([fn](const variable_list& grad_outputs) {
+            const uint64_t id = self->add_pre_hook([fn = gil_safe(std::move(fn))](const variable_list& grad_outputs) {
               py::gil_scoped_acquire gil;
-              py::object r = fn(py::tuple(py::cast(optional_list(grad_outputs))));
+              py::object r = (*fn)(py::tuple(py::cast(optional_list(grad_outputs))));
               if (r.is_none()) return variable_list{};
               return tensor_list(r.cast<std::vector<std::optional<Tensor>>>());
             });
@@ -348,10 +349,10 @@ void init_autograd(py::module_& m, TensorClass& cls) {
          const std::vector<Tensor>& non_differentiable, const std::vector<std::optional<Tensor>>& to_save,
          bool materialize_grads) {
         auto node = std::make_shared<autograd::CustomFunctionNode>(
-            name, [backward](autograd::CustomFunctionNode& self, variable_list grads) {
+            name, [backward = gil_safe(std::move(backward))](autograd::CustomFunctionNode& self, variable_list grads) {
               variable_list saved = self.unpack_saved();
               py::gil_scoped_acquire gil;
-              py::object r = backward(optional_list(saved), optional_list(grads));
+              py::object r = (*backward)(optional_list(saved), optional_list(grads));
               return tensor_list(r.cast<std::vector<std::optional<Tensor>>>());
             });
         const variable_list in = tensor_list(inputs);

@@ -17,6 +17,27 @@ namespace py = pybind11;
 PYBIND11_DECLARE_HOLDER_TYPE(T, c10::intrusive_ptr<T>, true)
 
 namespace ember::python {
+
+// Ops run with the GIL released (without_gil, in every generated binding),
+// as in torch, so that other Python threads run meanwhile: a DataLoader
+// worker's thread that hands batches over, a user's threads. Kernels that
+// call back into Python take the GIL again.
+template <typename F>
+decltype(auto) without_gil(F&& f) {
+  py::gil_scoped_release no_gil;
+  return f();
+}
+
+// A Python object held by C++ code that may copy or drop it without the GIL
+// (a hook dropped with its graph inside an op): the last owner takes the
+// GIL to let go of it.
+template <typename T>
+std::shared_ptr<T> gil_safe(T object) {
+  return std::shared_ptr<T>(new T(std::move(object)), [](T* held) {
+    py::gil_scoped_acquire gil;
+    delete held;
+  });
+}
 // An int list argument: accepts a sequence of ints (list, tuple, ember.Size)
 // or a single int, as PyTorch's int[] parameters do.
 struct IntList {

@@ -36,7 +36,8 @@ void init_shared_memory(py::module_& m, TensorClass& cls) {
            self.unsafeGetTensorImpl()->storage().unsafeGetStorageImpl()->share_memory();
            return self;
          },
-         "Moves the tensor's storage (and so every view of it) into shared memory; a no-op if it is there.")
+         "Moves the tensor's storage (and so every view of it) into shared memory; a no-op if it is there.",
+         py::call_guard<py::gil_scoped_release>())
       .def(
           "is_shared",
           [](const Tensor& self) {
@@ -50,7 +51,7 @@ void init_shared_memory(py::module_& m, TensorClass& cls) {
     c10::StorageImpl* storage = t.unsafeGetTensorImpl()->storage().unsafeGetStorageImpl();
     storage->share_memory();
     return std::make_tuple(c10::shared_memory_fd(storage->data_ptr()), storage->nbytes());
-  });
+  }, py::call_guard<py::gil_scoped_release>());
   m.def("_storage_id", [](const Tensor& t) {
     return reinterpret_cast<uintptr_t>(t.unsafeGetTensorImpl()->storage().unsafeGetStorageImpl());
   });
@@ -68,7 +69,7 @@ void init_shared_memory(py::module_& m, TensorClass& cls) {
         c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(c10::new_shared_memory(nbytes), nbytes));
         return tensor_over(std::move(storage), dtype, sizes, c10::contiguous_strides(sizes), 0);
       },
-      py::arg("size"), py::arg("dtype"));
+      py::arg("size"), py::arg("dtype"), py::call_guard<py::gil_scoped_release>());
   m.def(
       "_tensor_from_shared_fd",
       [](int fd, size_t nbytes, ScalarType dtype, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
@@ -76,7 +77,8 @@ void init_shared_memory(py::module_& m, TensorClass& cls) {
         c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(c10::map_shared_memory(fd, nbytes), nbytes));
         return tensor_over(std::move(storage), dtype, sizes, strides, storage_offset);
       },
-      py::arg("fd"), py::arg("nbytes"), py::arg("dtype"), py::arg("size"), py::arg("stride"), py::arg("offset"));
+      py::arg("fd"), py::arg("nbytes"), py::arg("dtype"), py::arg("size"), py::arg("stride"), py::arg("offset"),
+      py::call_guard<py::gil_scoped_release>());
   m.def(
       "_tensor_on_storage_of",
       [](const Tensor& base, ScalarType dtype, const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,

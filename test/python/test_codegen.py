@@ -125,13 +125,13 @@ EMBER_LIBRARY_IMPL(aten, Meta, m) {
   py::options options;
   options.disable_function_signatures();
   m.def("scale", [](const Tensor& self, double factor, c10::Scalar shift, std::optional<Tensor> out) -> Tensor {
-    if (out) return ember::scale_outf(self, factor, shift, *out);
-    return ember::scale(self, factor, shift);
+    if (out) return without_gil([&] { return ember::scale_outf(self, factor, shift, *out); });
+    return without_gil([&] { return ember::scale(self, factor, shift); });
   }, py::arg("input"), py::arg("factor") = 2.0, py::kw_only(), py::arg("shift") = 0, py::arg("out") = py::none(), R"doc(scale(Tensor input, float factor=2, *, Number shift=0, Tensor out=None) -> Tensor
 )doc");
   m.def("grid", [](const py::args& size_varargs, std::optional<c10::ScalarType> dtype, std::optional<c10::Device> device, bool requires_grad) -> Tensor {
     const IntList size{shape_from_args(size_varargs, "grid", "size")};
-    Tensor result = ember::grid(size, dtype, device);
+    Tensor result = without_gil([&] { return ember::grid(size, dtype, device); });
     if (requires_grad) result.set_requires_grad(true);
     return result;
   }, py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false, R"doc(grid(*size, dtype dtype=None, device device=None, bool requires_grad=False) -> Tensor
@@ -144,7 +144,7 @@ void init_generated_methods(TensorClass& cls) {
   py::options options;
   options.disable_function_signatures();
   cls.def("scale", [](const Tensor& self, double factor, c10::Scalar shift) -> Tensor {
-    return ember::scale(self, factor, shift);
+    return without_gil([&] { return ember::scale(self, factor, shift); });
   }, py::arg("factor") = 2.0, py::kw_only(), py::arg("shift") = 0, R"doc(scale(float factor=2, *, Number shift=0) -> Tensor
 )doc");
   explain_mismatches(cls, "scale", {{{"factor", "float", &accepts<double>, "2", false}, {"shift", "Number", &accepts<c10::Scalar>, "0", true}}});

@@ -210,6 +210,11 @@ def _call_arguments(b: _Binding) -> tuple[list[str], list[str]]:
     return prelude, call_args
 
 
+def _without_gil(function: str, args: list[str]) -> str:
+    """The C++ API call, made with the GIL released (pybind_tensor.h's without_gil)."""
+    return f"without_gil([&] {{ return {function}({', '.join(args)}); }})"
+
+
 def _body(b: _Binding) -> list[str]:
     """The lambda's statements: the out= call if given, else the op's, then requires_grad for factories."""
     s = b.schema
@@ -218,8 +223,8 @@ def _body(b: _Binding) -> list[str]:
     if b.out is not None:
         by_name = dict(zip((a.name for a in s.arguments), call_args))
         out_args = [by_name[a.name] for a in b.out.schema.arguments if not a.is_write] + ["*out"]
-        body.append(f"    if (out) return ember::{b.out.cpp_name}f({', '.join(out_args)});")
-    call = f"ember::{b.f.cpp_name}({', '.join(call_args)})"
+        body.append(f"    if (out) return {_without_gil(f'ember::{b.out.cpp_name}f', out_args)};")
+    call = _without_gil(f"ember::{b.f.cpp_name}", call_args)
     if b.named_tuple:
         fields = ", ".join(f'"{r.name}"' for r in s.returns)
         call = f'named_tuple("{s.name}", {{{fields}}}, py::cast({call}))'
