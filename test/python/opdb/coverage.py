@@ -27,8 +27,12 @@ def _call_logged(names, fn, *args, **kwargs):
 
 def _pointwise(names):
     for op in pointwise.OPS:
-        d = "float32" if "float32" in op.dtypes else op.dtypes[0]
-        for d in dict.fromkeys((d,) + tuple(x for x in op.dtypes if pointwise.KIND[x] != pointwise.KIND[d])):
+        # One dtype of each kind (bool, int, float, complex): float32 for floats.
+        first = "float32" if "float32" in op.dtypes else op.dtypes[0]
+        by_kind = {pointwise.KIND[first]: first}
+        for x in op.dtypes:
+            by_kind.setdefault(pointwise.KIND[x], x)
+        for d in by_kind.values():
             for sample in op.samples(d):
                 args, kwargs = sample.materialize(ember)
                 _call_logged(names, op, ember, *args, **kwargs)
