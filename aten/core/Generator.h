@@ -3,28 +3,41 @@
 // draw from the same stream. Each draw locks, so a generator shared between
 // threads stays consistent (kernels take the lock once per tensor).
 
+#include <aten/core/MT19937.h>
 #include <c10/util/intrusive_ptr.h>
 
 #include <cstdint>
 #include <mutex>
-#include <random>
+#include <optional>
 #include <vector>
 
 namespace ember {
 
+// The CPU generator draws as torch's does (the same engine, the same two
+// draw widths, the same cached second normal sample), so that a seed gives
+// torch's random numbers. Callers hold `mutex` around draws.
 struct CPUGeneratorImpl final : c10::intrusive_ptr_target {
   explicit CPUGeneratorImpl(uint64_t seed) { set_seed(seed); }
   void set_seed(uint64_t seed) {
-    seed_ = seed;
-    engine.seed(seed);
+    engine.reseed(seed);
+    next_double_normal_sample.reset();
+    next_float_normal_sample.reset();
   }
-  uint64_t seed() const { return seed_; }
+  uint64_t seed() const { return engine.data().seed; }
 
-  std::mt19937_64 engine;
+  uint32_t random() { return engine(); }
+  // Two draws, the first one in the high half.
+  uint64_t random64() {
+    const uint64_t high = engine();
+    const uint64_t low = engine();
+    return (high << 32) | low;
+  }
+
+  MT19937 engine;
+  // Box-Muller makes two samples; the second waits here for the next draw.
+  std::optional<double> next_double_normal_sample;
+  std::optional<float> next_float_normal_sample;
   std::mutex mutex;
-
- private:
-  uint64_t seed_ = 0;
 };
 
 class Generator {
@@ -43,7 +56,9 @@ class Generator {
   // Re-seeds from a non-deterministic source and returns the new seed.
   uint64_t seed();
 
-  // Serialized engine state, for get_state/set_state.
+  // The engine state in torch's layout (kStateBytes bytes), so a state saved
+  // by either library restores in the other.
+  static constexpr size_t kStateBytes = 5056;
   std::vector<uint8_t> get_state() const;
   void set_state(const std::vector<uint8_t>& state);
 

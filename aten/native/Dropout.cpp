@@ -51,7 +51,7 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::op
   {
     CPUGeneratorImpl& gen = default_cpu_generator().impl();
     std::lock_guard<std::mutex> lock(gen.mutex);
-    key = gen.engine();
+    key = gen.random64();
   }
   // Element i is kept when its 32 random bits are at least p * 2^32.
   const uint64_t threshold = static_cast<uint64_t>(std::llround(p * 4294967296.0));

@@ -4,6 +4,7 @@
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/FactoryUtils.h>
+#include <aten/native/RandomDraws.h>
 #include <aten/native/Resize.h>
 #include <c10/util/TypeCast.h>
 
@@ -11,7 +12,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <random>
 #include <type_traits>
 #include <vector>
 
@@ -23,80 +23,107 @@ CPUGeneratorImpl& pick(const std::optional<Generator>& generator) {
   return generator ? generator->impl() : default_cpu_generator().impl();
 }
 
-// Runs fill(contiguous_data) on `self`, going through a temporary when
-// `self` is not contiguous.
+// Runs fill(dense_data) so that the values land in `self` in memory order,
+// the order torch's TensorIterator visits an output in: a transposed tensor
+// gets the numbers a contiguous one would, laid out the same in memory.
+// The dims, largest stride first, form a view that is contiguous when
+// `self` is dense; otherwise the fill goes through a temporary.
 template <typename Fill>
-Tensor fill_contiguous(const Tensor& self, Fill&& fill) {
+Tensor fill_in_memory_order(const Tensor& self, Fill&& fill) {
   if (self.is_meta() || self.numel() == 0) return self;
-  // empty(), not empty_like(): the latter keeps a transposed layout, and
-  // the numbers must land in logical order whatever the strides.
-  const bool direct = self.is_contiguous() && !self.is_conj() && !self.is_neg();
-  Tensor target = direct ? self : ember::empty(self.sizes(), self.dtype(), self.device());
+  std::vector<int64_t> order(static_cast<size_t>(self.dim()));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return self.size(a) != 1 && self.size(b) != 1 && self.stride(a) > self.stride(b);
+  });
+  const Tensor view = self.permute(order);
+  const bool direct = view.is_contiguous() && !self.is_conj() && !self.is_neg();
+  Tensor target = direct ? view : ember::empty(view.sizes(), self.dtype(), self.device());
   fill(target);
-  if (target.is_same(self)) {
+  if (direct) {
     self.unsafeGetTensorImpl()->bump_version();
   } else {
-    self.copy_(target);  // bumps the version itself
+    view.copy_(target);  // bumps the version itself
   }
   return self;
 }
 
-template <typename T>
-constexpr int significand_bits() {
-  if constexpr (std::is_same_v<T, c10::Half>) return 11;
-  if constexpr (std::is_same_v<T, c10::BFloat16>) return 8;
-  return std::numeric_limits<T>::digits;
+// Writes `count` values of a real type V: complex tensors are filled through
+// their real and imaginary parts in memory order, as torch's view_as_real.
+template <typename Visit>
+void visit_real_values(const Tensor& t, Visit&& visit) {
+  c10::visit_scalar_type(t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (c10::is_complex_v<T>) {
+      using V = typename T::value_type;
+      visit(reinterpret_cast<V*>(t.data_ptr()), 2 * t.numel());
+    } else if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
+      visit(static_cast<T*>(t.data_ptr()), t.numel());
+    }
+  });
 }
 
-// Uniform in [0, 1) with as many random bits as T's significand holds: T
-// represents every such value exactly, so converting never rounds up to 1.
+// Sixteen uniforms in data[0, 16) become sixteen normals: Box-Muller on the
+// pairs (j, j + 8), in T (float or double) as torch's scalar kernel.
 template <typename T>
-double uniform01(std::mt19937_64& engine) {
-  constexpr int bits = significand_bits<T>();
-  return static_cast<double>(engine() >> (64 - bits)) * std::ldexp(1.0, -bits);
-}
-
-template <typename T>
-void fill_uniform(T* data, int64_t n, double from, double to, std::mt19937_64& engine) {
-  if constexpr (c10::is_complex_v<T>) {
-    using V = typename T::value_type;
-    V* values = reinterpret_cast<V*>(data);
-    for (int64_t i = 0; i < 2 * n; ++i) values[i] = static_cast<V>(from + (to - from) * uniform01<V>(engine));
-  } else if constexpr (std::is_same_v<T, double>) {
-    for (int64_t i = 0; i < n; ++i) data[i] = from + (to - from) * uniform01<double>(engine);
-  } else {
-    const float f = static_cast<float>(from), span = static_cast<float>(to - from);
-    for (int64_t i = 0; i < n; ++i) data[i] = c10::convert<T>(f + span * static_cast<float>(uniform01<T>(engine)));
+void normal_fill_16(T* data, T mean, T std) {
+  for (int j = 0; j < 8; ++j) {
+    const T u1 = 1 - data[j];  // (0, 1]: the log stays finite
+    const T u2 = data[j + 8];
+    const T radius = std::sqrt(-2 * std::log(u1));
+    const T theta = static_cast<T>(2.0 * M_PI * static_cast<double>(u2));
+    data[j] = std::fma(radius * std::cos(theta), std, mean);
+    data[j + 8] = std::fma(radius * std::sin(theta), std, mean);
   }
 }
 
-// Box-Muller, written out so a seed gives the same numbers on every platform
-// (std::normal_distribution's algorithm is implementation-defined).
-void fill_standard_normal(double* out, int64_t n, std::mt19937_64& engine) {
-  for (int64_t i = 0; i < n; i += 2) {
-    const double u1 = 1.0 - uniform01<double>(engine);  // (0, 1]: log stays finite
-    const double u2 = uniform01<double>(engine);
-    const double radius = std::sqrt(-2.0 * std::log(u1));
-    const double theta = 2.0 * M_PI * u2;
-    out[i] = radius * std::cos(theta);
-    if (i + 1 < n) out[i + 1] = radius * std::sin(theta);
+// torch's path for contiguous tensors of 16 or more values: uniforms for
+// all, transformed sixteen at a time; a ragged tail redraws the last 16.
+// Half and bfloat16 values are float normals, rounded.
+template <typename V>
+void normal_fill(V* out, int64_t n, double mean, double std, CPUGeneratorImpl& gen) {
+  using T = draw::acc_t<V>;
+  std::vector<T> buffer(std::is_same_v<V, T> ? 0 : static_cast<size_t>(n));
+  T* data = std::is_same_v<V, T> ? reinterpret_cast<T*>(out) : buffer.data();
+  const auto uniforms = [&](T* at, int64_t count) {
+    for (int64_t i = 0; i < count; ++i) at[i] = draw::uniform_real<T>(gen, 0, 1);
+  };
+  uniforms(data, n);
+  for (int64_t i = 0; i + 16 <= n; i += 16) normal_fill_16(data + i, T(mean), T(std));
+  if (n % 16 != 0) {
+    uniforms(data + n - 16, 16);
+    normal_fill_16(data + n - 16, T(mean), T(std));
   }
+  if constexpr (!std::is_same_v<V, T>) {
+    for (int64_t i = 0; i < n; ++i) out[i] = c10::convert<V>(data[i]);
+  }
+}
+
+void check_floating(const Tensor& self, const char* op) {
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point() || self.is_complex(),
+                              "{} is only implemented for floating point and complex tensors, got {}", op,
+                              c10::python_name(self.dtype()));
 }
 
 }  // namespace
 
 Tensor uniform_(const Tensor& self, double from, double to, const std::optional<Generator>& generator) {
   EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from={} > to={}", from, to);
-  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point() || self.is_complex(),
-                              "uniform_ is only implemented for floating point and complex tensors, got {}",
-                              c10::python_name(self.dtype()));
+  check_floating(self, "uniform_");
   CPUGeneratorImpl& gen = pick(generator);
-  return fill_contiguous(self, [&](const Tensor& t) {
+  return fill_in_memory_order(self, [&](const Tensor& t) {
     std::lock_guard<std::mutex> lock(gen.mutex);
-    c10::visit_scalar_type(t.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T> || c10::is_complex_v<T>) {
-        fill_uniform(static_cast<T*>(t.data_ptr()), t.numel(), from, to, gen.engine);
+    visit_real_values(t, [&](auto* data, int64_t n) {
+      // Half and bfloat16 draw as float and round, as torch does; a value
+      // that rounds up to `to` becomes `from`, as in torch, so that the
+      // range stays half-open.
+      using V = std::remove_pointer_t<decltype(data)>;
+      using A = draw::acc_t<V>;
+      const A low = static_cast<A>(from), high = static_cast<A>(to);
+      const V top = c10::convert<V>(high);
+      for (int64_t i = 0; i < n; ++i) {
+        const V value = c10::convert<V>(draw::uniform_real<A>(gen, low, high));
+        data[i] = value == top && from < to ? c10::convert<V>(low) : value;
       }
     });
   });
@@ -104,31 +131,90 @@ Tensor uniform_(const Tensor& self, double from, double to, const std::optional<
 
 Tensor normal_(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std {}", std);
-  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point() || self.is_complex(),
-                              "normal_ is only implemented for floating point and complex tensors, got {}",
-                              c10::python_name(self.dtype()));
+  check_floating(self, "normal_");
   CPUGeneratorImpl& gen = pick(generator);
-  return fill_contiguous(self, [&](const Tensor& t) {
-    // Complex normal: real and imaginary parts each with variance std^2 / 2.
-    const int64_t count = t.is_complex() ? 2 * t.numel() : t.numel();
-    const double scale = t.is_complex() ? std / std::sqrt(2.0) : std;
-    std::vector<double> values(static_cast<size_t>(count));
-    {
-      std::lock_guard<std::mutex> lock(gen.mutex);
-      fill_standard_normal(values.data(), count, gen.engine);
-    }
-    c10::visit_scalar_type(t.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      T* data = static_cast<T*>(t.data_ptr());
-      for (int64_t i = 0; i < t.numel(); ++i) {
-        if constexpr (c10::is_complex_v<T>) {
-          using V = typename T::value_type;
-          data[i] = T(static_cast<V>(values[2 * i] * scale), static_cast<V>(values[2 * i + 1] * scale));
-        } else {
-          data[i] = c10::convert<T>(mean + values[i] * scale);
-        }
+  // Complex normal: real and imaginary parts each with variance std^2 / 2.
+  const double scale = self.is_complex() ? std / std::sqrt(2.0) : std;
+  const bool contiguous = self.is_contiguous();
+  return fill_in_memory_order(self, [&](const Tensor& t) {
+    std::lock_guard<std::mutex> lock(gen.mutex);
+    visit_real_values(t, [&](auto* data, int64_t n) {
+      using V = std::remove_pointer_t<decltype(data)>;
+      if (contiguous && n >= 16) {
+        normal_fill(data, n, mean, scale, gen);
+      } else {
+        for (int64_t i = 0; i < n; ++i) data[i] = c10::convert<V>(draw::normal_double(gen, mean, scale));
       }
     });
+  });
+}
+
+Tensor exponential_(const Tensor& self, double lambd, const std::optional<Generator>& generator) {
+  EMBER_CHECK(lambd > 0.0 && std::isfinite(lambd), "exponential_ expects lambda > 0.0, but found lambda={}", lambd);
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point(), "exponential_ is only implemented for floating point tensors, got {}",
+                              c10::python_name(self.dtype()));
+  CPUGeneratorImpl& gen = pick(generator);
+  return fill_in_memory_order(self, [&](const Tensor& t) {
+    std::lock_guard<std::mutex> lock(gen.mutex);
+    visit_real_values(t, [&](auto* data, int64_t n) {
+      using V = std::remove_pointer_t<decltype(data)>;
+      for (int64_t i = 0; i < n; ++i) data[i] = c10::convert<V>(draw::exponential_double(gen, lambd));
+    });
+  });
+}
+
+namespace {
+
+// The values random_ may produce for a dtype, as int64 bounds: [lowest,
+// largest] for integers, and for floating types the range of integers they
+// hold exactly, [-2^digits, 2^digits].
+struct IntegerRange {
+  int64_t lowest, largest;
+};
+
+IntegerRange exact_integers(ScalarType dtype) {
+  return c10::visit_scalar_type(dtype, [](auto tag) -> IntegerRange {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool>) {
+      return {0, 1};
+    } else if constexpr (std::is_integral_v<T>) {
+      return {static_cast<int64_t>(std::numeric_limits<T>::lowest()),
+              static_cast<int64_t>(std::min<uint64_t>(std::numeric_limits<T>::max(), INT64_MAX))};
+    } else if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
+      const int64_t bound = draw::digits<T>() >= 63 ? INT64_MAX : int64_t{1} << draw::digits<T>();
+      return {-bound, bound};
+    } else {
+      return {0, 0};
+    }
+  });
+}
+
+void check_in_range(int64_t value, const char* name, const IntegerRange& range, ScalarType dtype) {
+  EMBER_CHECK(value >= range.lowest && value <= range.largest, "random_: {} is out of bounds for {}", name,
+              c10::toString(dtype));
+}
+
+template <typename Draw>
+Tensor random_fill(const Tensor& self, const std::optional<Generator>& generator, Draw&& draw_one) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "random_ is not implemented for complex tensors");
+  CPUGeneratorImpl& gen = pick(generator);
+  return fill_in_memory_order(self, [&](const Tensor& t) {
+    std::lock_guard<std::mutex> lock(gen.mutex);
+    c10::visit_scalar_type(t.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (!c10::is_complex_v<T>) {
+        T* data = static_cast<T*>(t.data_ptr());
+        for (int64_t i = 0; i < t.numel(); ++i) data[i] = draw_one(gen, tag);
+      }
+    });
+  });
+}
+
+}  // namespace
+
+Tensor random_(const Tensor& self, const std::optional<Generator>& generator) {
+  return random_fill(self, generator, [](CPUGeneratorImpl& gen, auto tag) {
+    return draw::uniform_int<typename decltype(tag)::type>(gen);
   });
 }
 
@@ -138,22 +224,23 @@ Tensor random_(const Tensor& self, int64_t to, const std::optional<Generator>& g
 
 Tensor random_(const Tensor& self, int64_t from, std::optional<int64_t> to_opt,
                const std::optional<Generator>& generator) {
-  // Without an upper bound: up to the largest value the dtype holds exactly.
-  const int64_t to = to_opt.value_or(self.is_floating_point() ? (int64_t{1} << std::numeric_limits<float>::digits)
-                                                              : std::numeric_limits<int64_t>::max());
-  EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from={} >= to={}", from, to);
-  EMBER_CHECK(!self.is_complex(), "random_ is not implemented for complex tensors");
-  CPUGeneratorImpl& gen = pick(generator);
-  const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
-  return fill_contiguous(self, [&](const Tensor& t) {
-    std::lock_guard<std::mutex> lock(gen.mutex);
-    c10::visit_scalar_type(t.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      T* data = static_cast<T*>(t.data_ptr());
-      for (int64_t i = 0; i < t.numel(); ++i) {
-        data[i] = c10::convert<T>(static_cast<int64_t>(static_cast<uint64_t>(from) + gen.engine() % range));
-      }
-    });
+  const IntegerRange exact = exact_integers(self.dtype());
+  uint64_t range = 0;  // 0 stands for all 2^64 values
+  if (to_opt) {
+    EMBER_CHECK(from < *to_opt, "random_ expects 'from' to be less than 'to', but got from={} >= to={}", from, *to_opt);
+    check_in_range(from, "from", exact, self.dtype());
+    check_in_range(*to_opt - 1, "to - 1", exact, self.dtype());
+    range = static_cast<uint64_t>(*to_opt) - static_cast<uint64_t>(from);
+  } else if (from != std::numeric_limits<int64_t>::lowest() || exact.largest < INT64_MAX) {
+    // [from, largest exact value]
+    check_in_range(from, "from", exact, self.dtype());
+    EMBER_CHECK(from <= exact.largest, "random_: from={} is larger than the largest value of {}", from,
+                c10::toString(self.dtype()));
+    range = static_cast<uint64_t>(exact.largest) - static_cast<uint64_t>(from) + 1;
+  }
+  return random_fill(self, generator, [&](CPUGeneratorImpl& gen, auto tag) {
+    using T = typename decltype(tag)::type;
+    return range == 0 ? draw::uniform_int_full_range<T>(gen) : draw::uniform_int_from_to<T>(gen, range, from);
   });
 }
 
@@ -240,11 +327,13 @@ Tensor randperm(int64_t n, const std::optional<Generator>& generator, std::optio
   int64_t* data = perm.data_ptr<int64_t>();
   CPUGeneratorImpl& gen = pick(generator);
   {
-    // Fisher-Yates; the bound is drawn by rejection so every order is equally likely.
+    // torch's shuffle: position i swaps with i + draw % (n - i). A 32-bit
+    // draw (as torch) while the count fits in one.
     std::lock_guard<std::mutex> lock(gen.mutex);
-    for (int64_t i = n - 1; i > 0; --i) {
-      std::uniform_int_distribution<int64_t> pick_index(0, i);
-      std::swap(data[i], data[pick_index(gen.engine)]);
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      const uint64_t left = static_cast<uint64_t>(n - i);
+      const uint64_t bits = left <= (uint64_t{1} << 32) ? gen.random() : gen.random64();
+      std::swap(data[i], data[i + static_cast<int64_t>(bits % left)]);
     }
   }
   return fresh(perm.to(result_dtype).to(device.value_or(Device(DeviceType::CPU))));
@@ -261,13 +350,13 @@ Tensor bernoulli(const Tensor& self, const std::optional<Generator>& generator) 
   const Tensor p = self.detach();
   EMBER_CHECK(p.is_meta() || ember::logical_and(ember::ge(p, 0), ember::le(p, 1)).all().item<bool>(),
               "bernoulli expects all probabilities in [0, 1]");
-  const Tensor u = ember::empty(self.sizes(), self.dtype(), self.device()).uniform_(0, 1, generator);
+  const Tensor u = ember::empty_like(self, std::nullopt, std::nullopt).uniform_(0, 1, generator);
   return fresh(ember::lt(u, p).to(self.dtype()));
 }
 
 Tensor bernoulli_(const Tensor& self, double p, const std::optional<Generator>& generator) {
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p={}", p);
-  const Tensor u = ember::empty(self.sizes(), ScalarType::Double, self.device()).uniform_(0, 1, generator);
+  const Tensor u = ember::empty_like(self, ScalarType::Double, std::nullopt).uniform_(0, 1, generator);
   return self.copy_(ember::lt(u, p));
 }
 
@@ -275,10 +364,12 @@ Tensor bernoulli(const Tensor& self, double p, const std::optional<Generator>& g
   return fresh(ember::empty_like(self).bernoulli_(p, generator));
 }
 
-// Draws category indices from each row of (unnormalized) probabilities.
-// With replacement: inverse transform sampling on the running sum. Without:
-// the k largest keys log(u) / p (exponential races), which has the law of k
-// sequential draws that each remove the category drawn.
+// Draws category indices from each row of (unnormalized) weights, as torch.
+// With replacement: the running sum, normalized, searched for a double
+// uniform, in T's own precision (float for float, half and bfloat16).
+// Without replacement, and for a single sample: the k largest of p / q
+// with q exponential (exponential races, the law of k sequential draws
+// that each remove the category drawn).
 Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement,
                    const std::optional<Generator>& generator) {
   EMBER_CHECK(self.dim() == 1 || self.dim() == 2, "prob_dist must be 1 or 2 dim");
@@ -288,53 +379,49 @@ Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement,
   const int64_t categories = self.size(-1);
   EMBER_CHECK(replacement || num_samples <= categories,
               "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  EMBER_CHECK(categories <= (int64_t{1} << 24), "number of categories cannot exceed 2^24");
   const int64_t rows = self.dim() == 2 ? self.size(0) : 1;
   std::vector<int64_t> result_shape = {num_samples};
   if (self.dim() == 2) result_shape.insert(result_shape.begin(), rows);
   if (self.is_meta()) return ember::empty(result_shape, ScalarType::Long, self.device());
+  EMBER_CHECK(rows > 0 && categories > 0, "multinomial: the distribution is empty (shape {})", c10::str_sizes(self.sizes()));
 
-  const Tensor probs = self.detach().to(ScalarType::Double).contiguous();
-  const double* p = probs.data_ptr<double>();
+  const Tensor weights = self.detach().contiguous();
+  const Tensor in_range = ember::logical_and(ember::ge(weights, 0), ember::isfinite(weights));
+  EMBER_CHECK(in_range.all().item<bool>(), "probability tensor contains either `inf`, `nan` or element < 0");
+  const std::vector<int64_t> last_dim = {-1};
+  EMBER_CHECK(!ember::eq(weights.sum(last_dim), 0).any().item<bool>(),
+              "invalid multinomial distribution (sum of probabilities <= 0)");
+  if (!replacement || num_samples == 1) {
+    const Tensor races = ember::div(weights, ember::empty_like(weights).exponential_(1, generator));
+    if (num_samples == 1) return fresh(ember::argmax(races, -1, true));
+    return fresh(std::get<1>(ember::topk(races, num_samples)).contiguous());
+  }
+
   Tensor result = ember::empty(result_shape, ScalarType::Long);
   int64_t* out = result.data_ptr<int64_t>();
   CPUGeneratorImpl& gen = pick(generator);
-  std::lock_guard<std::mutex> lock(gen.mutex);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  std::vector<double> cumulative(categories);
-  std::vector<int64_t> order(categories);
-  for (int64_t r = 0; r < rows; ++r) {
-    const double* row = p + r * categories;
-    double total = 0;
-    for (int64_t c = 0; c < categories; ++c) {
-      EMBER_CHECK(std::isfinite(row[c]) && row[c] >= 0, "probability tensor contains either `inf`, `nan` or element < 0");
-      total += row[c];
-      cumulative[c] = total;
-    }
-    EMBER_CHECK(total > 0, "invalid multinomial distribution (sum of probabilities <= 0)");
-    int64_t* row_out = out + r * num_samples;
-    if (replacement) {
-      for (int64_t s = 0; s < num_samples; ++s) {
-        const double target = uniform(gen.engine) * total;
-        auto it = std::upper_bound(cumulative.begin(), cumulative.end(), target);
-        int64_t c = std::min<int64_t>(it - cumulative.begin(), categories - 1);
-        while (row[c] == 0 && c > 0) --c;  // a target that lands on a boundary rounds into a live category
-        row_out[s] = c;
+  c10::visit_scalar_type(weights.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
+      using A = draw::acc_t<T>;
+      const T* p = weights.data_ptr<T>();
+      std::vector<A> cumulative(static_cast<size_t>(categories));
+      std::lock_guard<std::mutex> lock(gen.mutex);
+      for (int64_t r = 0; r < rows; ++r) {
+        A total = 0;
+        for (int64_t c = 0; c < categories; ++c) cumulative[c] = total += static_cast<A>(p[r * categories + c]);
+        for (A& c : cumulative) c /= total;
+        cumulative.back() = 1;
+        for (int64_t s = 0; s < num_samples; ++s) {
+          const double u = draw::uniform_double(gen);
+          out[r * num_samples + s] = std::lower_bound(cumulative.begin(), cumulative.end(), u,
+                                                      [](A c, double v) { return c < v; }) - cumulative.begin();
+        }
       }
-      continue;
     }
-    std::vector<double> keys(categories);
-    for (int64_t c = 0; c < categories; ++c) {
-      // 1 - u lies in (0, 1], so the log is finite. Zero-probability
-      // categories come last (as in torch, which then returns them rather
-      // than fail), in index order.
-      keys[c] = row[c] > 0 ? std::log(1.0 - uniform(gen.engine)) / row[c] : -std::numeric_limits<double>::infinity();
-    }
-    std::iota(order.begin(), order.end(), 0);
-    std::partial_sort(order.begin(), order.begin() + num_samples, order.end(),
-                      [&](int64_t a, int64_t b) { return keys[a] > keys[b] || (keys[a] == keys[b] && a < b); });
-    std::copy(order.begin(), order.begin() + num_samples, row_out);
-  }
-  return fresh(result.to(self.device()));
+  });
+  return fresh(result);
 }
 
 Tensor multinomial_out(const Tensor& self, int64_t num_samples, bool replacement,

@@ -51,8 +51,9 @@ void init_functions(py::module_& m) {
         return t;
       })
       .def("set_state", [](Generator& g, const Tensor& state) {
-        EMBER_CHECK_TYPE(state.dtype() == ScalarType::Byte && state.dim() == 1,
-                         "expected a 1-D torch.ByteTensor-like uint8 tensor as the generator state");
+        EMBER_CHECK_TYPE(state.dtype() == ScalarType::Byte && state.dim() == 1 && state.is_cpu(),
+                         "RNG state must be a 1-D uint8 CPU tensor (a torch.ByteTensor), got {} {}-D on {}",
+                         c10::python_name(state.dtype()), state.dim(), state.device().str());
         const Tensor s = state.contiguous();
         const uint8_t* p = s.data_ptr<uint8_t>();
         g.set_state(std::vector<uint8_t>(p, p + s.numel()));

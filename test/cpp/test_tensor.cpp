@@ -51,6 +51,20 @@ TEST(Factories, RejectBadArguments) {
   EXPECT_THROW(empty({-1}), c10::Error);  // RuntimeError in Python, as in torch
 }
 
+// The reference generator's known outputs (the C++ standard fixes the
+// 10000th draw of a default-seeded mt19937), and a corrupt state refused.
+TEST(Random, EngineIsTheReferenceMersenneTwister) {
+  MT19937 engine;
+  EXPECT_EQ(engine(), 3499211612U);
+  for (int i = 2; i < 10000; ++i) engine();
+  EXPECT_EQ(engine(), 4123659995U);
+  Generator g(0);
+  std::vector<uint8_t> state = g.get_state();
+  ASSERT_EQ(state.size(), Generator::kStateBytes);
+  state[8] = 0;  // left = 0: reading would run past the state
+  EXPECT_EQ(error_of([&] { g.set_state(state); }), "Invalid mt19937 state");
+}
+
 TEST(Random, SeededGeneratorsAreReproducible) {
   Generator g1(42), g2(42);
   EXPECT_TRUE(equal(randn({100}, g1), randn({100}, g2)));

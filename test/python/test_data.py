@@ -1,7 +1,8 @@
 """ember.utils.data: datasets, samplers, collation and the DataLoader, in
-the main process and with worker processes, checked against torch where
-the result does not depend on the random generator (whose streams differ
-from torch's: sampler orders are checked for their properties)."""
+the main process and with worker processes, checked against torch. The
+random orders themselves (the same as torch's for the same seed) are
+compared with torch in test_generator.py; here they are checked for their
+properties."""
 
 import collections
 import os

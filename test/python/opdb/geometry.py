@@ -58,6 +58,8 @@ SAMPLES = {
     "normal_": lambda d: t(d, 4).normal_(),
     "random_.from": lambda d: t(d, 3, dtype=ember.int64).random_(0, 10),
     "random_.to": lambda d: t(d, 3, dtype=ember.int64).random_(10),
+    "random_": lambda d: t(d, 3, dtype=ember.int32).random_(),
+    "exponential_": lambda d: t(d, 2, 2).exponential_(0.5),
     "view": lambda d: t(d, 2, 6).view(3, -1),
     "view_as": lambda d: t(d, 6).view_as(t(d, 2, 3)),
     "reshape": lambda d: t(d, 2, 6).t().reshape(4, 3),

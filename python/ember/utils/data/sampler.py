@@ -11,8 +11,9 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 
 def random_seed(generator=None):
     """A fresh 63-bit seed drawn from `generator` (the default one if None):
-    how a sampler without a generator of its own starts a new order."""
-    return int(ember.empty((), dtype=ember.int64).random_(0, 2**63 - 1, generator=generator).item())
+    how a sampler without a generator of its own starts a new order. The
+    same draw as torch's, so a seeded script shuffles as it does in torch."""
+    return int(ember.empty((), dtype=ember.int64).random_(generator=generator).item())
 
 
 def _seeded_generator(generator):
