@@ -17,11 +17,15 @@ void StorageImpl::grow(size_t new_nbytes) {
   nbytes_ = new_nbytes;
 }
 
-void StorageImpl::share_memory() {
-  if (is_shared()) return;
+// In the current sharing strategy's form: under file_system a storage in an
+// unnamed segment moves again, into a named one.
+void StorageImpl::share_memory() { share_memory(sharing_strategy()); }
+
+void StorageImpl::share_memory(SharingStrategy strategy) {
+  if (is_shared() && (strategy == SharingStrategy::FileDescriptor || !shared_memory_name(data_ptr_).empty())) return;
   EMBER_CHECK(device().type == DeviceType::CPU, "share_memory_: only CPU storages can move to shared memory, not {}",
               device().str());
-  DataPtr shared = new_shared_memory(nbytes_);
+  DataPtr shared = new_shared_memory(nbytes_, strategy);
   if (nbytes_ > 0) std::memcpy(shared.get(), data_ptr_.get(), nbytes_);
   data_ptr_ = std::move(shared);
   allocator_ = nullptr;

@@ -3,6 +3,7 @@
 // TensorImpl adds its own sizes, strides and offset on top.
 
 #include <c10/core/Allocator.h>
+#include <c10/core/SharedMemory.h>
 #include <c10/util/intrusive_ptr.h>
 
 namespace c10 {
@@ -25,8 +26,10 @@ class StorageImpl final : public intrusive_ptr_target {
   // Grows the allocation, keeping existing bytes; used by resize_.
   void grow(size_t new_nbytes);
   // Moves the bytes into shared memory (c10/core/SharedMemory.h), for every
-  // tensor on this storage at once; such a storage no longer resizes.
+  // tensor on this storage at once; such a storage no longer resizes. The
+  // strategy is the current one (c10::sharing_strategy()) unless given.
   void share_memory();
+  void share_memory(SharingStrategy strategy);
   bool is_shared() const;
 
  protected:

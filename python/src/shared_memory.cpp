@@ -52,6 +52,24 @@ void init_shared_memory(py::module_& m, TensorClass& cls) {
     storage->share_memory();
     return std::make_tuple(c10::shared_memory_fd(storage->data_ptr()), storage->nbytes());
   }, py::call_guard<py::gil_scoped_release>());
+  m.def("_set_sharing_strategy", [](const std::string& name) {
+    EMBER_CHECK_VALUE(name == "file_descriptor" || name == "file_system", "unknown sharing strategy '{}'", name);
+    c10::set_sharing_strategy(name == "file_system" ? c10::SharingStrategy::FileSystem
+                                                    : c10::SharingStrategy::FileDescriptor);
+  });
+  // (name, storage bytes) of a tensor's storage, moved into a named segment
+  // first, with a reference taken for the copy in transit: the receiver's
+  // _tensor_from_shared_name (or _shared_decref) drops it.
+  m.def("_share_filename", [](const Tensor& t) {
+    c10::StorageImpl* storage = t.unsafeGetTensorImpl()->storage().unsafeGetStorageImpl();
+    storage->share_memory(c10::SharingStrategy::FileSystem);
+    c10::shared_memory_incref(storage->data_ptr());
+    return std::make_tuple(c10::shared_memory_name(storage->data_ptr()), storage->nbytes());
+  }, py::call_guard<py::gil_scoped_release>());
+  m.def("_shared_decref", [](const Tensor& t) {
+    c10::shared_memory_decref(t.unsafeGetTensorImpl()->storage().unsafeGetStorageImpl()->data_ptr());
+  });
+  m.def("_connect_shm_manager", &c10::connect_shared_memory_manager, py::arg("address"));
   m.def("_storage_id", [](const Tensor& t) {
     return reinterpret_cast<uintptr_t>(t.unsafeGetTensorImpl()->storage().unsafeGetStorageImpl());
   });
@@ -78,6 +96,16 @@ void init_shared_memory(py::module_& m, TensorClass& cls) {
         return tensor_over(std::move(storage), dtype, sizes, strides, storage_offset);
       },
       py::arg("fd"), py::arg("nbytes"), py::arg("dtype"), py::arg("size"), py::arg("stride"), py::arg("offset"),
+      py::call_guard<py::gil_scoped_release>());
+  m.def(
+      "_tensor_from_shared_name",
+      [](const std::string& name, size_t nbytes, ScalarType dtype, const std::vector<int64_t>& sizes,
+         const std::vector<int64_t>& strides, int64_t storage_offset) {
+        c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(c10::map_shared_memory(name, nbytes), nbytes));
+        c10::shared_memory_decref(storage.unsafeGetStorageImpl()->data_ptr());  // the sender's transit reference
+        return tensor_over(std::move(storage), dtype, sizes, strides, storage_offset);
+      },
+      py::arg("name"), py::arg("nbytes"), py::arg("dtype"), py::arg("size"), py::arg("stride"), py::arg("offset"),
       py::call_guard<py::gil_scoped_release>());
   m.def(
       "_tensor_on_storage_of",

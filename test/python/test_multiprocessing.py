@@ -1,11 +1,16 @@
 """Tensors in shared memory and ember.multiprocessing: tensors sent to other
 processes arrive over the same memory (a change there is seen here), views
 keep sharing one storage, and no segment or descriptor outlives its users,
-also when a DataLoader worker is killed or the loop is interrupted."""
+also when a DataLoader worker is killed or the loop is interrupted. The
+main paths run under both sharing strategies."""
 
 import gc
 import os
 import signal
+import subprocess
+import sys
+import textwrap
+import time
 from multiprocessing.reduction import ForkingPickler
 
 import pytest
@@ -30,6 +35,13 @@ def open_fds():
         except OSError:  # the listing's own descriptor, closed by now
             pass
     return out
+
+
+@pytest.fixture(params=["file_descriptor", "file_system"])
+def strategy(request):
+    mp.set_sharing_strategy(request.param)
+    yield request.param
+    mp.set_sharing_strategy("file_descriptor")
 
 
 def test_share_memory_moves_the_storage_and_its_views():
@@ -58,7 +70,7 @@ def _add_one_to_each(queue, done):
     done.put([ember._C._storage_id(t) for t in tensors])
 
 
-def test_a_child_changes_what_the_parent_sees():
+def test_a_child_changes_what_the_parent_sees(strategy):
     x = ember.zeros(4)
     queue, done = mp.Queue(), mp.Queue()
     child = mp.Process(target=_add_one_to_each, args=(queue, done))
@@ -74,7 +86,7 @@ def _fill(t, value):
     t.fill_(value)
 
 
-def test_spawned_child_gets_the_same_memory():
+def test_spawned_child_gets_the_same_memory(strategy):
     x = ember.zeros(3, dtype=ember.int64)
     child = mp.get_context("spawn").Process(target=_fill, args=(x, 7))
     child.start()
@@ -86,7 +98,7 @@ def _square(t):
     return t * t
 
 
-def test_pool_returns_tensors():
+def test_pool_returns_tensors(strategy):
     with mp.Pool(2) as pool:
         results = pool.map(_square, [ember.full((2,), float(i)) for i in range(4)])
     assert [r.tolist() for r in results] == [[0, 0], [1, 1], [4, 4], [9, 9]]
@@ -110,11 +122,69 @@ def test_requires_grad_and_parameters_cross_non_leaves_do_not():
 
 
 def test_sharing_strategies():
-    assert mp.get_all_sharing_strategies() == {"file_descriptor"}
+    assert mp.get_all_sharing_strategies() == {"file_descriptor", "file_system"}
     assert mp.get_sharing_strategy() == "file_descriptor"
-    mp.set_sharing_strategy("file_descriptor")
-    with pytest.raises(ValueError, match="file_system is not implemented yet"):
+    with pytest.raises(ValueError, match="sharing strategy 'file_sytem' is not supported"):
+        mp.set_sharing_strategy("file_sytem")
+
+
+def test_file_system_names_live_as_long_as_their_references():
+    mp.set_sharing_strategy("file_system")
+    try:
+        x = ember.arange(4.0).share_memory_()
+        name, _ = ember._C._share_filename(x)  # as the pickler: one reference for the copy in transit
+        assert name.lstrip("/") in shm_entries()
+        y = ember._C._tensor_from_shared_name(name, 16, ember.float32, [2], [1], 2)  # takes the transit one
+        y.add_(10)
+        assert x.tolist() == [0, 1, 12, 13]
+        del x
+        assert name.lstrip("/") in shm_entries()  # y still maps it
+        del y
+        assert name.lstrip("/") not in shm_entries()
+    finally:
+        mp.set_sharing_strategy("file_descriptor")
+
+
+def test_bad_names_are_refused():
+    with pytest.raises(RuntimeError, match="could not open shared memory /ember_fs_no_such"):
+        ember._C._tensor_from_shared_name("/ember_fs_no_such", 4, ember.float32, [1], [1], 0)
+    with pytest.raises(RuntimeError, match="is not a shared-memory name"):
+        ember._C._tensor_from_shared_name("/../etc/passwd", 4, ember.float32, [1], [1], 0)
+
+
+_KILLED_HOLDER = textwrap.dedent("""
+    import os, signal, sys, time
+    import ember
+    import ember.multiprocessing as mp
+
+    def send_then_die(queue):
+        queue.put(ember.ones(1000))  # a reference in transit that nobody will take
+        time.sleep(1)
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    if __name__ == "__main__":
         mp.set_sharing_strategy("file_system")
+        queue = mp.Queue()
+        child = mp.Process(target=send_then_die, args=(queue,))
+        child.start()
+        child.join()
+        print(sorted(n for n in os.listdir("/dev/shm") if n.startswith("ember_fs_")))
+""")
+
+
+def test_file_system_names_of_a_killed_holder_go_when_the_processes_end(tmp_path):
+    script = tmp_path / "killed_holder.py"
+    script.write_text(_KILLED_HOLDER)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(ember.__file__)))
+    env.pop("EMBER_SHM_MANAGER", None)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    left = eval(done.stdout.strip().splitlines()[-1])
+    assert left, "the killed child's segment should outlive it while the script runs"
+    deadline = time.monotonic() + 10
+    while any(name in shm_entries() for name in left) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(name in shm_entries() for name in left)  # the manager unlinked them
 
 
 def test_tampered_geometry_is_refused():
@@ -140,13 +210,13 @@ class Images(Dataset):
         return ember.full(self.shape, float(i)), i
 
 
-def test_worker_batches_arrive_in_shared_memory():
+def test_worker_batches_arrive_in_shared_memory(strategy):
     for images, labels in DataLoader(Images(8), batch_size=4, num_workers=2):
         assert images.is_shared() and labels.is_shared()
         assert images[:, 0, 0, 0].tolist() == labels.float().tolist()
 
 
-def test_no_segment_or_descriptor_left_after_many_batches():
+def test_no_segment_or_descriptor_left_after_many_batches(strategy):
     before_shm, before_fds = shm_entries(), open_fds()
     count = sum(1 for _ in DataLoader(Images(1000, (4,)), batch_size=1, num_workers=2))
     assert count == 1000

@@ -12,12 +12,16 @@ thread_local OperatorLog* innermost_log = nullptr;
 
 void record_and_pass_on(const OperatorHandle& op, c10::DispatchKeySet ks, Stack& stack);
 
+// Never destroyed: a fallback must outlive every thread that may still
+// dispatch. Held here rather than dropped, so that leak checkers see it
+// reachable.
+Library* fallback_library = nullptr;
+
 void install_fallback_once() {
   static std::once_flag once;
   std::call_once(once, [] {
-    // Leaked: a fallback must outlive every thread that may still dispatch.
-    auto* lib = new Library(Library::Kind::IMPL, "_", c10::DispatchKey::Python);
-    lib->fallback(KernelFunction::makeFromBoxed(&record_and_pass_on));
+    fallback_library = new Library(Library::Kind::IMPL, "_", c10::DispatchKey::Python);
+    fallback_library->fallback(KernelFunction::makeFromBoxed(&record_and_pass_on));
   });
 }
 

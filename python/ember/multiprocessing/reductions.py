@@ -1,5 +1,6 @@
 """How tensors are pickled between processes: their storage moves into
-shared memory, and the other process maps it from a descriptor."""
+shared memory, and the other process maps it from a descriptor
+(file_descriptor strategy) or by name (file_system)."""
 
 import multiprocessing.reduction
 import os
@@ -8,7 +9,7 @@ import weakref
 import ember
 from ember import _C
 
-# (device, inode) of a segment -> a tensor of this process over it: views of
+# (device, inode) or name of a segment -> a tensor of this process over it: views of
 # one storage arriving in one message (or while an earlier one is alive)
 # are rebuilt over one storage, as they were in the sender.
 _received = weakref.WeakValueDictionary()
@@ -39,6 +40,17 @@ def rebuild_shared_tensor(cls, dup_fd, nbytes, dtype, size, stride, offset, requ
     return _finish(cls, t, requires_grad)
 
 
+def rebuild_named_tensor(cls, name, nbytes, dtype, size, stride, offset, requires_grad):
+    base = _received.get(name)
+    if base is None:
+        t = _C._tensor_from_shared_name(name, nbytes, dtype, list(size), list(stride), offset)
+        _received[name] = t
+    else:
+        _C._shared_decref(base)  # the sender's reference for this copy
+        t = _C._tensor_on_storage_of(base, dtype, list(size), list(stride), offset)
+    return _finish(cls, t, requires_grad)
+
+
 def _finish(cls, t, requires_grad):
     if cls is not ember.Tensor:
         t = cls(t, requires_grad) if issubclass(cls, ember.nn.Parameter) else t.as_subclass(cls)
@@ -58,6 +70,12 @@ def reduce_tensor(t):
                            f"supported yet; move the tensor to the CPU first")
     if t.is_conj() or t.is_neg():
         t = t.resolve_conj().resolve_neg()  # the bits are per tensor, not in the shared bytes
+    from . import get_sharing_strategy  # the package imports this module
+
+    if get_sharing_strategy() == "file_system":
+        name, nbytes = _C._share_filename(t)
+        return rebuild_named_tensor, (cls, name, nbytes, t.dtype, tuple(t.shape), t.stride(), t.storage_offset(),
+                                      t.requires_grad)
     fd, nbytes = _C._share_fd(t)
     return rebuild_shared_tensor, (cls, multiprocessing.reduction.DupFd(fd), nbytes, t.dtype, tuple(t.shape),
                                    t.stride(), t.storage_offset(), t.requires_grad)
