@@ -5,6 +5,7 @@ import itertools
 import multiprocessing
 import os
 import queue
+import time
 import warnings
 import weakref
 
@@ -306,7 +307,7 @@ class _MultiProcessingIter(_BaseIter):
             # shared memory was to be handed over by a worker that has died
             # since (ConnectionRefusedError). Either way a dead worker is the
             # news to report.
-            dead = [w for i, w in enumerate(self._workers) if self._workers_status[i] and not w.is_alive()]
+            dead = self._dead_workers(wait=0 if isinstance(error, queue.Empty) else 2.0)
             if dead:
                 self._shutdown_workers()
                 pids = ", ".join(str(w.pid) for w in dead)
@@ -316,6 +317,17 @@ class _MultiProcessingIter(_BaseIter):
             if isinstance(error, queue.Empty):
                 return False, None
             raise
+
+    def _dead_workers(self, wait):
+        """The workers that have exited. A failed unpickling waits up to
+        `wait` seconds for its cause: a worker killed while its batch was on
+        the way can still look alive for a moment after its sockets close."""
+        deadline = time.monotonic() + wait
+        while True:
+            dead = [w for i, w in enumerate(self._workers) if self._workers_status[i] and not w.is_alive()]
+            if dead or time.monotonic() >= deadline:
+                return dead
+            time.sleep(0.02)
 
     def _get_data(self):
         waited = 0.0
