@@ -58,6 +58,17 @@ from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noq
 from . import _tensor  # noqa: F401  (adds the Python-level Tensor methods)
 from . import autograd, cuda, library, nn, optim, overrides  # noqa: F401
 from . import multiprocessing, utils  # noqa: F401  (after nn: their pickler knows Parameter)
+from . import accelerator, amp, backends  # noqa: F401
+from .cuda import amp as _cuda_amp  # noqa: F401  (ember.cuda.amp)
+from .amp import autocast  # noqa: F401
+from .amp.autocast_mode import is_autocast_enabled  # noqa: F401
+from ._precision import (  # noqa: F401
+    are_deterministic_algorithms_enabled,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_float32_matmul_precision,
+    use_deterministic_algorithms,
+)
 from .serialization import load, save  # noqa: F401
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401

@@ -1,0 +1,155 @@
+"""The platform names that torch scripts touch at import and setup time:
+ember.backends, ember.accelerator, ember.amp (GradScaler, autocast), the
+CUDA spellings in ember.cuda.amp and the global precision switches, checked
+against torch's CPU build."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+
+def test_backends_report_what_is_there():
+    assert ember.backends.mps.is_available() is False and ember.backends.mps.is_built() is False
+    assert ember.backends.cudnn.is_available() is False and ember.backends.cudnn.version() is None
+    assert ember.backends.mkldnn.is_available() is True
+    assert ember.backends.cpu.get_cpu_capability() in ("AVX512", "AVX2", "DEFAULT")
+    assert ember.backends.cuda.is_built() == ember._C._device_backend_built("cuda")
+    for name in ("enabled", "benchmark", "deterministic", "allow_tf32"):
+        assert getattr(ember.backends.cudnn, name) == getattr(torch.backends.cudnn, name), name
+
+
+def test_backend_flags_are_settable():
+    cudnn = ember.backends.cudnn
+    cudnn.benchmark = True
+    assert cudnn.benchmark is True
+    with cudnn.flags(enabled=False, deterministic=True):
+        assert cudnn.enabled is False and cudnn.deterministic is True and cudnn.benchmark is False
+    assert cudnn.enabled is True and cudnn.deterministic is False and cudnn.benchmark is True
+    cudnn.benchmark = False
+    assert ember.backends.cuda.matmul.allow_tf32 is False and ember.get_float32_matmul_precision() == "highest"
+    ember.backends.cuda.matmul.allow_tf32 = True
+    assert ember.get_float32_matmul_precision() == "high"
+    ember.set_float32_matmul_precision("highest")
+    assert ember.backends.cuda.matmul.allow_tf32 is False
+    with pytest.raises(RuntimeError, match="Invalid precision 'fast'"):
+        ember.set_float32_matmul_precision("fast")
+    ember.backends.cuda.enable_flash_sdp(False)
+    assert ember.backends.cuda.flash_sdp_enabled() is False
+    ember.backends.cuda.enable_flash_sdp(True)
+
+
+def test_deterministic_switches():
+    assert ember.are_deterministic_algorithms_enabled() is False
+    ember.use_deterministic_algorithms(True, warn_only=True)
+    assert ember.are_deterministic_algorithms_enabled() and ember.is_deterministic_algorithms_warn_only_enabled()
+    ember.use_deterministic_algorithms(False)
+    assert not ember.are_deterministic_algorithms_enabled()
+    with pytest.raises(TypeError):
+        ember.use_deterministic_algorithms("yes")
+
+
+@pytest.mark.skipif(ember.cuda.is_available(), reason="checks the machine without a GPU")
+def test_accelerator_without_a_gpu():
+    assert ember.accelerator.is_available() is torch.accelerator.is_available() is False
+    assert ember.accelerator.current_accelerator() is None
+    assert ember.accelerator.device_count() == 0
+
+
+# ---- autocast ------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(ember.cuda.is_available(), reason="checks the machine without a GPU")
+def test_cuda_amp_disables_itself_without_a_gpu_with_torchs_warnings():
+    with pytest.warns(UserWarning, match="CUDA is not available or torch_xla is imported. Disabling autocast."):
+        with ember.autocast("cuda", dtype=ember.bfloat16):
+            assert not ember.is_autocast_enabled("cuda")
+    with pytest.warns(UserWarning, match="GradScaler is enabled, but CUDA is not available.  Disabling."):
+        scaler = ember.cuda.amp.GradScaler()
+    assert not scaler.is_enabled() and scaler.get_scale() == 1.0 and scaler.state_dict() == {}
+    loss = ember.ones(())
+    assert scaler.scale(loss) is loss
+    with pytest.warns(UserWarning):
+        ember.amp.GradScaler("cuda")
+
+
+def test_autocast_arguments():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with ember.autocast("cpu", enabled=False):
+            assert not ember.is_autocast_enabled("cpu")
+
+        @ember.autocast(device_type="cpu", enabled=False)
+        def forward(x):
+            return x * 2
+
+        assert forward(ember.ones(2)).tolist() == [2, 2]
+    with pytest.raises(RuntimeError, match="Expected one of"):
+        ember.autocast("xyz")
+    with pytest.raises(NotImplementedError, match="mixed precision on cpu is not implemented yet"):
+        ember.autocast("cpu", dtype=ember.bfloat16)
+    assert ember.amp.is_autocast_available("cpu") is torch.amp.is_autocast_available("cpu")
+
+
+# ---- GradScaler, enabled (on the CPU), step by step against torch -------------------
+
+
+def _training(lib, steps_with_overflow):
+    lib.manual_seed(0)
+    model = lib.nn.Linear(3, 2)
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.1)
+    scaler = lib.amp.GradScaler("cpu", init_scale=2.0**10, growth_interval=2)
+    x = lib.arange(12, dtype=lib.float32).reshape(4, 3) / 10
+    history = []
+    for step in range(6):
+        optimizer.zero_grad()
+        loss = model(x).pow(2).mean()
+        if step in steps_with_overflow:
+            loss = loss * float("inf")
+        scaler.scale(loss).backward()
+        if step == 3:
+            scaler.unscale_(optimizer)  # e.g. to clip gradients
+        returned = scaler.step(optimizer)
+        scaler.update()
+        history.append((scaler.get_scale(), returned, [p.detach().numpy().copy() for p in model.parameters()]))
+    return history, scaler.state_dict()
+
+
+def test_grad_scaler_follows_torch():
+    mine, mine_state = _training(ember, {1, 4})
+    theirs, their_state = _training(torch, {1, 4})
+    assert mine_state == their_state
+    for (scale, returned, params), (t_scale, t_returned, t_params) in zip(mine, theirs):
+        assert scale == t_scale and returned == t_returned
+        for p, q in zip(params, t_params):
+            np.testing.assert_allclose(p, q, rtol=1e-6, atol=1e-7)
+
+
+def test_grad_scaler_errors_and_state():
+    model = ember.nn.Linear(2, 1)
+    optimizer = ember.optim.SGD(model.parameters(), lr=0.1)
+    scaler = ember.amp.GradScaler("cpu")
+    with pytest.raises(RuntimeError, match="did not use scaler.scale"):
+        scaler.step(optimizer)
+    scaler.scale(model(ember.ones(2)).sum()).backward()
+    scaler.unscale_(optimizer)
+    with pytest.raises(RuntimeError, match="unscale_\\(\\) has already been called"):
+        scaler.unscale_(optimizer)
+    scaler.step(optimizer)
+    with pytest.raises(RuntimeError, match="step\\(\\) has already been called since the last update"):
+        scaler.step(optimizer)
+    with pytest.raises(RuntimeError, match="Closure use is not currently supported"):
+        scaler.step(optimizer, closure=lambda: None)
+    scaler.update(512.0)
+    assert scaler.get_scale() == 512.0
+    fresh = ember.amp.GradScaler("cpu")
+    fresh.load_state_dict(scaler.state_dict())
+    assert fresh.state_dict() == scaler.state_dict()
+    with pytest.raises(RuntimeError, match="The source state dict is empty"):
+        fresh.load_state_dict({})
+    with pytest.raises(ValueError, match="The growth factor must be > 1.0"):
+        ember.amp.GradScaler("cpu", growth_factor=1.0)
