@@ -120,6 +120,24 @@ Tensor empty_like(const Tensor& self, OptDtype dtype, OptDevice device) {
   return ember::empty_strided(self.sizes(), strides, dtype_or(dtype, self), device_or(device, self));
 }
 
+// new_*: a fresh contiguous tensor of any size with self's dtype and device
+// unless given (self's layout and values play no part).
+Tensor new_empty(const Tensor& self, IntArrayRef size, OptDtype dtype, OptDevice device) {
+  return ember::empty(size, dtype_or(dtype, self), device_or(device, self));
+}
+
+Tensor new_zeros(const Tensor& self, IntArrayRef size, OptDtype dtype, OptDevice device) {
+  return ember::zeros(size, dtype_or(dtype, self), device_or(device, self));
+}
+
+Tensor new_ones(const Tensor& self, IntArrayRef size, OptDtype dtype, OptDevice device) {
+  return ember::ones(size, dtype_or(dtype, self), device_or(device, self));
+}
+
+Tensor new_full(const Tensor& self, IntArrayRef size, const Scalar& fill_value, OptDtype dtype, OptDevice device) {
+  return ember::full(size, fill_value, dtype_or(dtype, self), device_or(device, self));
+}
+
 Tensor zeros_like(const Tensor& self, OptDtype dtype, OptDevice device) {
   return fresh(ember::empty_like(self, dtype, device).zero_());
 }

@@ -59,6 +59,7 @@ from . import _tensor  # noqa: F401  (adds the Python-level Tensor methods)
 from . import autograd, cuda, library, nn, optim, overrides  # noqa: F401
 from . import multiprocessing, utils  # noqa: F401  (after nn: their pickler knows Parameter)
 from . import accelerator, amp, backends  # noqa: F401
+from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
 from .cuda import amp as _cuda_amp  # noqa: F401  (ember.cuda.amp)
 from .amp import autocast  # noqa: F401
 from .amp.autocast_mode import is_autocast_enabled  # noqa: F401
@@ -134,3 +135,5 @@ def get_rng_state():
 
 def set_rng_state(new_state):
     default_generator.set_state(new_state)
+
+globals().update(_LEGACY_TYPES)  # ember.FloatTensor, ember.LongTensor, ...

@@ -59,6 +59,8 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
     the given dtype, or of a legacy type name's dtype and device."""
     if dtype is None:
         return "ember." + ("cuda." if self.is_cuda else "") + self.dtype._legacy_name
+    if isinstance(dtype, type) and hasattr(dtype, "dtype") and hasattr(dtype, "is_cuda"):  # ember.FloatTensor
+        dtype = f"ember.{'cuda.' if dtype.is_cuda else ''}{dtype.__name__}"
     if isinstance(dtype, str):
         module, _, name = dtype.rpartition(".")
         if module not in ("ember", "torch", "ember.cuda", "torch.cuda"):
@@ -71,6 +73,15 @@ def _type(self, dtype=None, non_blocking=False, **kwargs):
     return self.to(dtype, non_blocking=non_blocking)
 
 
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    """A new tensor from ``data`` with this tensor's dtype and device unless given (a copy, as torch.tensor)."""
+    import ember
+
+    return ember.tensor(data, dtype=dtype if dtype is not None else self.dtype,
+                        device=device if device is not None else self.device, requires_grad=requires_grad)
+
+
+Tensor.new_tensor = _new_tensor
 Tensor.__repr__ = _repr
 Tensor.cuda = _cuda
 Tensor.type = _type
