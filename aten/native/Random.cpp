@@ -33,9 +33,9 @@ Tensor fill_in_memory_order(const Tensor& self, Fill&& fill) {
   if (self.is_meta() || self.numel() == 0) return self;
   std::vector<int64_t> order(static_cast<size_t>(self.dim()));
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return self.size(a) != 1 && self.size(b) != 1 && self.stride(a) > self.stride(b);
-  });
+  // A size-1 dim's stride says nothing about the order; it sorts first.
+  const auto key = [&](int64_t d) { return self.size(d) == 1 ? INT64_MAX : self.stride(d); };
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return key(a) > key(b); });
   const Tensor view = self.permute(order);
   const bool direct = view.is_contiguous() && !self.is_conj() && !self.is_neg();
   Tensor target = direct ? view : ember::empty(view.sizes(), self.dtype(), self.device());

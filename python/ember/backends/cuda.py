@@ -29,36 +29,21 @@ class _MatmulFlags:
 
 matmul = _MatmulFlags()
 
-_sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
+def _sdp_switch(kind):
+    """The (is-enabled, enable) pair of one scaled-dot-product attention kernel's switch."""
+    state = {"enabled": True}
+
+    def enabled():
+        return state["enabled"]
+
+    def enable(value):
+        state["enabled"] = bool(value)
+
+    enabled.__name__, enable.__name__ = f"{kind}_sdp_enabled", f"enable_{kind}_sdp"
+    return enabled, enable
 
 
-def flash_sdp_enabled():
-    return _sdp["flash"]
-
-
-def enable_flash_sdp(enabled):
-    _sdp["flash"] = bool(enabled)
-
-
-def mem_efficient_sdp_enabled():
-    return _sdp["mem_efficient"]
-
-
-def enable_mem_efficient_sdp(enabled):
-    _sdp["mem_efficient"] = bool(enabled)
-
-
-def math_sdp_enabled():
-    return _sdp["math"]
-
-
-def enable_math_sdp(enabled):
-    _sdp["math"] = bool(enabled)
-
-
-def cudnn_sdp_enabled():
-    return _sdp["cudnn"]
-
-
-def enable_cudnn_sdp(enabled):
-    _sdp["cudnn"] = bool(enabled)
+flash_sdp_enabled, enable_flash_sdp = _sdp_switch("flash")
+mem_efficient_sdp_enabled, enable_mem_efficient_sdp = _sdp_switch("mem_efficient")
+math_sdp_enabled, enable_math_sdp = _sdp_switch("math")
+cudnn_sdp_enabled, enable_cudnn_sdp = _sdp_switch("cudnn")
