@@ -58,7 +58,8 @@ from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noq
 from . import _tensor  # noqa: F401  (adds the Python-level Tensor methods)
 from . import autograd, cuda, library, nn, optim, overrides  # noqa: F401
 from . import multiprocessing, utils  # noqa: F401  (after nn: their pickler knows Parameter)
-from . import accelerator, amp, backends  # noqa: F401
+from . import accelerator, amp, backends, onnx  # noqa: F401
+from ._compile import compile  # noqa: F401
 from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
 from .cuda import amp as _cuda_amp  # noqa: F401  (ember.cuda.amp)
 from .amp import autocast  # noqa: F401

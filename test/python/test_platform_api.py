@@ -153,3 +153,30 @@ def test_grad_scaler_errors_and_state():
         fresh.load_state_dict({})
     with pytest.raises(ValueError, match="The growth factor must be > 1.0"):
         ember.amp.GradScaler("cpu", growth_factor=1.0)
+
+
+# ---- modules scripts import but Ember does not provide ------------------------------
+
+
+def test_compile_runs_eagerly():
+    model = ember.nn.Linear(2, 2)
+    assert ember.compile(model) is model
+
+    @ember.compile(mode="max-autotune")
+    def double(x):
+        return x * 2
+
+    assert double(ember.ones(2)).tolist() == [2, 2]
+    with pytest.raises(RuntimeError, match="unknown backend 'tvm'"):
+        ember.compile(model, backend="tvm")
+
+
+def test_unsupported_modules_import_and_say_so_when_used():
+    import ember.onnx
+    from ember.utils.tensorboard import SummaryWriter
+
+    with pytest.raises(RuntimeError, match="TensorBoard logging is not supported by Ember"):
+        SummaryWriter("runs/x")
+    with pytest.raises(RuntimeError, match="exporting to ONNX is not supported by Ember"):
+        ember.onnx.export(ember.nn.Linear(1, 1), ember.ones(1), "model.onnx")
+    assert ember.onnx.is_in_onnx_export() is False
