@@ -182,10 +182,29 @@ ADAMW_CASES = [
     ({"lr": 0.05}, [([0], {"weight_decay": 0.0}), ([1, 2], {"lr": 0.01, "amsgrad": True})]),
 ]
 
+RMSPROP_CASES = [
+    ({}, None),
+    ({"lr": 0.01, "alpha": 0.9}, None),
+    ({"lr": 0.01, "momentum": 0.9}, None),
+    ({"lr": 0.01, "centered": True}, None),
+    ({"lr": 0.01, "centered": True, "momentum": 0.5, "weight_decay": 0.1, "maximize": True}, None),
+    ({"lr": 0.01}, [([0], {"eps": 1e-3}), ([1, 2], {"centered": True})]),
+]
+
+ADAGRAD_CASES = [
+    ({}, None),
+    ({"lr": 0.1, "lr_decay": 0.01}, None),
+    ({"lr": 0.1, "initial_accumulator_value": 0.5, "weight_decay": 0.1}, None),
+    ({"lr": 0.05, "maximize": True, "eps": 1e-4}, None),
+    ({"lr": 0.1}, [([0], {"lr_decay": 0.1}), ([1, 2], {"weight_decay": 0.2})]),
+]
+
 ALL_CASES = (
     [("SGD", k, s) for k, s in SGD_CASES]
     + [("Adam", k, s) for k, s in ADAM_CASES]
     + [("AdamW", k, s) for k, s in ADAMW_CASES]
+    + [("RMSprop", k, s) for k, s in RMSPROP_CASES]
+    + [("Adagrad", k, s) for k, s in ADAGRAD_CASES]
 )
 
 
@@ -372,7 +391,8 @@ def test_step_hooks():
 
 @pytest.mark.parametrize(
     "name,kwargs",
-    [("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adam", {"amsgrad": True}), ("AdamW", {"betas": (0.8, 0.9)})],
+    [("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adam", {"amsgrad": True}), ("AdamW", {"betas": (0.8, 0.9)}),
+     ("RMSprop", {"centered": True}), ("Adagrad", {"lr_decay": 0.1})],
 )
 def test_repr_matches_torch(name, kwargs):
     reprs = {}
@@ -391,6 +411,8 @@ SD_CASES = [
     ("SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True}, TWO_GROUPS),
     ("Adam", {"lr": 0.05, "amsgrad": True}, [([0], {"lr": 0.1}), ([1, 2], {"weight_decay": 0.1})]),
     ("AdamW", {"lr": 0.05}, None),
+    ("RMSprop", {"lr": 0.05, "momentum": 0.9, "centered": True}, TWO_GROUPS),
+    ("Adagrad", {"lr": 0.05, "initial_accumulator_value": 0.1}, None),
 ]
 
 

@@ -13,9 +13,11 @@ Pure Python on top of Ember's in-place tensor operators::
 """
 
 from . import lr_scheduler
+from .adagrad import Adagrad
 from .adam import Adam
 from .adamw import AdamW
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Adam", "AdamW", "Optimizer", "SGD", "lr_scheduler"]
+__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
