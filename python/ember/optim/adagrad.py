@@ -3,13 +3,19 @@ of all squared gradients so far."""
 
 import ember
 
-from .optimizer import Optimizer, _check_fused, _evaluate_closure, _get_scalar_dtype, _get_value, \
-    _params_with_grad, _use_grad_for_differentiable
+from .optimizer import (
+    _check_fused,
+    _check_hyperparameters,
+    _get_scalar_dtype,
+    _get_value,
+    _options,
+    _PerParameterOptimizer,
+)
 
 __all__ = ["Adagrad", "adagrad"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(_PerParameterOptimizer):
     r"""Implements the Adagrad algorithm.
 
     Args:
@@ -25,18 +31,9 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        if isinstance(lr, ember.Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        _check_hyperparameters(lr=lr, weight_decay=weight_decay, lr_decay=lr_decay,
+                               initial_accumulator_value=initial_accumulator_value)
+        _check_hyperparameters(eps=eps)  # checked after the others, as torch
         defaults = {"lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
                     "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "fused": fused}
@@ -45,24 +42,15 @@ class Adagrad(Optimizer):
         # Unlike most optimizers, the state exists from the start, as in torch.
         for group in self.param_groups:
             for p in group["params"]:
-                state = self.state[p]
-                state["step"] = ember.tensor(0.0, dtype=_get_scalar_dtype())
-                state["sum"] = ember.full_like(p, group["initial_accumulator_value"])
+                self.state[p].update(step=ember.tensor(0.0, dtype=_get_scalar_dtype()), **self._new_state(p, group))
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        self._set_group_defaults(foreach=None, maximize=False, differentiable=False, fused=None)
+    _flag_defaults = {"foreach": None, "maximize": False, "differentiable": False, "fused": None}
 
-    @_use_grad_for_differentiable
-    def step(self, closure=None):
-        """Perform a single optimization step (``closure`` re-evaluates the model and returns the loss)."""
-        loss = _evaluate_closure(closure)
-        for group in self.param_groups:
-            params = _params_with_grad(group)
-            adagrad(params, [p.grad for p in params], [self.state[p] for p in params], lr=group["lr"],
-                    lr_decay=group["lr_decay"], weight_decay=group["weight_decay"], eps=group["eps"],
-                    maximize=group["maximize"])
-        return loss
+    def _new_state(self, param, group):
+        return {"sum": ember.full_like(param, group["initial_accumulator_value"])}
+
+    def _update(self, params, grads, states, group):
+        adagrad(params, grads, states, **_options(group))
 
 
 def adagrad(params, grads, states, *, lr, lr_decay, weight_decay, eps, maximize, **_ignored):

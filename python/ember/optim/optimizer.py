@@ -109,6 +109,39 @@ def _params_with_grad(group):
     return [p for p in group["params"] if p.grad is not None]
 
 
+def _check_hyperparameters(lr=None, eps=None, betas=None, weight_decay=None, **others):
+    """torch's range checks: lr, eps, weight_decay and ``others`` (name: value) at least 0, betas in [0, 1)."""
+    if isinstance(lr, ember.Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if lr is not None and not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if eps is not None and not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if betas is not None:
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+    if weight_decay is not None and not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    for name, value in others.items():
+        if not 0.0 <= value:
+            raise ValueError(f"Invalid {name} value: {value}")
+
+
+def _lazy_states(optimizer, group, make_state):
+    """The group's params with a grad, and their states: a new one is a
+    0-d float 'step' plus what make_state(param) returns (created on first use)."""
+    params = _params_with_grad(group)
+    states = []
+    for p in params:
+        state = optimizer.state[p]
+        if len(state) == 0:
+            state["step"] = ember.tensor(0.0, dtype=_get_scalar_dtype())
+            state.update(make_state(p))
+        states.append(state)
+    return params, states
+
+
 def _check_fused(defaults):
     """The ``fused`` flag's conflicts (fused itself is accepted for torch compatibility and runs unfused)."""
     if defaults["fused"]:
@@ -448,3 +481,39 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
 
         self.param_groups.append(param_group)
+
+
+class _PerParameterOptimizer(Optimizer):
+    """An optimizer whose step updates each parameter from a state of its
+    own. A subclass gives the state a parameter starts with (_new_state),
+    the update of one group (_update) and the flags that pickles from older
+    versions may lack (_flag_defaults)."""
+
+    _flag_defaults = {"foreach": None, "maximize": False, "differentiable": False}
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self._set_group_defaults(**self._flag_defaults)
+
+    def _new_state(self, param, group):
+        return {}
+
+    def _update(self, params, grads, states, group):
+        raise NotImplementedError
+
+    @_use_grad_for_differentiable
+    def step(self, closure=None):
+        """Perform a single optimization step (``closure`` re-evaluates the model and returns the loss)."""
+        loss = _evaluate_closure(closure)
+        for group in self.param_groups:
+            params, states = _lazy_states(self, group, lambda p, group=group: self._new_state(p, group))
+            self._update(params, [p.grad for p in params], states, group)
+        return loss
+
+
+def _options(group):
+    """A group's hyperparameters as keywords for a functional update (betas split in two)."""
+    options = {k: v for k, v in group.items() if k != "params"}
+    if "betas" in options:
+        options["beta1"], options["beta2"] = options.pop("betas")
+    return options

@@ -3,13 +3,12 @@ squared gradients (optionally centered, optionally with momentum)."""
 
 import ember
 
-from .optimizer import Optimizer, _evaluate_closure, _get_scalar_dtype, _get_value, _params_with_grad, \
-    _use_grad_for_differentiable
+from .optimizer import _check_hyperparameters, _get_value, _options, _PerParameterOptimizer
 
 __all__ = ["RMSprop", "rmsprop"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(_PerParameterOptimizer):
     r"""Implements RMSprop.
 
     Args:
@@ -26,53 +25,27 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        if isinstance(lr, ember.Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        _check_hyperparameters(lr=lr, eps=eps, weight_decay=weight_decay, momentum=momentum, alpha=alpha)
         defaults = {"lr": lr, "momentum": momentum, "alpha": alpha, "eps": eps, "centered": centered,
                     "weight_decay": weight_decay, "capturable": capturable, "foreach": foreach, "maximize": maximize,
                     "differentiable": differentiable}
         super().__init__(params, defaults)
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        self._set_group_defaults(momentum=0, centered=False, foreach=None, maximize=False, differentiable=False,
-                                 capturable=False)
+    _flag_defaults = {
+        "momentum": 0, "centered": False, "foreach": None, "maximize": False, "differentiable": False,
+        "capturable": False
+    }
 
-    def _init_group(self, group):
-        params = _params_with_grad(group)
-        states = []
-        for p in params:
-            state = self.state[p]
-            if len(state) == 0:
-                state["step"] = ember.tensor(0.0, dtype=_get_scalar_dtype())
-                state["square_avg"] = ember.zeros_like(p)
-                if group["momentum"] > 0:
-                    state["momentum_buffer"] = ember.zeros_like(p)
-                if group["centered"]:
-                    state["grad_avg"] = ember.zeros_like(p)
-            states.append(state)
-        return params, states
+    def _new_state(self, param, group):
+        state = {"square_avg": ember.zeros_like(param)}
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = ember.zeros_like(param)
+        if group["centered"]:
+            state["grad_avg"] = ember.zeros_like(param)
+        return state
 
-    @_use_grad_for_differentiable
-    def step(self, closure=None):
-        """Perform a single optimization step (``closure`` re-evaluates the model and returns the loss)."""
-        loss = _evaluate_closure(closure)
-        for group in self.param_groups:
-            params, states = self._init_group(group)
-            rmsprop(params, [p.grad for p in params], states, lr=group["lr"], alpha=group["alpha"],
-                    eps=group["eps"], weight_decay=group["weight_decay"], momentum=group["momentum"],
-                    centered=group["centered"], maximize=group["maximize"])
-        return loss
+    def _update(self, params, grads, states, group):
+        rmsprop(params, grads, states, **_options(group))
 
 
 def rmsprop(params, grads, states, *, lr, alpha, eps, weight_decay, momentum, centered, maximize, **_ignored):
