@@ -532,4 +532,15 @@ Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& 
   return self;
 }
 
+// The mask and self broadcast together; the selection is boolean indexing.
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask, got {}",
+              c10::toString(mask.dtype()));
+  EMBER_CHECK(self.device() == mask.device(), "masked_select: expected self and mask on the same device, got {} and {}",
+              self.device().str(), mask.device().str());
+  std::vector<Tensor> both = ember::broadcast_tensors({self, mask});
+  if (both[0].dim() == 0) both = {both[0].reshape({1}), both[1].reshape({1})};  // 0-d: 0 or 1 element
+  return ember::index(both[0], {std::optional<Tensor>(both[1])});
+}
+
 }  // namespace ember::native

@@ -345,4 +345,27 @@ Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Ten
   return bias && bias->defined() ? ember::add(out, *bias) : out;
 }
 
+Tensor outer(const Tensor& self, const Tensor& vec2) {
+  EMBER_CHECK(self.dim() == 1, "outer: Expected 1-D argument self, but got {}-D", self.dim());
+  EMBER_CHECK(vec2.dim() == 1, "outer: Expected 1-D argument vec2, but got {}-D", vec2.dim());
+  EMBER_CHECK(self.device() == vec2.device(), "outer: expected both vectors on the same device, got {} and {}",
+              self.device().str(), vec2.device().str());
+  return ember::mul(self.reshape({-1, 1}), vec2);
+}
+
+// 2-D: the diagonal (a copy); 1-D: a square matrix with self on that diagonal.
+Tensor diag(const Tensor& self, int64_t diagonal) {
+  EMBER_CHECK(self.dim() == 1 || self.dim() == 2, "diag(): Supports 1D or 2D tensors. Got {}D", self.dim());
+  const int64_t below = diagonal < 0 ? -diagonal : 0, right = diagonal > 0 ? diagonal : 0;
+  if (self.dim() == 2) {
+    const int64_t length = std::max<int64_t>(0, std::min(self.size(0) - below, self.size(1) - right));
+    const int64_t offset = self.storage_offset() + below * self.stride(0) + right * self.stride(1);
+    return ember::as_strided(self, {length}, {self.stride(0) + self.stride(1)}, offset).clone();
+  }
+  const int64_t n = self.size(0), side = n + below + right;
+  Tensor out = ember::zeros({side, side}, self.dtype(), self.device());
+  ember::as_strided(out, {n}, {side + 1}, below * side + right).copy_(self);
+  return out;
+}
+
 }  // namespace ember::native

@@ -333,4 +333,51 @@ Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
   return self.permute(order);
 }
 
+// repeat_interleave(repeats): index i repeated repeats[i] times, the
+// indices the other two overloads select with.
+Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size) {
+  EMBER_CHECK(repeats.dim() == 1, "repeat_interleave: repeats must be 1-d tensor, got {}-d", repeats.dim());
+  EMBER_CHECK(repeats.dtype() == ScalarType::Long || repeats.dtype() == ScalarType::Int,
+              "repeat_interleave: repeats has to be Long or Int tensor, got {}", c10::toString(repeats.dtype()));
+  EMBER_CHECK(!repeats.is_meta(), "repeat_interleave: the result's size depends on the values of repeats, which a "
+              "meta tensor does not have");
+  const Tensor counts = repeats.to(ScalarType::Long).to(Device(DeviceType::CPU)).contiguous();
+  const int64_t* count = counts.data_ptr<int64_t>();
+  int64_t total = 0;
+  for (int64_t i = 0; i < counts.numel(); ++i) {
+    EMBER_CHECK(count[i] >= 0, "repeat_interleave: repeats can not be negative");
+    total += count[i];
+  }
+  EMBER_CHECK(!output_size || *output_size == total,
+              "repeat_interleave: output_size {} does not match the sum of repeats {}", output_size.value_or(0), total);
+  Tensor indices = ember::empty({total}, ScalarType::Long, Device(DeviceType::CPU));
+  int64_t* out = indices.data_ptr<int64_t>();
+  for (int64_t i = 0, at = 0; i < counts.numel(); ++i) {
+    for (int64_t r = 0; r < count[i]; ++r) out[at++] = i;
+  }
+  return indices.to(repeats.device());
+}
+
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  const Tensor input = dim ? self : self.reshape({-1});
+  const int64_t d = dim ? maybe_wrap_dim(*dim, self.dim()) : 0;
+  const int64_t length = input.dim() == 0 ? 1 : input.size(d);
+  Tensor counts = repeats;
+  if (repeats.dim() == 0 || (repeats.dim() == 1 && repeats.size(0) == 1)) {
+    counts = repeats.reshape({1}).expand({length});
+  }
+  EMBER_CHECK(counts.dim() == 1 && counts.size(0) == length,
+              "repeat_interleave: repeats must have the same size as input along dim, but got repeats.size(0) = {} "
+              "and input.size({}) = {}", counts.dim() == 1 ? counts.size(0) : counts.numel(), d, length);
+  return ember::index_select(input, d, ember::repeat_interleave(counts, output_size).to(self.device()));
+}
+
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  EMBER_CHECK(repeats >= 0, "repeat_interleave: repeats can not be negative");
+  return ember::repeat_interleave(self, ember::scalar_tensor(repeats, ScalarType::Long, std::nullopt), dim,
+                                  output_size);
+}
+
 }  // namespace ember::native

@@ -941,6 +941,63 @@ def masked_fill_samples(d):
     ] + ([Sample((A(d, (3, 4), 11), masks((3, 4), 12), 2.7), desc="float_value_truncates")] if d in INTS else [])
 
 
+def ref_masked_select(a, mask):
+    a, mask = np.broadcast_arrays(a, mask)
+    return a[mask]
+
+
+def masked_select_samples(d):
+    return [
+        Sample((A(d, (3, 4), 0), masks((3, 4), 1)), desc="same_shape"),
+        Sample((A(d, (3, 4), 2, view="T"), masks((4,), 3)), desc="broadcast_mask_transposed"),
+        Sample((A(d, (4,), 4), masks((2, 4), 5)), desc="mask_broadcasts_self"),
+        Sample((A(d, (), 6), Arr(np.array(True), "bool")), desc="0d"),
+        Sample((A(d, (0, 3), 7), masks((0, 3), 8)), desc="empty"),
+    ]
+
+
+def ref_repeat_interleave(a, repeats, dim=None):
+    return np.repeat(a, repeats, axis=dim)
+
+
+def repeat_interleave_samples(d):
+    return [
+        Sample((A(d, (2, 3), 0), 2), desc="flattened"),
+        Sample((A(d, (2, 3), 1, view="T"), 3, 0), desc="dim0_transposed"),
+        Sample((A(d, (2, 3), 2), 1, -1), desc="dim-1_once"),
+        Sample((A(d, (2, 3), 3), 0, 1), desc="zero_times"),
+        Sample((A(d, (2, 3), 4), index_arr([1, 0, 2]), 1), desc="tensor_repeats"),
+        Sample((A(d, (4,), 5), index_arr([2], "int32")), desc="one_repeat_count"),
+    ]
+
+
+def repeat_interleave_counts_samples(d):
+    return [
+        Sample((index_arr([2, 0, 3]),), desc="counts"),
+        Sample((index_arr(np.zeros(0, np.int64)),), desc="empty"),
+    ]
+
+
+def diag_samples(d):
+    return [
+        Sample((A(d, (3,), 0),), desc="vector"),
+        Sample((A(d, (3,), 1), 2), desc="vector_above"),
+        Sample((A(d, (2,), 2), -1), desc="vector_below"),
+        Sample((A(d, (3, 4), 3),), desc="matrix"),
+        Sample((A(d, (3, 4), 4, view="T"), 1), desc="matrix_transposed_above"),
+        Sample((A(d, (4, 6), 5, view="strided"), -2), desc="matrix_strided_below"),
+        Sample((A(d, (2, 3), 6), 5), desc="past_the_edge"),
+    ]
+
+
+def outer_samples(d):
+    return [
+        Sample((A(d, (3,), 0), A(d, (4,), 1)), desc="vectors"),
+        Sample((A(d, (0,), 2), A(d, (2,), 3)), desc="empty"),
+        Sample((A(d, (6,), 4, view="strided"), A(d, (1,), 5)), desc="strided"),
+    ]
+
+
 def ref_nonzero(a):
     return np.argwhere(a)
 
@@ -1500,6 +1557,16 @@ OPS = [
     Op("scatter_add", scatter_add_samples, ("int64", "float32", "float64"), ref_scatter_add, method=True),
     Op("masked_fill", masked_fill_samples, ("bool", "int32", "int64", "float16", "float32", "complex64"),
        ref_masked_fill, method=True),
+    Op("masked_select", masked_select_samples, ("bool", "int64", "float32", "complex64"), ref_masked_select,
+       method=True, data_dependent=True, grad=(0,)),
+    Op("repeat_interleave", repeat_interleave_samples, ("bool", "int64", "float32", "complex64"),
+       ref_repeat_interleave, method=True, data_dependent=True, grad=(0,)),
+    Op("repeat_interleave.Tensor", repeat_interleave_counts_samples, ("int64",),
+       lambda r: np.repeat(np.arange(len(r)), r), aten="repeat_interleave", data_dependent=True),
+    Op("diag", diag_samples, ("bool", "int64", "float32", "float64", "complex64"), np.diag, method=True,
+       grad=(0,)),
+    Op("outer", outer_samples, ("bool", "int64", "float32", "float64", "complex64"), np.outer, method=True,
+       grad=(0, 1)),
     Op("nonzero", nonzero_samples, ("bool", "int64", "float32", "complex64"), ref_nonzero, method=True,
        data_dependent=True),
     Op("equal", equal_samples, ("bool", "int64", "float32", "complex64"), ref_equal,
