@@ -14,9 +14,12 @@ import selectors
 import signal
 import socket
 import sys
+import time
 
 # Names of segments already unlinked are forgotten in batches of this many.
 _PRUNE_EVERY = 4096
+# Seconds to wait for the first connection.
+_FIRST_CLIENT_WAIT = 60
 
 
 def _unlink(name):
@@ -36,8 +39,12 @@ def serve(listener):
     selector.register(listener, selectors.EVENT_READ)
     clients = 0
     seen_a_client = False
+    started = time.monotonic()
     while not seen_a_client or clients > 0:
-        for key, _ in selector.select():
+        events = selector.select(timeout=None if seen_a_client else 1.0)
+        if not seen_a_client and not events and time.monotonic() - started > _FIRST_CLIENT_WAIT:
+            break  # the process that started it died before connecting
+        for key, _ in events:
             if key.fileobj is listener:
                 connection, _ = listener.accept()
                 selector.register(connection, selectors.EVENT_READ)
