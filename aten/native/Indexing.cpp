@@ -86,6 +86,61 @@ Tensor cat_out(c10::ArrayRef<Tensor> tensors, int64_t dim, const Tensor& out) {
 
 Tensor cat(c10::ArrayRef<Tensor> tensors, int64_t dim) { return ember::cat_outf(tensors, dim, Tensor()); }
 
+Tensor concat(c10::ArrayRef<Tensor> tensors, int64_t dim) { return ember::cat(tensors, dim); }
+
+Tensor concatenate(c10::ArrayRef<Tensor> tensors, int64_t dim) { return ember::cat(tensors, dim); }
+
+// atleast_Nd: size-1 dims added as NumPy adds them (a 1-D (n) is (1, n) as
+// 2-D and (1, n, 1) as 3-D; a 2-D (m, n) is (m, n, 1) as 3-D).
+Tensor atleast_1d(const Tensor& self) { return self.dim() == 0 ? self.reshape({1}) : self; }
+
+Tensor atleast_2d(const Tensor& self) {
+  if (self.dim() == 0) return self.reshape({1, 1});
+  return self.dim() == 1 ? self.unsqueeze(0) : self;
+}
+
+Tensor atleast_3d(const Tensor& self) {
+  switch (self.dim()) {
+    case 0: return self.reshape({1, 1, 1});
+    case 1: return self.unsqueeze(0).unsqueeze(-1);
+    case 2: return self.unsqueeze(-1);
+    default: return self;
+  }
+}
+
+namespace {
+// Each tensor through `shape`, then joined along `dim`; `op` names the caller in errors.
+template <typename Shape>
+Tensor join_shaped(c10::ArrayRef<Tensor> tensors, const char* op, Shape&& shape, int64_t dim) {
+  EMBER_CHECK(!tensors.empty(), "{} expects a non-empty TensorList", op);
+  std::vector<Tensor> shaped;
+  for (const Tensor& t : tensors) shaped.push_back(shape(t));
+  return ember::cat(shaped, dim);
+}
+}  // namespace
+
+Tensor hstack(c10::ArrayRef<Tensor> tensors) {
+  EMBER_CHECK(!tensors.empty(), "hstack expects a non-empty TensorList");
+  const int64_t dim = ember::atleast_1d(tensors[0]).dim() == 1 ? 0 : 1;
+  return join_shaped(tensors, "hstack", [](const Tensor& t) { return ember::atleast_1d(t); }, dim);
+}
+
+Tensor vstack(c10::ArrayRef<Tensor> tensors) {
+  return join_shaped(tensors, "vstack", [](const Tensor& t) { return ember::atleast_2d(t); }, 0);
+}
+
+Tensor row_stack(c10::ArrayRef<Tensor> tensors) { return ember::vstack(tensors); }
+
+Tensor dstack(c10::ArrayRef<Tensor> tensors) {
+  return join_shaped(tensors, "dstack", [](const Tensor& t) { return ember::atleast_3d(t); }, 2);
+}
+
+// 0-d and 1-D tensors become columns; others join along dim 1 as they are.
+Tensor column_stack(c10::ArrayRef<Tensor> tensors) {
+  return join_shaped(tensors, "column_stack",
+                     [](const Tensor& t) { return t.dim() <= 1 ? t.reshape({t.numel(), 1}) : t; }, 1);
+}
+
 Tensor stack(c10::ArrayRef<Tensor> tensors, int64_t dim) {
   EMBER_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   dim = maybe_wrap_dim(dim, tensors[0].dim() + 1);

@@ -941,6 +941,21 @@ def masked_fill_samples(d):
     ] + ([Sample((A(d, (3, 4), 11), masks((3, 4), 12), 2.7), desc="float_value_truncates")] if d in INTS else [])
 
 
+def stack_family_samples(d):
+    """Operands for hstack, vstack, dstack and column_stack: every rank they reshape."""
+    return [
+        Sample(([A(d, (3,), 0), A(d, (3,), 1)],), desc="1d"),
+        Sample(([A(d, (2, 3), 2), A(d, (2, 3), 3, view="T")],), desc="2d_transposed"),
+        Sample(([A(d, (), 4), A(d, (), 5)],), desc="0d"),
+        Sample(([A(d, (2, 1, 3), 6), A(d, (2, 1, 3), 7)],), desc="3d"),
+        Sample(([A(d, (4,), 8)],), desc="single"),
+    ]
+
+
+def atleast_samples(d):
+    return [Sample((A(d, shape, i),), desc=f"{len(shape)}d") for i, shape in enumerate([(), (3,), (2, 3), (2, 1, 3)])]
+
+
 def ref_masked_select(a, mask):
     a, mask = np.broadcast_arrays(a, mask)
     return a[mask]
@@ -1557,6 +1572,16 @@ OPS = [
     Op("scatter_add", scatter_add_samples, ("int64", "float32", "float64"), ref_scatter_add, method=True),
     Op("masked_fill", masked_fill_samples, ("bool", "int32", "int64", "float16", "float32", "complex64"),
        ref_masked_fill, method=True),
+    Op("concat", cat_samples, ("int64", "float32"), ref_cat),
+    Op("concatenate", cat_samples, ("int64", "float32"), ref_cat),
+    Op("atleast_1d", atleast_samples, ("bool", "float32"), np.atleast_1d, grad=(0,)),
+    Op("atleast_2d", atleast_samples, ("bool", "float32"), np.atleast_2d, grad=(0,)),
+    Op("atleast_3d", atleast_samples, ("bool", "float32"), np.atleast_3d, grad=(0,)),
+    Op("hstack", stack_family_samples, ("bool", "int64", "float32", "complex64"), np.hstack),
+    Op("vstack", stack_family_samples, ("bool", "int64", "float32", "complex64"), np.vstack),
+    Op("row_stack", stack_family_samples, ("float32",), np.vstack),
+    Op("dstack", stack_family_samples, ("bool", "int64", "float32", "complex64"), np.dstack),
+    Op("column_stack", stack_family_samples, ("bool", "int64", "float32", "complex64"), np.column_stack),
     Op("masked_select", masked_select_samples, ("bool", "int64", "float32", "complex64"), ref_masked_select,
        method=True, data_dependent=True, grad=(0,)),
     Op("repeat_interleave", repeat_interleave_samples, ("bool", "int64", "float32", "complex64"),
