@@ -457,29 +457,14 @@ def test_state_dict_structure_matches_torch(name, kwargs, spec):
 def test_state_dict_round_trip(name, kwargs, spec):
     """Save after 5 steps, load into a fresh optimizer over copies of the
     parameters, continue both 5 steps: both match torch's 10-step run."""
-    loss_fn = Quadratic()
-    params = make_params(ember, make_arrays())
-    opt = getattr(ember.optim, name)(build_groups(params, spec), **kwargs)
-    for _ in range(5):
-        opt.zero_grad()
-        loss_fn(ember, params).backward()
-        opt.step()
-    sd = opt.state_dict()
-    sd = pickle.loads(pickle.dumps(sd))  # survives serialization
-
-    params2 = [p.detach().clone().requires_grad_(True) for p in params]
-    opt2 = getattr(ember.optim, name)(build_groups(params2, spec), **{**kwargs, "lr": 123.0})
-    opt2.load_state_dict(sd)
+    opt, params, opt2, params2, sd = _round_trip("ember", name, kwargs, spec)
     assert [g["lr"] for g in opt2.param_groups] == [g["lr"] for g in opt.param_groups]
     assert all(g2["params"][0] is p for g2, p in zip(opt2.param_groups, [g["params"][0] for g in opt2.param_groups]))
     # loaded tensors are copies: the state dict stays untouched by later steps
     saved = {k: {kk: npy(vv) for kk, vv in v.items()} for k, v in sd["state"].items()}
 
-    for o, ps in ((opt, params), (opt2, params2)):
-        for _ in range(5):
-            o.zero_grad()
-            loss_fn(ember, ps).backward()
-            o.step()
+    _steps("ember", opt, params, 5)
+    _steps("ember", opt2, params2, 5)
 
     for k, v in sd["state"].items():
         for kk, vv in v.items():
@@ -491,29 +476,34 @@ def test_state_dict_round_trip(name, kwargs, spec):
         # Loading casts the float32 mu_product to the parameters' float64 (torch's
         # load_state_dict does too), so the reloaded run is not the uninterrupted
         # one to the last bit: compare it with torch reloaded the same way.
-        t_params2, t_opt2 = _torch_reloaded_run(name, kwargs, spec)
+        _, _, t_opt2, t_params2, _ = _round_trip("torch", name, kwargs, spec)
+        _steps("torch", t_opt2, t_params2, 5)
         assert_states_match(opt2, t_opt2, params2, t_params2)
         return
     assert_states_match(opt2, t_opt, params2, t_params)
 
 
-def _torch_reloaded_run(name, kwargs, spec):
-    """torch's run of the round trip above: 5 steps, state_dict into a fresh optimizer, 5 more."""
+def _steps(lib, opt, params, count):
+    M, _ = LIBS[lib]
     loss_fn = Quadratic()
-    params = make_params(torch, make_arrays())
-    opt = getattr(torch.optim, name)(build_groups(params, spec), **kwargs)
-    for _ in range(5):
+    for _ in range(count):
         opt.zero_grad()
-        loss_fn(torch, params).backward()
+        loss_fn(M, params).backward()
         opt.step()
+
+
+def _round_trip(lib, name, kwargs, spec):
+    """5 steps, then the state dict (through pickle) loaded into a fresh
+    optimizer, made with another lr, over copies of the parameters."""
+    M, O = LIBS[lib]
+    params = make_params(M, make_arrays())
+    opt = getattr(O, name)(build_groups(params, spec), **kwargs)
+    _steps(lib, opt, params, 5)
+    sd = pickle.loads(pickle.dumps(opt.state_dict()))  # survives serialization
     params2 = [p.detach().clone().requires_grad_(True) for p in params]
-    opt2 = getattr(torch.optim, name)(build_groups(params2, spec), **kwargs)
-    opt2.load_state_dict(opt.state_dict())
-    for _ in range(5):
-        opt2.zero_grad()
-        loss_fn(torch, params2).backward()
-        opt2.step()
-    return params2, opt2
+    opt2 = getattr(O, name)(build_groups(params2, spec), **{**kwargs, "lr": 123.0})
+    opt2.load_state_dict(sd)
+    return opt, params, opt2, params2, sd
 
 
 def test_state_dict_round_trip_torch_semantics_of_ids():
