@@ -3,7 +3,7 @@ running averages of squared updates and squared gradients."""
 
 import ember
 
-from .optimizer import _check_hyperparameters, _get_value, _options, _PerParameterOptimizer
+from .optimizer import _check_hyperparameters, _get_value, _PerParameterOptimizer
 
 __all__ = ["Adadelta", "adadelta"]
 
@@ -35,9 +35,6 @@ class Adadelta(_PerParameterOptimizer):
     def _new_state(self, param, group):
         return {"square_avg": ember.zeros_like(param), "acc_delta": ember.zeros_like(param)}
 
-    def _update(self, params, grads, states, group):
-        adadelta(params, grads, states, **_options(group))
-
 
 def adadelta(params, grads, states, *, lr, rho, eps, weight_decay, maximize, **_ignored):
     r"""Functional API that performs the Adadelta algorithm computation (see :class:`Adadelta`)."""
@@ -53,3 +50,6 @@ def adadelta(params, grads, states, *, lr, rho, eps, weight_decay, maximize, **_
         delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
         acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
         param.add_(delta, alpha=-lr)
+
+
+Adadelta._functional = staticmethod(adadelta)

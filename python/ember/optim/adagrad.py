@@ -8,7 +8,6 @@ from .optimizer import (
     _check_hyperparameters,
     _get_scalar_dtype,
     _get_value,
-    _options,
     _PerParameterOptimizer,
 )
 
@@ -49,9 +48,6 @@ class Adagrad(_PerParameterOptimizer):
     def _new_state(self, param, group):
         return {"sum": ember.full_like(param, group["initial_accumulator_value"])}
 
-    def _update(self, params, grads, states, group):
-        adagrad(params, grads, states, **_options(group))
-
 
 def adagrad(params, grads, states, *, lr, lr_decay, weight_decay, eps, maximize, **_ignored):
     r"""Functional API that performs the Adagrad algorithm computation (see :class:`Adagrad`)."""
@@ -66,3 +62,6 @@ def adagrad(params, grads, states, *, lr, lr_decay, weight_decay, eps, maximize,
         state["sum"].addcmul_(grad, grad, value=1)
         std = state["sum"].sqrt().add_(eps)
         param.addcdiv_(grad, std, value=-clr)
+
+
+Adagrad._functional = staticmethod(adagrad)

@@ -8,7 +8,7 @@ from .optimizer import (
     _evaluate_closure,
     _get_scalar_dtype,
     _get_value,
-    _params_with_grad,
+    _lazy_states,
     _to_scalar,
     _use_grad_for_differentiable,
 )
@@ -105,25 +105,18 @@ class Adam(Optimizer):
 
     def _init_group(self, group):
         """The group's params with a grad, and their state (created on first use)."""
-        params = _params_with_grad(group)
-        states = []
-        for p in params:
-            state = self.state[p]
-            # Lazy state initialization
-            if len(state) == 0:
-                # 'step' is a 0-d CPU tensor, as in torch (float32 unless the default dtype is float64).
-                state["step"] = ember.tensor(0.0, dtype=_get_scalar_dtype())
-                # Exponential moving average of gradient values
-                state["exp_avg"] = ember.zeros_like(p)
-                # Exponential moving average of squared gradient values
-                state["exp_avg_sq"] = ember.zeros_like(p)
-                if group["amsgrad"]:
-                    # Maintains max of all exp. moving avg. of sq. grad. values
-                    state["max_exp_avg_sq"] = ember.zeros_like(p)
-            if group["differentiable"] and state["step"].requires_grad:
-                raise RuntimeError("`requires_grad` is not supported for `step` in differentiable mode")
-            states.append(state)
+        params, states = _lazy_states(self, group, lambda p: self._new_state(p, group))
+        if group["differentiable"] and any(state["step"].requires_grad for state in states):
+            raise RuntimeError("`requires_grad` is not supported for `step` in differentiable mode")
         return params, states
+
+    @staticmethod
+    def _new_state(param, group):
+        # Moving averages of the gradient and of its square (and, for amsgrad, the latter's running max).
+        state = {"exp_avg": ember.zeros_like(param), "exp_avg_sq": ember.zeros_like(param)}
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = ember.zeros_like(param)
+        return state
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

@@ -3,7 +3,7 @@ of the second moment."""
 
 import ember
 
-from .optimizer import _check_hyperparameters, _get_value, _options, _PerParameterOptimizer
+from .optimizer import _check_hyperparameters, _get_value, _PerParameterOptimizer
 
 __all__ = ["Adamax", "adamax"]
 
@@ -33,9 +33,6 @@ class Adamax(_PerParameterOptimizer):
     def _new_state(self, param, group):
         return {"exp_avg": ember.zeros_like(param), "exp_inf": ember.zeros_like(param)}
 
-    def _update(self, params, grads, states, group):
-        adamax(params, grads, states, **_options(group))
-
 
 def adamax(params, grads, states, *, lr, beta1, beta2, eps, weight_decay, maximize, **_ignored):
     r"""Functional API that performs the Adamax algorithm computation (see :class:`Adamax`)."""
@@ -50,3 +47,6 @@ def adamax(params, grads, states, *, lr, beta1, beta2, eps, weight_decay, maximi
         exp_inf.copy_(ember.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps)))
         clr = lr / (1 - beta1 ** _get_value(state["step"]))
         param.addcdiv_(exp_avg, exp_inf, value=-clr)
+
+
+Adamax._functional = staticmethod(adamax)

@@ -3,7 +3,7 @@ momentum schedule."""
 
 import ember
 
-from .optimizer import _check_hyperparameters, _get_scalar_dtype, _get_value, _options, _PerParameterOptimizer
+from .optimizer import _check_hyperparameters, _get_scalar_dtype, _get_value, _PerParameterOptimizer
 
 __all__ = ["NAdam", "nadam"]
 
@@ -42,9 +42,6 @@ class NAdam(_PerParameterOptimizer):
         return {"mu_product": ember.ones((), dtype=_get_scalar_dtype()), "exp_avg": ember.zeros_like(param),
                 "exp_avg_sq": ember.zeros_like(param)}
 
-    def _update(self, params, grads, states, group):
-        nadam(params, grads, states, **_options(group))
-
 
 def nadam(params, grads, states, *, lr, beta1, beta2, eps, weight_decay, momentum_decay, decoupled_weight_decay,
           maximize, **_ignored):
@@ -69,3 +66,6 @@ def nadam(params, grads, states, *, lr, beta1, beta2, eps, weight_decay, momentu
         denom = exp_avg_sq.div(1 - beta2 ** step).sqrt().add_(eps)
         param.addcdiv_(grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
         param.addcdiv_(exp_avg, denom, value=-lr * mu_next / (1.0 - mu_product * mu_next))
+
+
+NAdam._functional = staticmethod(nadam)

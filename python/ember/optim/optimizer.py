@@ -486,8 +486,8 @@ class Optimizer:
 class _PerParameterOptimizer(Optimizer):
     """An optimizer whose step updates each parameter from a state of its
     own. A subclass gives the state a parameter starts with (_new_state),
-    the update of one group (_update) and the flags that pickles from older
-    versions may lack (_flag_defaults)."""
+    its functional form (_functional, called with the group's options) and
+    the flags that pickles from older versions may lack (_flag_defaults)."""
 
     _flag_defaults = {"foreach": None, "maximize": False, "differentiable": False}
 
@@ -498,8 +498,11 @@ class _PerParameterOptimizer(Optimizer):
     def _new_state(self, param, group):
         return {}
 
+    # The functional form (e.g. rmsprop) that updates one group.
+    _functional = None
+
     def _update(self, params, grads, states, group):
-        raise NotImplementedError
+        type(self)._functional(params, grads, states, **_options(group))
 
     @_use_grad_for_differentiable
     def step(self, closure=None):

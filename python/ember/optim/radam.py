@@ -3,7 +3,7 @@ step rectified (plain momentum SGD while too few steps have been seen)."""
 
 import ember
 
-from .optimizer import _check_hyperparameters, _get_value, _options, _PerParameterOptimizer
+from .optimizer import _check_hyperparameters, _get_value, _PerParameterOptimizer
 
 __all__ = ["RAdam", "radam"]
 
@@ -38,9 +38,6 @@ class RAdam(_PerParameterOptimizer):
     def _new_state(self, param, group):
         return {"exp_avg": ember.zeros_like(param), "exp_avg_sq": ember.zeros_like(param)}
 
-    def _update(self, params, grads, states, group):
-        radam(params, grads, states, **_options(group))
-
 
 def radam(params, grads, states, *, lr, beta1, beta2, eps, weight_decay, decoupled_weight_decay, maximize,
           **_ignored):
@@ -69,3 +66,6 @@ def radam(params, grads, states, *, lr, beta1, beta2, eps, weight_decay, decoupl
             param.add_(corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
         else:
             param.add_(corrected_exp_avg * lr, alpha=-1.0)
+
+
+RAdam._functional = staticmethod(radam)

@@ -3,7 +3,7 @@ squared gradients (optionally centered, optionally with momentum)."""
 
 import ember
 
-from .optimizer import _check_hyperparameters, _get_value, _options, _PerParameterOptimizer
+from .optimizer import _check_hyperparameters, _get_value, _PerParameterOptimizer
 
 __all__ = ["RMSprop", "rmsprop"]
 
@@ -44,9 +44,6 @@ class RMSprop(_PerParameterOptimizer):
             state["grad_avg"] = ember.zeros_like(param)
         return state
 
-    def _update(self, params, grads, states, group):
-        rmsprop(params, grads, states, **_options(group))
-
 
 def rmsprop(params, grads, states, *, lr, alpha, eps, weight_decay, momentum, centered, maximize, **_ignored):
     r"""Functional API that performs the RMSprop algorithm computation (see :class:`RMSprop`)."""
@@ -71,3 +68,6 @@ def rmsprop(params, grads, states, *, lr, alpha, eps, weight_decay, momentum, ce
             param.add_(buf, alpha=-lr)
         else:
             param.addcdiv_(grad, avg, value=-lr)
+
+
+RMSprop._functional = staticmethod(rmsprop)
