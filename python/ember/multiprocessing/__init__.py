@@ -82,5 +82,6 @@ def _ensure_manager():
 
 
 init_reductions()
-if os.environ.get(_STRATEGY_VARIABLE, _strategy) in _STRATEGIES:
-    set_sharing_strategy(os.environ.get(_STRATEGY_VARIABLE, _strategy))
+# A strategy set in a parent process (nothing to do, and nothing written, otherwise).
+if os.environ.get(_STRATEGY_VARIABLE, _strategy) != _strategy and os.environ[_STRATEGY_VARIABLE] in _STRATEGIES:
+    set_sharing_strategy(os.environ[_STRATEGY_VARIABLE])
