@@ -94,6 +94,18 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const
                                                        const Tensor& save_mean, const Tensor& save_invstd,
                                                        bool training, double eps, std::array<bool, 3> mask);
 
+// Recurrent cells. The fused kernel recomputes the gates from the saved
+// projections; under create_graph the same formulas are composed from
+// differentiable operators instead. Returns the gradients of (input_gates,
+// hidden_gates, state, input_bias, hidden_bias).
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> lstm_cell_backward(
+    const Tensor& grad_hy, const Tensor& grad_cy, const Tensor& input_gates, const Tensor& hidden_gates,
+    const Tensor& cx, const Tensor& cy, const std::optional<Tensor>& input_bias,
+    const std::optional<Tensor>& hidden_bias, std::array<bool, 5> mask);
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> gru_cell_backward(
+    const Tensor& grad_hy, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx,
+    const std::optional<Tensor>& input_bias, const std::optional<Tensor>& hidden_bias, std::array<bool, 5> mask);
+
 // Convolution and pooling.
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
                                                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,

@@ -101,6 +101,11 @@ def cases(quick, device="cpu"):
     yield ("nn: gelu [64,64,512] fwd+bwd", arrays((64, 64, 512)), _gelu_step, _gelu_step, None)
     yield ("nn: cross_entropy [4096,65] fwd+bwd", arrays((4096, 65)), _cross_entropy_step, _cross_entropy_step, None)
     yield ("nn: attention block [32,64,128] fwd+bwd", arrays((32, 64, 128)), _attention_step, _attention_step, None)
+    for kind in ("LSTM", "GRU"):
+        yield (f"nn: {kind} 2 layers, seq 32, batch 32, 256 -> 256, fwd+bwd", arrays((32, 32, 256)),
+               lambda x, k=kind: _recurrent_step(x, k), lambda x, k=kind: _recurrent_step(x, k), None)
+    yield ("nn: LSTMCell step [64,512] -> 512, fwd", arrays((64, 512), (64, 512), (64, 512)), _lstm_cell_step,
+           _lstm_cell_step, None)
     yield ("optim: AdamW step, 8 x [256,256]", arrays(*[(256, 256)] * 8), _adamw_step, _adamw_step, None)
     if device == "cpu":
         images = arrays((128 if quick else 256, 3, 224, 224))
@@ -179,6 +184,27 @@ def _attention_step(x):
     norm, attn, mask = _ATTENTION[lib]
     h = norm(x)
     (x + attn(h, h, h, attn_mask=mask, need_weights=False)[0]).sum().backward()
+
+
+_RECURRENT = {}
+
+
+def _recurrent_step(x, kind):
+    lib = _lib(x)
+    key = (lib.__name__, kind)
+    if key not in _RECURRENT:
+        _RECURRENT[key] = getattr(lib.nn, kind)(x.shape[-1], 256, num_layers=2)
+    out, _ = _RECURRENT[key](x)
+    out.sum().backward()
+
+
+def _lstm_cell_step(x, h, c):
+    lib = _lib(x)
+    key = (lib.__name__, "LSTMCell")
+    if key not in _RECURRENT:
+        _RECURRENT[key] = lib.nn.LSTMCell(x.shape[-1], h.shape[-1])
+    with lib.no_grad():
+        _RECURRENT[key](x, (h, c))
 
 
 _OPTIMIZERS = {}

@@ -19,6 +19,7 @@ from .loss import (  # noqa: F401
     BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss,
 )
 from .flatten import Flatten, Unflatten  # noqa: F401
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 
 __all__ = [
     "AdaptiveAvgPool1d",
@@ -44,6 +45,8 @@ __all__ = [
     "Flatten",
     "GELU",
     "GLU",
+    "GRU",
+    "GRUCell",
     "GroupNorm",
     "Hardsigmoid",
     "Hardswish",
@@ -52,6 +55,8 @@ __all__ = [
     "Identity",
     "KLDivLoss",
     "L1Loss",
+    "LSTM",
+    "LSTMCell",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
@@ -71,6 +76,10 @@ __all__ = [
     "ParameterDict",
     "ParameterList",
     "RMSNorm",
+    "RNN",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
     "ReLU",
     "ReLU6",
     "RemovableHandle",

@@ -2,6 +2,8 @@
 
 from ember import _C
 
+from . import rnn  # noqa: F401
+
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm  # noqa: F401
 
 Tensor = _C.Tensor

@@ -1,0 +1,77 @@
+// Backward formulas of the fused recurrent cells (aten/native/RNNCells.cpp).
+
+#include <autograd/FunctionsManual.h>
+
+#include <c10/core/GradMode.h>
+
+namespace ember::autograd::manual {
+
+namespace {
+
+bool has(const std::optional<Tensor>& t) { return t.has_value() && t->defined(); }
+
+// The pre-activation gates, input_gates + hidden_gates (+ both biases).
+Tensor summed_gates(const Tensor& input_gates, const Tensor& hidden_gates, const std::optional<Tensor>& input_bias,
+                    const std::optional<Tensor>& hidden_bias) {
+  Tensor pre = input_gates + hidden_gates;
+  return has(input_bias) ? pre + *input_bias + *hidden_bias : pre;
+}
+
+Tensor bias_grad(const Tensor& grad_gates, bool wanted, const std::optional<Tensor>& bias) {
+  return wanted && has(bias) ? grad_gates.sum(IntArrayRef({0})) : Tensor();
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> lstm_cell_backward(
+    const Tensor& grad_hy, const Tensor& grad_cy, const Tensor& input_gates, const Tensor& hidden_gates,
+    const Tensor& cx, const Tensor& cy, const std::optional<Tensor>& input_bias,
+    const std::optional<Tensor>& hidden_bias, std::array<bool, 5> mask) {
+  Tensor grad_gates, grad_cx;
+  if (!c10::GradMode::is_enabled()) {
+    std::tie(grad_gates, grad_cx) =
+        ember::_fused_lstm_cell_backward(grad_hy, grad_cy, input_gates, hidden_gates, cx, cy, input_bias, hidden_bias);
+  } else {
+    const std::vector<Tensor> pre = summed_gates(input_gates, hidden_gates, input_bias, hidden_bias).chunk(4, 1);
+    const Tensor i = pre[0].sigmoid(), f = pre[1].sigmoid(), g = pre[2].tanh(), o = pre[3].sigmoid();
+    const Tensor tanh_cy = (f * cx + i * g).tanh();
+    const Tensor grad_c = grad_cy + grad_hy * o * (1 - tanh_cy * tanh_cy);
+    grad_gates = ember::cat({grad_c * g * i * (1 - i), grad_c * cx * f * (1 - f), grad_c * i * (1 - g * g),
+                             grad_hy * tanh_cy * o * (1 - o)},
+                            1);
+    grad_cx = grad_c * f;
+  }
+  return {mask[0] ? grad_gates : Tensor(), mask[1] ? grad_gates : Tensor(), mask[2] ? grad_cx : Tensor(),
+          bias_grad(grad_gates, mask[3], input_bias), bias_grad(grad_gates, mask[4], hidden_bias)};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> gru_cell_backward(
+    const Tensor& grad_hy, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx,
+    const std::optional<Tensor>& input_bias, const std::optional<Tensor>& hidden_bias, std::array<bool, 5> mask) {
+  Tensor grad_input_gates, grad_hidden_gates, grad_hx;
+  if (!c10::GradMode::is_enabled()) {
+    std::tie(grad_input_gates, grad_hidden_gates, grad_hx) =
+        ember::_fused_gru_cell_backward(grad_hy, input_gates, hidden_gates, hx, input_bias, hidden_bias);
+  } else {
+    const std::vector<Tensor> in = input_gates.chunk(3, 1), hid = hidden_gates.chunk(3, 1);
+    Tensor pre_r = in[0] + hid[0], pre_z = in[1] + hid[1], in_n = in[2], hn = hid[2];
+    if (has(input_bias)) {
+      const std::vector<Tensor> bi = input_bias->chunk(3, 0), bh = hidden_bias->chunk(3, 0);
+      pre_r = pre_r + bi[0] + bh[0];
+      pre_z = pre_z + bi[1] + bh[1];
+      in_n = in_n + bi[2];
+      hn = hn + bh[2];
+    }
+    const Tensor r = pre_r.sigmoid(), z = pre_z.sigmoid(), n = (in_n + r * hn).tanh();
+    const Tensor grad_z = grad_hy * (hx - n) * z * (1 - z);
+    const Tensor grad_n = grad_hy * (1 - z) * (1 - n * n);
+    const Tensor grad_r = grad_n * hn * r * (1 - r);
+    grad_input_gates = ember::cat({grad_r, grad_z, grad_n}, 1);
+    grad_hidden_gates = ember::cat({grad_r, grad_z, grad_n * r}, 1);
+    grad_hx = grad_hy * z;
+  }
+  return {mask[0] ? grad_input_gates : Tensor(), mask[1] ? grad_hidden_gates : Tensor(), mask[2] ? grad_hx : Tensor(),
+          bias_grad(grad_input_gates, mask[3], input_bias), bias_grad(grad_hidden_gates, mask[4], hidden_bias)};
+}
+
+}  // namespace ember::autograd::manual
