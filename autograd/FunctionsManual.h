@@ -106,6 +106,14 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> gru_cell_backward(
     const Tensor& grad_hy, const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx,
     const std::optional<Tensor>& input_bias, const std::optional<Tensor>& hidden_bias, std::array<bool, 5> mask);
 
+// A whole recurrence (_rnn_recurrence): the BPTT kernel, or under
+// create_graph the gradient of its step-by-step differentiable form.
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> rnn_recurrence_backward(
+    const Tensor& grad_output, const Tensor& grad_hy, const Tensor& grad_cy, const Tensor& input_gates,
+    const Tensor& hx, const std::optional<Tensor>& cx, const Tensor& w_hh, const std::optional<Tensor>& b_ih,
+    const std::optional<Tensor>& b_hh, const std::optional<Tensor>& w_hr, int64_t mode, bool reverse,
+    const Tensor& output, const Tensor& workspace, std::array<bool, 7> mask);
+
 // Convolution and pooling.
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
                                                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,

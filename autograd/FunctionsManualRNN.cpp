@@ -1,5 +1,6 @@
 // Backward formulas of the fused recurrent cells (aten/native/RNNCells.cpp).
 
+#include <autograd/Autograd.h>
 #include <autograd/FunctionsManual.h>
 
 #include <c10/core/GradMode.h>
@@ -72,6 +73,49 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> gru_cell_backward(
   }
   return {mask[0] ? grad_input_gates : Tensor(), mask[1] ? grad_hidden_gates : Tensor(), mask[2] ? grad_hx : Tensor(),
           bias_grad(grad_input_gates, mask[3], input_bias), bias_grad(grad_hidden_gates, mask[4], hidden_bias)};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> rnn_recurrence_backward(
+    const Tensor& grad_output, const Tensor& grad_hy, const Tensor& grad_cy, const Tensor& input_gates,
+    const Tensor& hx, const std::optional<Tensor>& cx, const Tensor& w_hh, const std::optional<Tensor>& b_ih,
+    const std::optional<Tensor>& b_hh, const std::optional<Tensor>& w_hr, int64_t mode, bool reverse,
+    const Tensor& output, const Tensor& workspace, std::array<bool, 7> mask) {
+  std::array<Tensor, 7> grads;
+  if (!c10::GradMode::is_enabled()) {
+    auto all = ember::_rnn_recurrence_backward(grad_output, grad_hy, grad_cy, input_gates, hx, cx, w_hh, b_ih, b_hh,
+                                               w_hr, mode, reverse, output, workspace);
+    grads = {std::get<0>(all), std::get<1>(all), std::get<2>(all), std::get<3>(all),
+             std::get<4>(all), std::get<5>(all), std::get<6>(all)};
+  } else {
+    // Run the recurrence again as recorded steps and differentiate that,
+    // keeping the graph so that the gradient can be differentiated again.
+    const std::array<Tensor, 7> args{input_gates, hx, cx.value_or(Tensor()), w_hh, b_ih.value_or(Tensor()),
+                                     b_hh.value_or(Tensor()), w_hr.value_or(Tensor())};
+    variable_list inputs;
+    std::vector<size_t> positions;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (mask[i] && args[i].defined() && args[i].requires_grad()) {
+        inputs.push_back(args[i]);
+        positions.push_back(i);
+      }
+    }
+    if (!inputs.empty()) {
+      auto [out, hy, cy] = ember::_rnn_recurrence_differentiable(input_gates, hx, cx, w_hh, b_ih, b_hh, w_hr, mode,
+                                                                 reverse);
+      variable_list outputs{out, hy}, grad_outputs{grad_output, grad_hy};
+      if (cy.defined() && cy.numel() > 0) {
+        outputs.push_back(cy);
+        grad_outputs.push_back(grad_cy);
+      }
+      const variable_list result = ember::autograd::grad(outputs, inputs, grad_outputs, /*retain_graph=*/true,
+                                                         /*create_graph=*/true, /*allow_unused=*/true);
+      for (size_t k = 0; k < positions.size(); ++k) grads[positions[k]] = result[k];
+    }
+  }
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!mask[i]) grads[i] = Tensor();
+  }
+  return {grads[0], grads[1], grads[2], grads[3], grads[4], grads[5], grads[6]};
 }
 
 }  // namespace ember::autograd::manual

@@ -10,6 +10,7 @@
 
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/RNNMode.h>
 
 #include <string_view>
 #include <tuple>
@@ -18,16 +19,6 @@
 namespace ember::native {
 
 namespace {
-
-enum class CellKind { LSTM, GRU, RNN_TANH, RNN_RELU };
-
-int64_t gate_count(CellKind kind) {
-  switch (kind) {
-    case CellKind::LSTM: return 4;
-    case CellKind::GRU: return 3;
-    default: return 1;
-  }
-}
 
 // One layer and direction's weights, as torch orders them in _flat_weights.
 struct CellParams {
@@ -48,7 +39,7 @@ struct State {
 
 struct Config {
   std::string_view op;
-  CellKind kind;
+  RecurrentMode kind;
   bool has_biases;
   int64_t num_layers;
   double dropout;
@@ -83,50 +74,48 @@ std::vector<CellParams> gather_params(const Config& cfg, const std::vector<Tenso
 
 // All steps' input projections at once. RNN cells take their input bias here;
 // the fused LSTM/GRU cells add both biases themselves.
-Tensor input_projection(CellKind kind, const Tensor& x, const CellParams& p) {
-  if (kind == CellKind::RNN_TANH || kind == CellKind::RNN_RELU) return ember::linear(x, p.w_ih, p.b_ih);
+Tensor input_projection(RecurrentMode kind, const Tensor& x, const CellParams& p) {
+  if (kind == RecurrentMode::RNN_TANH || kind == RecurrentMode::RNN_RELU) return ember::linear(x, p.w_ih, p.b_ih);
   return ember::matmul(x, p.w_ih.t());
 }
 
 std::optional<Tensor> maybe(const Tensor& t) { return t.defined() ? std::optional<Tensor>(t) : std::nullopt; }
 
-State step(CellKind kind, const Tensor& input_gates, const State& s, const CellParams& p) {
+State step(RecurrentMode kind, const Tensor& input_gates, const State& s, const CellParams& p) {
   switch (kind) {
-    case CellKind::LSTM: {
+    case RecurrentMode::LSTM: {
       const Tensor hidden_gates = ember::mm(s.h, p.w_hh.t());
       auto [h, c] = ember::_fused_lstm_cell(input_gates, hidden_gates, s.c, maybe(p.b_ih), maybe(p.b_hh));
       return {p.w_hr.defined() ? ember::mm(h, p.w_hr.t()) : h, c};
     }
-    case CellKind::GRU: {
+    case RecurrentMode::GRU: {
       const Tensor hidden_gates = ember::mm(s.h, p.w_hh.t());
       return {ember::_fused_gru_cell(input_gates, hidden_gates, s.h, maybe(p.b_ih), maybe(p.b_hh)), Tensor()};
     }
     default: {
       const Tensor hidden = p.b_hh.defined() ? ember::addmm(p.b_hh, s.h, p.w_hh.t()) : ember::mm(s.h, p.w_hh.t());
       const Tensor pre = input_gates + hidden;
-      return {kind == CellKind::RNN_TANH ? pre.tanh() : ember::relu(pre), Tensor()};
+      return {kind == RecurrentMode::RNN_TANH ? pre.tanh() : ember::relu(pre), Tensor()};
     }
   }
 }
 
-// One direction of one layer over a dense (L, N, features) input.
-std::pair<Tensor, State> run_dense(CellKind kind, const Tensor& x, State s, const CellParams& p, bool reverse) {
-  const Tensor projected = input_projection(kind, x, p);
-  const int64_t steps = x.size(0);
-  std::vector<Tensor> outputs(steps);
-  for (int64_t k = 0; k < steps; ++k) {
-    const int64_t t = reverse ? steps - 1 - k : k;
-    s = step(kind, projected.select(0, t), s, p);
-    outputs[t] = s.h;
-  }
-  return {ember::stack(outputs, 0), s};
+// One direction of one layer over a dense (L, N, features) input: the input
+// projection, then the recurrence as one op (RNNRecurrence.cpp).
+std::pair<Tensor, State> run_dense(RecurrentMode kind, const Tensor& x, const State& s, const CellParams& p,
+                                   bool reverse) {
+  const bool rnn = kind == RecurrentMode::RNN_TANH || kind == RecurrentMode::RNN_RELU;
+  auto [out, h, c, workspace] = ember::_rnn_recurrence(input_projection(kind, x, p), s.h, maybe(s.c),
+                                                       p.w_hh, rnn ? std::nullopt : maybe(p.b_ih), maybe(p.b_hh),
+                                                       maybe(p.w_hr), static_cast<int64_t>(kind), reverse);
+  return {out, {h, kind == RecurrentMode::LSTM ? c : Tensor()}};
 }
 
 // One direction of one layer over packed data: step t holds batch_sizes[t]
 // rows, the longest sequences first. Going forward, rows whose sequence ended
 // leave the state (their final state is kept aside); in reverse, they join it
 // from the initial state when their sequence begins.
-std::pair<Tensor, State> run_packed(CellKind kind, const Tensor& data, const std::vector<int64_t>& batch_sizes,
+std::pair<Tensor, State> run_packed(RecurrentMode kind, const Tensor& data, const std::vector<int64_t>& batch_sizes,
                                     const State& initial, const CellParams& p, bool reverse) {
   const Tensor projected = input_projection(kind, data, p);
   const int64_t steps = static_cast<int64_t>(batch_sizes.size());
@@ -177,7 +166,7 @@ template <typename RunDirection>
 std::tuple<Tensor, Tensor, Tensor> run_layers(const Config& cfg, const Tensor& input, const std::vector<Tensor>& hx,
                                               const std::vector<Tensor>& params, int64_t batch,
                                               RunDirection&& run) {
-  const bool is_lstm = cfg.kind == CellKind::LSTM;
+  const bool is_lstm = cfg.kind == RecurrentMode::LSTM;
   EMBER_CHECK(static_cast<int64_t>(hx.size()) == (is_lstm ? 2 : 1), "{}: expected {} initial state tensors, got {}",
               cfg.op, is_lstm ? 2 : 1, hx.size());
   const bool has_projections = is_lstm && hx[0].dim() == 3 && hx[1].dim() == 3 && hx[0].size(2) != hx[1].size(2);
@@ -252,7 +241,7 @@ std::tuple<Tensor, Tensor, Tensor> run_packed_layers(const Config& cfg, const Te
   });
 }
 
-Config config(std::string_view op, CellKind kind, bool has_biases, int64_t num_layers, double dropout, bool train,
+Config config(std::string_view op, RecurrentMode kind, bool has_biases, int64_t num_layers, double dropout, bool train,
               bool bidirectional) {
   return {op, kind, has_biases, num_layers, dropout, train, bidirectional};
 }
@@ -262,20 +251,20 @@ Config config(std::string_view op, CellKind kind, bool has_biases, int64_t num_l
 std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& input, c10::ArrayRef<Tensor> hx, c10::ArrayRef<Tensor> params,
                                         bool has_biases, int64_t num_layers, double dropout, bool train,
                                         bool bidirectional, bool batch_first) {
-  return run_dense_layers(config("lstm", CellKind::LSTM, has_biases, num_layers, dropout, train, bidirectional), input,
+  return run_dense_layers(config("lstm", RecurrentMode::LSTM, has_biases, num_layers, dropout, train, bidirectional), input,
                           hx.vec(), params.vec(), batch_first);
 }
 
 std::tuple<Tensor, Tensor, Tensor> lstm(const Tensor& data, const Tensor& batch_sizes, c10::ArrayRef<Tensor> hx,
                                         c10::ArrayRef<Tensor> params, bool has_biases, int64_t num_layers,
                                         double dropout, bool train, bool bidirectional) {
-  return run_packed_layers(config("lstm", CellKind::LSTM, has_biases, num_layers, dropout, train, bidirectional),
+  return run_packed_layers(config("lstm", RecurrentMode::LSTM, has_biases, num_layers, dropout, train, bidirectional),
                            data, batch_sizes, hx.vec(), params.vec());
 }
 
 namespace {
 
-std::tuple<Tensor, Tensor> one_state_dense(std::string_view op, CellKind kind, const Tensor& input, const Tensor& hx,
+std::tuple<Tensor, Tensor> one_state_dense(std::string_view op, RecurrentMode kind, const Tensor& input, const Tensor& hx,
                                            c10::ArrayRef<Tensor> params, bool has_biases, int64_t num_layers,
                                            double dropout, bool train, bool bidirectional, bool batch_first) {
   auto [out, h, c] = run_dense_layers(config(op, kind, has_biases, num_layers, dropout, train, bidirectional), input,
@@ -283,7 +272,7 @@ std::tuple<Tensor, Tensor> one_state_dense(std::string_view op, CellKind kind, c
   return {out, h};
 }
 
-std::tuple<Tensor, Tensor> one_state_packed(std::string_view op, CellKind kind, const Tensor& data,
+std::tuple<Tensor, Tensor> one_state_packed(std::string_view op, RecurrentMode kind, const Tensor& data,
                                             const Tensor& batch_sizes, const Tensor& hx, c10::ArrayRef<Tensor> params,
                                             bool has_biases, int64_t num_layers, double dropout, bool train,
                                             bool bidirectional) {
@@ -296,43 +285,70 @@ std::tuple<Tensor, Tensor> one_state_packed(std::string_view op, CellKind kind, 
 
 std::tuple<Tensor, Tensor> gru(const Tensor& input, const Tensor& hx, c10::ArrayRef<Tensor> params, bool has_biases,
                                int64_t num_layers, double dropout, bool train, bool bidirectional, bool batch_first) {
-  return one_state_dense("gru", CellKind::GRU, input, hx, params, has_biases, num_layers, dropout, train,
+  return one_state_dense("gru", RecurrentMode::GRU, input, hx, params, has_biases, num_layers, dropout, train,
                          bidirectional, batch_first);
 }
 
 std::tuple<Tensor, Tensor> gru(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx,
                                c10::ArrayRef<Tensor> params, bool has_biases, int64_t num_layers, double dropout,
                                bool train, bool bidirectional) {
-  return one_state_packed("gru", CellKind::GRU, data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+  return one_state_packed("gru", RecurrentMode::GRU, data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
                           bidirectional);
 }
 
 std::tuple<Tensor, Tensor> rnn_tanh(const Tensor& input, const Tensor& hx, c10::ArrayRef<Tensor> params,
                                     bool has_biases, int64_t num_layers, double dropout, bool train,
                                     bool bidirectional, bool batch_first) {
-  return one_state_dense("rnn_tanh", CellKind::RNN_TANH, input, hx, params, has_biases, num_layers, dropout, train,
+  return one_state_dense("rnn_tanh", RecurrentMode::RNN_TANH, input, hx, params, has_biases, num_layers, dropout, train,
                          bidirectional, batch_first);
 }
 
 std::tuple<Tensor, Tensor> rnn_tanh(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx,
                                     c10::ArrayRef<Tensor> params, bool has_biases, int64_t num_layers, double dropout,
                                     bool train, bool bidirectional) {
-  return one_state_packed("rnn_tanh", CellKind::RNN_TANH, data, batch_sizes, hx, params, has_biases, num_layers,
+  return one_state_packed("rnn_tanh", RecurrentMode::RNN_TANH, data, batch_sizes, hx, params, has_biases, num_layers,
                           dropout, train, bidirectional);
 }
 
 std::tuple<Tensor, Tensor> rnn_relu(const Tensor& input, const Tensor& hx, c10::ArrayRef<Tensor> params,
                                     bool has_biases, int64_t num_layers, double dropout, bool train,
                                     bool bidirectional, bool batch_first) {
-  return one_state_dense("rnn_relu", CellKind::RNN_RELU, input, hx, params, has_biases, num_layers, dropout, train,
+  return one_state_dense("rnn_relu", RecurrentMode::RNN_RELU, input, hx, params, has_biases, num_layers, dropout, train,
                          bidirectional, batch_first);
 }
 
 std::tuple<Tensor, Tensor> rnn_relu(const Tensor& data, const Tensor& batch_sizes, const Tensor& hx,
                                     c10::ArrayRef<Tensor> params, bool has_biases, int64_t num_layers, double dropout,
                                     bool train, bool bidirectional) {
-  return one_state_packed("rnn_relu", CellKind::RNN_RELU, data, batch_sizes, hx, params, has_biases, num_layers,
+  return one_state_packed("rnn_relu", RecurrentMode::RNN_RELU, data, batch_sizes, hx, params, has_biases, num_layers,
                           dropout, train, bidirectional);
+}
+
+std::tuple<Tensor, Tensor, Tensor> _rnn_recurrence_differentiable(const Tensor& input_gates, const Tensor& hx,
+                                                                  const std::optional<Tensor>& cx, const Tensor& w_hh,
+                                                                  const std::optional<Tensor>& b_ih,
+                                                                  const std::optional<Tensor>& b_hh,
+                                                                  const std::optional<Tensor>& w_hr, int64_t mode,
+                                                                  bool reverse) {
+  EMBER_CHECK(mode >= 0 && mode <= 3 && input_gates.dim() == 3 && input_gates.size(0) > 0,
+              "_rnn_recurrence_differentiable: expected a mode in 0..3 and a non-empty (L, N, G*H) input_gates");
+  const auto kind = static_cast<RecurrentMode>(mode);
+  const CellParams p{Tensor(), w_hh, b_ih.value_or(Tensor()), b_hh.value_or(Tensor()), w_hr.value_or(Tensor())};
+  const bool rnn = kind == RecurrentMode::RNN_TANH || kind == RecurrentMode::RNN_RELU;
+  // The RNN cell's step adds its input bias with the projection; here the gates already are the projection.
+  const CellParams step_params = rnn && p.b_ih.defined()
+                                     ? CellParams{Tensor(), w_hh, Tensor(), p.b_hh.defined() ? p.b_hh + p.b_ih : p.b_ih,
+                                                  Tensor()}
+                                     : p;
+  const int64_t steps = input_gates.size(0);
+  std::vector<Tensor> outputs(steps);
+  State s{hx, cx.value_or(Tensor())};
+  for (int64_t k = 0; k < steps; ++k) {
+    const int64_t t = reverse ? steps - 1 - k : k;
+    s = step(kind, input_gates.select(0, t), s, step_params);
+    outputs[t] = s.h;
+  }
+  return {ember::stack(outputs, 0), s.h, s.c.defined() ? s.c : ember::empty({0}, input_gates.options())};
 }
 
 // ---- Single steps (RNNCell, LSTMCell, GRUCell) --------------------------------------
@@ -366,7 +382,7 @@ std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, c10::ArrayRef<Tensor> 
   EMBER_CHECK(hx.size() == 2, "lstm_cell: expected two hidden state tensors (h, c), got {}", hx.size());
   check_cell_input("lstm_cell", input, hx[0], w_ih, w_hh);
   const CellParams p = cell_params(w_ih, w_hh, b_ih, b_hh);
-  const State s = step(CellKind::LSTM, ember::mm(input, w_ih.t()), {hx[0], hx[1]}, p);
+  const State s = step(RecurrentMode::LSTM, ember::mm(input, w_ih.t()), {hx[0], hx[1]}, p);
   return {s.h, s.c};
 }
 
@@ -374,21 +390,21 @@ Tensor gru_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const
                 const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
   check_cell_input("gru_cell", input, hx, w_ih, w_hh);
   const CellParams p = cell_params(w_ih, w_hh, b_ih, b_hh);
-  return step(CellKind::GRU, ember::mm(input, w_ih.t()), {hx, Tensor()}, p).h;
+  return step(RecurrentMode::GRU, ember::mm(input, w_ih.t()), {hx, Tensor()}, p).h;
 }
 
 Tensor rnn_tanh_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                      const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
   check_cell_input("rnn_tanh_cell", input, hx, w_ih, w_hh);
   const CellParams p = cell_params(w_ih, w_hh, b_ih, b_hh);
-  return step(CellKind::RNN_TANH, input_projection(CellKind::RNN_TANH, input, p), {hx, Tensor()}, p).h;
+  return step(RecurrentMode::RNN_TANH, input_projection(RecurrentMode::RNN_TANH, input, p), {hx, Tensor()}, p).h;
 }
 
 Tensor rnn_relu_cell(const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
                      const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
   check_cell_input("rnn_relu_cell", input, hx, w_ih, w_hh);
   const CellParams p = cell_params(w_ih, w_hh, b_ih, b_hh);
-  return step(CellKind::RNN_RELU, input_projection(CellKind::RNN_RELU, input, p), {hx, Tensor()}, p).h;
+  return step(RecurrentMode::RNN_RELU, input_projection(RecurrentMode::RNN_RELU, input, p), {hx, Tensor()}, p).h;
 }
 
 }  // namespace ember::native

@@ -3,18 +3,14 @@
 // to the new state, in one pass over each row's gates instead of a dozen
 // elementwise ops with their temporaries. The backward recomputes the gate
 // activations from the same inputs rather than keeping them, so a step saves
-// only what the forward was given.
-//
-// Gate order is torch's: LSTM (input, forget, cell, output), GRU (reset,
-// update, new); the GRU's hidden bias of the new gate stays inside r * (.).
+// only what the forward was given. The row math is cpu/RNNCellMath.h.
 
 #include <aten/Functions.h>
 #include <aten/Parallel.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
-#include <aten/native/cpu/VecMath.h>
+#include <aten/native/cpu/RNNCellMath.h>
 
-#include <cmath>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -22,24 +18,6 @@
 namespace ember::native {
 
 namespace {
-
-template <typename M>
-void sigmoid_in_place(M* x, int64_t n) {
-  if constexpr (std::is_same_v<M, float>) {
-    cpu::sigmoid_floats(x, x, n);
-  } else {
-    for (int64_t i = 0; i < n; ++i) x[i] = M(1) / (M(1) + std::exp(-x[i]));
-  }
-}
-
-template <typename M>
-void tanh_into(const M* x, M* y, int64_t n) {
-  if constexpr (std::is_same_v<M, float>) {
-    cpu::tanh_floats(x, y, n);
-  } else {
-    for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]);
-  }
-}
 
 // The tensors of one cell call, checked and made dense in one dtype.
 struct CellOperands {
@@ -105,13 +83,25 @@ void sum_gates(const T* ig, const T* hg, const T* bi, const T* bh, M* pre, int64
   }
 }
 
-// Gates of one LSTM row, activated: sigmoid(i), sigmoid(f), tanh(g), sigmoid(o).
+// A GRU row's work buffer (see cpu::gru_row_forward): r and z summed, the new
+// gate's input and hidden parts apart.
 template <typename T, typename M>
-void lstm_gates(const T* ig, const T* hg, const T* bi, const T* bh, M* gates, int64_t H) {
-  sum_gates<T, M>(ig, hg, bi, bh, gates, 4 * H);
-  sigmoid_in_place(gates, 2 * H);
-  tanh_into(gates + 2 * H, gates + 2 * H, H);
-  sigmoid_in_place(gates + 3 * H, H);
+void gru_work(const T* ig, const T* hg, const T* bi, const T* bh, M* work, int64_t H) {
+  sum_gates<T, M>(ig, hg, bi, bh, work, 2 * H);
+  for (int64_t j = 0; j < H; ++j) {
+    work[2 * H + j] = static_cast<M>(ig[2 * H + j]) + (bi ? static_cast<M>(bi[2 * H + j]) : M(0));
+    work[3 * H + j] = static_cast<M>(hg[2 * H + j]) + (bh ? static_cast<M>(bh[2 * H + j]) : M(0));
+  }
+}
+
+template <typename T, typename M>
+void load(const T* src, M* dst, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<M>(src[j]);
+}
+
+template <typename M, typename T>
+void store(const M* src, T* dst, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<T>(src[j]);
 }
 
 int64_t rows_per_task(int64_t hidden) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(hidden, 1)); }
@@ -142,14 +132,14 @@ std::tuple<Tensor, Tensor> _fused_lstm_cell(const Tensor& input_gates, const Ten
     const T *bi = data_or_null<T>(c.input_bias), *bh = data_or_null<T>(c.hidden_bias);
     T *hyp = hy.data_ptr<T>(), *cyp = cy.data_ptr<T>();
     parallel_for(0, c.batch, rows_per_task(H), [&](int64_t begin, int64_t end) {
-      std::vector<M> gates(4 * H), cell(H);
+      std::vector<M> buf(8 * H);
+      M *gates = buf.data(), *c_prev = gates + 4 * H, *cell = c_prev + H, *h = cell + H, *scratch = h + H;
       for (int64_t r = begin; r < end; ++r) {
-        lstm_gates<T, M>(ig + r * 4 * H, hg + r * 4 * H, bi, bh, gates.data(), H);
-        const M *i = gates.data(), *f = i + H, *g = i + 2 * H, *o = i + 3 * H;
-        for (int64_t j = 0; j < H; ++j) cell[j] = f[j] * static_cast<M>(cxp[r * H + j]) + i[j] * g[j];
-        for (int64_t j = 0; j < H; ++j) cyp[r * H + j] = static_cast<T>(cell[j]);
-        tanh_into(cell.data(), cell.data(), H);
-        for (int64_t j = 0; j < H; ++j) hyp[r * H + j] = static_cast<T>(o[j] * cell[j]);
+        sum_gates<T, M>(ig + r * 4 * H, hg + r * 4 * H, bi, bh, gates, 4 * H);
+        load(cxp + r * H, c_prev, H);
+        cpu::lstm_row_forward(gates, c_prev, cell, h, scratch, H);
+        store(cell, cyp + r * H, H);
+        store(h, hyp + r * H, H);
       }
     });
   });
@@ -172,56 +162,32 @@ std::tuple<Tensor, Tensor> _fused_lstm_cell_backward(const Tensor& grad_hy, cons
   if (cx.is_meta() || cx.numel() == 0) return {grad_gates, grad_cx};
   const int64_t H = c.hidden;
   const Tensor ghy = grad_hy.to(cx.dtype()).contiguous(), gcy = grad_cy.to(cx.dtype()).contiguous();
-  const Tensor cy_dense = cy.to(cx.dtype()).contiguous();
   visit_floating(cx, [&](auto t_tag, auto m_tag) {
     using T = decltype(t_tag);
     using M = decltype(m_tag);
     const T *ig = c.input_gates.data_ptr<T>(), *hg = c.hidden_gates.data_ptr<T>(), *cxp = c.state.data_ptr<T>();
     const T *bi = data_or_null<T>(c.input_bias), *bh = data_or_null<T>(c.hidden_bias);
-    const T *ghyp = ghy.data_ptr<T>(), *gcyp = gcy.data_ptr<T>(), *cyp = cy_dense.data_ptr<T>();
+    const T *ghyp = ghy.data_ptr<T>(), *gcyp = gcy.data_ptr<T>();
     T *gg = grad_gates.data_ptr<T>(), *gcx = grad_cx.data_ptr<T>();
     parallel_for(0, c.batch, rows_per_task(H), [&](int64_t begin, int64_t end) {
-      std::vector<M> gates(4 * H), tanh_cy(H);
+      std::vector<M> buf(14 * H);
+      M *gates = buf.data(), *c_prev = gates + 4 * H, *cell = c_prev + H, *h = cell + H, *scratch = h + H;
+      M *gh = scratch + H, *gc = gh + H, *out = gc + H;
       for (int64_t r = begin; r < end; ++r) {
-        lstm_gates<T, M>(ig + r * 4 * H, hg + r * 4 * H, bi, bh, gates.data(), H);
-        const M *i = gates.data(), *f = i + H, *g = i + 2 * H, *o = i + 3 * H;
-        for (int64_t j = 0; j < H; ++j) tanh_cy[j] = static_cast<M>(cyp[r * H + j]);
-        tanh_into(tanh_cy.data(), tanh_cy.data(), H);
-        T* out = gg + r * 4 * H;
-        for (int64_t j = 0; j < H; ++j) {
-          const M gh = static_cast<M>(ghyp[r * H + j]), tc = tanh_cy[j];
-          const M gc = static_cast<M>(gcyp[r * H + j]) + gh * o[j] * (M(1) - tc * tc);
-          out[j] = static_cast<T>(gc * g[j] * i[j] * (M(1) - i[j]));
-          out[H + j] = static_cast<T>(gc * static_cast<M>(cxp[r * H + j]) * f[j] * (M(1) - f[j]));
-          out[2 * H + j] = static_cast<T>(gc * i[j] * (M(1) - g[j] * g[j]));
-          out[3 * H + j] = static_cast<T>(gh * tc * o[j] * (M(1) - o[j]));
-          gcx[r * H + j] = static_cast<T>(gc * f[j]);
-        }
+        // The forward again, for the activations (and the cell it made).
+        sum_gates<T, M>(ig + r * 4 * H, hg + r * 4 * H, bi, bh, gates, 4 * H);
+        load(cxp + r * H, c_prev, H);
+        cpu::lstm_row_forward(gates, c_prev, cell, h, scratch, H);
+        load(ghyp + r * H, gh, H);
+        load(gcyp + r * H, gc, H);
+        cpu::lstm_row_backward(gates, c_prev, cell, gh, gc, out, gc, scratch, H);
+        store(out, gg + r * 4 * H, 4 * H);
+        store(gc, gcx + r * H, H);
       }
     });
   });
   return {grad_gates, grad_cx};
 }
-
-namespace {
-
-// One GRU row: r and z activated, n = tanh(in + r * hn), hn = the hidden
-// projection of the new gate with its bias. Leaves r, z, n in gates[0..3H)
-// and hn in hn.
-template <typename T, typename M>
-void gru_gates(const T* ig, const T* hg, const T* bi, const T* bh, M* gates, M* hn, int64_t H) {
-  sum_gates<T, M>(ig, hg, bi, bh, gates, 2 * H);
-  sigmoid_in_place(gates, 2 * H);
-  const M* r = gates;
-  M* n = gates + 2 * H;
-  for (int64_t j = 0; j < H; ++j) {
-    hn[j] = static_cast<M>(hg[2 * H + j]) + (bh ? static_cast<M>(bh[2 * H + j]) : M(0));
-    n[j] = static_cast<M>(ig[2 * H + j]) + (bi ? static_cast<M>(bi[2 * H + j]) : M(0)) + r[j] * hn[j];
-  }
-  tanh_into(n, n, H);
-}
-
-}  // namespace
 
 Tensor _fused_gru_cell(const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx,
                        const std::optional<Tensor>& input_bias, const std::optional<Tensor>& hidden_bias) {
@@ -236,13 +202,13 @@ Tensor _fused_gru_cell(const Tensor& input_gates, const Tensor& hidden_gates, co
     const T *bi = data_or_null<T>(c.input_bias), *bh = data_or_null<T>(c.hidden_bias);
     T* hyp = hy.data_ptr<T>();
     parallel_for(0, c.batch, rows_per_task(H), [&](int64_t begin, int64_t end) {
-      std::vector<M> gates(3 * H), hn(H);
+      std::vector<M> buf(6 * H);
+      M *work = buf.data(), *h_prev = work + 4 * H, *h = h_prev + H;
       for (int64_t r = begin; r < end; ++r) {
-        gru_gates<T, M>(ig + r * 3 * H, hg + r * 3 * H, bi, bh, gates.data(), hn.data(), H);
-        const M *z = gates.data() + H, *n = gates.data() + 2 * H;
-        for (int64_t j = 0; j < H; ++j) {
-          hyp[r * H + j] = static_cast<T>(n[j] + z[j] * (static_cast<M>(hxp[r * H + j]) - n[j]));
-        }
+        gru_work<T, M>(ig + r * 3 * H, hg + r * 3 * H, bi, bh, work, H);
+        load(hxp + r * H, h_prev, H);
+        cpu::gru_row_forward(work, h_prev, h, H);
+        store(h, hyp + r * H, H);
       }
     });
   });
@@ -268,24 +234,20 @@ std::tuple<Tensor, Tensor, Tensor> _fused_gru_cell_backward(const Tensor& grad_h
     using M = decltype(m_tag);
     const T *ig = c.input_gates.data_ptr<T>(), *hg = c.hidden_gates.data_ptr<T>(), *hxp = c.state.data_ptr<T>();
     const T *bi = data_or_null<T>(c.input_bias), *bh = data_or_null<T>(c.hidden_bias), *ghyp = ghy.data_ptr<T>();
-    T *gi = grad_input_gates.data_ptr<T>(), *gh = grad_hidden_gates.data_ptr<T>(), *ghx = grad_hx.data_ptr<T>();
+    T *gi = grad_input_gates.data_ptr<T>(), *ghg = grad_hidden_gates.data_ptr<T>(), *ghx = grad_hx.data_ptr<T>();
     parallel_for(0, c.batch, rows_per_task(H), [&](int64_t begin, int64_t end) {
-      std::vector<M> gates(3 * H), hn(H);
+      std::vector<M> buf(14 * H);
+      M *work = buf.data(), *h_prev = work + 4 * H, *h = h_prev + H, *gh = h + H, *gin = gh + H;
+      M *ghid = gin + 3 * H, *gprev = ghid + 3 * H;
       for (int64_t r = begin; r < end; ++r) {
-        gru_gates<T, M>(ig + r * 3 * H, hg + r * 3 * H, bi, bh, gates.data(), hn.data(), H);
-        const M *rg = gates.data(), *z = rg + H, *n = rg + 2 * H;
-        T *gir = gi + r * 3 * H, *ghr = gh + r * 3 * H;
-        for (int64_t j = 0; j < H; ++j) {
-          const M g = static_cast<M>(ghyp[r * H + j]), h = static_cast<M>(hxp[r * H + j]);
-          const M gz = g * (h - n[j]) * z[j] * (M(1) - z[j]);
-          const M gn = g * (M(1) - z[j]) * (M(1) - n[j] * n[j]);
-          const M gr = gn * hn[j] * rg[j] * (M(1) - rg[j]);
-          gir[j] = ghr[j] = static_cast<T>(gr);
-          gir[H + j] = ghr[H + j] = static_cast<T>(gz);
-          gir[2 * H + j] = static_cast<T>(gn);
-          ghr[2 * H + j] = static_cast<T>(gn * rg[j]);
-          ghx[r * H + j] = static_cast<T>(g * z[j]);
-        }
+        gru_work<T, M>(ig + r * 3 * H, hg + r * 3 * H, bi, bh, work, H);
+        load(hxp + r * H, h_prev, H);
+        cpu::gru_row_forward(work, h_prev, h, H);
+        load(ghyp + r * H, gh, H);
+        cpu::gru_row_backward(work, h_prev, gh, gin, ghid, gprev, H);
+        store(gin, gi + r * 3 * H, 3 * H);
+        store(ghid, ghg + r * 3 * H, 3 * H);
+        store(gprev, ghx + r * H, H);
       }
     });
   });

@@ -367,3 +367,65 @@ def test_ops_reject_bad_arguments():
     with pytest.raises(NotImplementedError, match="_fused_gru_cell"):
         ember._fused_gru_cell(ember.ones(1, 3, dtype=ember.int64), ember.ones(1, 3, dtype=ember.int64),
                               ember.ones(1, 1, dtype=ember.int64))
+
+
+# ---- the whole-sequence recurrence op (BPTT kernel) ----------------------------------------------
+
+
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("projections", [False, True])
+def test_recurrence_gradcheck_and_double_backward(mode, reverse, projections):
+    if projections and mode != 0:
+        pytest.skip("projections are LSTM only")
+    L, B, H, P = 3, 2, 3, 2
+    G = [4, 3, 1, 1][mode]
+    out = P if projections else H
+    g = ember.Generator().manual_seed(mode)
+
+    def mk(*s):
+        return (0.5 * ember.randn(*s, generator=g, dtype=ember.float64)).requires_grad_()
+
+    args = [mk(L, B, G * H), mk(B, out), mk(B, H) if mode == 0 else None, mk(G * H, out),
+            mk(G * H) if mode < 2 else None, mk(G * H), mk(P, H) if projections else None]
+    present = [i for i, a in enumerate(args) if a is not None]
+
+    def f(*tensors):
+        full = list(args)
+        for i, t in zip(present, tensors):
+            full[i] = t
+        o, h, c, _ = ember._rnn_recurrence(*full, mode, reverse)
+        return (o, h, c) if mode == 0 else (o, h)
+
+    inputs = [args[i] for i in present]
+    assert gradcheck(f, inputs)
+    assert gradgradcheck(f, inputs)
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU", "RNN"])
+def test_double_backward_matches_torch(name):
+    tm, em = _same_modules(name, 3, 4, num_layers=2)
+    x = torch.randn(5, 2, 3, dtype=torch.float32)
+    results = []
+    for lib, m in ((torch, tm), (ember, em)):
+        X = lib.tensor(N(x), requires_grad=True)
+        out, _ = m(X)
+        (g,) = lib.autograd.grad(out.pow(2).sum(), X, create_graph=True)
+        g.pow(2).sum().backward()
+        results.append([g, X.grad] + [p.grad for p in m.parameters()])
+    for a, b in zip(results[1], results[0]):
+        close(a, b, 1e-4)
+
+
+def test_recurrence_rejects_bad_arguments():
+    ig, h = ember.randn(3, 2, 8), ember.randn(2, 2)
+    with pytest.raises(RuntimeError, match="_rnn_recurrence: a cell state is required"):
+        ember._rnn_recurrence(ig, h, None, ember.randn(8, 2), None, None, None, 0, False)
+    with pytest.raises(RuntimeError, match="_rnn_recurrence: unknown mode 7"):
+        ember._rnn_recurrence(ig, h, h, ember.randn(8, 2), None, None, None, 7, False)
+    with pytest.raises(RuntimeError, match="do not fit together"):
+        ember._rnn_recurrence(ig, h, h, ember.randn(8, 3), None, None, None, 0, False)
+    with pytest.raises(RuntimeError, match="sequence length to be larger than 0"):
+        ember._rnn_recurrence(ember.randn(0, 2, 8), h, h, ember.randn(8, 2), None, None, None, 0, False)
+    with pytest.raises(RuntimeError, match="expected all tensors of dtype"):
+        ember._rnn_recurrence(ig, h.double(), h, ember.randn(8, 2), None, None, None, 0, False)
