@@ -224,3 +224,53 @@ SAMPLES.update({
         t(d, 2, 3, 4, 4), t(d, 2, 3, 8, 8), [2, 2], [2, 2], [0, 0], [1, 1], False,
         ember.zeros(2, 3, 4, 4, dtype=ember.int64, device=d)),
 })
+
+def _rnn_params(d, gates, layers=1, directions=1, inputs=3, hidden=2):
+    params = []
+    for layer in range(layers):
+        width = inputs if layer == 0 else hidden * directions
+        for _ in range(directions):
+            params += [t(d, gates * hidden, width), t(d, gates * hidden, hidden), t(d, gates * hidden),
+                       t(d, gates * hidden)]
+    return params
+
+
+def _batch_sizes():
+    return ember.tensor([2, 2, 1])
+
+
+SAMPLES.update({
+    "_fused_lstm_cell": lambda d: ember._fused_lstm_cell(t(d, 3, 8), t(d, 3, 8), t(d, 3, 2), t(d, 8), t(d, 8)),
+    "_fused_lstm_cell_backward": lambda d: ember._fused_lstm_cell_backward(
+        t(d, 3, 2), t(d, 3, 2), t(d, 3, 8), t(d, 3, 8), t(d, 3, 2), t(d, 3, 2), None, None),
+    "_fused_gru_cell": lambda d: ember._fused_gru_cell(t(d, 3, 6), t(d, 3, 6), t(d, 3, 2)),
+    "_fused_gru_cell_backward": lambda d: ember._fused_gru_cell_backward(
+        t(d, 3, 2), t(d, 3, 6), t(d, 3, 6), t(d, 3, 2), t(d, 6), t(d, 6)),
+    "_rnn_recurrence": lambda d: ember._rnn_recurrence(t(d, 4, 3, 8), t(d, 3, 2), t(d, 3, 2), t(d, 8, 2), None,
+                                                       t(d, 8), None, 0, True),
+    "_rnn_recurrence_backward": lambda d: ember._rnn_recurrence_backward(
+        t(d, 4, 3, 2), t(d, 3, 2), t(d, 0), t(d, 4, 3, 6), t(d, 3, 2), None, t(d, 6, 2), t(d, 6), t(d, 6), None, 1,
+        False, t(d, 4, 3, 2), t(d, 4, 3, 8)),
+    "_rnn_recurrence_differentiable": lambda d: ember._rnn_recurrence_differentiable(
+        t(d, 4, 3, 2), t(d, 3, 2), None, t(d, 2, 2), None, t(d, 2), None, 2, False),
+    "lstm.input": lambda d: ember.lstm(t(d, 4, 2, 3), [t(d, 2, 2, 2), t(d, 2, 2, 2)], _rnn_params(d, 4, 2), True, 2,
+                                       0.0, False, False, False),
+    "lstm.data": lambda d: ember.lstm(t(d, 5, 3), _batch_sizes(), [t(d, 2, 2, 2), t(d, 2, 2, 2)],
+                                      _rnn_params(d, 4, 1, 2), True, 1, 0.0, False, True),
+    "gru.input": lambda d: ember.gru(t(d, 4, 2, 3), t(d, 2, 2, 2), _rnn_params(d, 3, 1, 2), True, 1, 0.0, False,
+                                     True, False),
+    "gru.data": lambda d: ember.gru(t(d, 5, 3), _batch_sizes(), t(d, 1, 2, 2), _rnn_params(d, 3), True, 1, 0.0,
+                                    False, False),
+    "rnn_tanh.input": lambda d: ember.rnn_tanh(t(d, 4, 2, 3), t(d, 1, 2, 2), _rnn_params(d, 1), True, 1, 0.0, False,
+                                               False, False),
+    "rnn_tanh.data": lambda d: ember.rnn_tanh(t(d, 5, 3), _batch_sizes(), t(d, 1, 2, 2), _rnn_params(d, 1), True, 1,
+                                              0.0, False, False),
+    "rnn_relu.input": lambda d: ember.rnn_relu(t(d, 4, 2, 3), t(d, 2, 2, 2), _rnn_params(d, 1, 2), True, 2, 0.0,
+                                               False, False, False),
+    "rnn_relu.data": lambda d: ember.rnn_relu(t(d, 5, 3), _batch_sizes(), t(d, 2, 2, 2), _rnn_params(d, 1, 1, 2), True,
+                                              1, 0.0, False, True),
+    "lstm_cell": lambda d: ember.lstm_cell(t(d, 3, 3), [t(d, 3, 2), t(d, 3, 2)], t(d, 8, 3), t(d, 8, 2)),
+    "gru_cell": lambda d: ember.gru_cell(t(d, 3, 3), t(d, 3, 2), t(d, 6, 3), t(d, 6, 2), t(d, 6), t(d, 6)),
+    "rnn_tanh_cell": lambda d: ember.rnn_tanh_cell(t(d, 3, 3), t(d, 3, 2), t(d, 2, 3), t(d, 2, 2)),
+    "rnn_relu_cell": lambda d: ember.rnn_relu_cell(t(d, 3, 3), t(d, 3, 2), t(d, 2, 3), t(d, 2, 2), t(d, 2), t(d, 2)),
+})

@@ -1174,3 +1174,18 @@ case("max_pool2d", "ties", fn("max_pool2d"), D(np.ones((1, 1, 2, 4))), 2, torch_
 def all_cases():
     """Every gradient case: the pointwise entries' and the hand-made ones."""
     return opinfo_cases() + structured_entry_cases() + STRUCTURED
+
+# -- recurrent cells and recurrences (no torch counterparts of these kernels: checked by finite differences) --
+
+case("_fused_lstm_cell", "biases", fn("_fused_lstm_cell"), N(2, 8), N(2, 8), N(2, 2), N(8), N(8), tc=False)
+case("_fused_lstm_cell", "no_bias", fn("_fused_lstm_cell"), N(3, 4), N(3, 4), N(3, 1), tc=False)
+case("_fused_gru_cell", "biases", fn("_fused_gru_cell"), N(2, 6), N(2, 6), N(2, 2), N(6), N(6), tc=False)
+case("_fused_gru_cell", "no_bias", fn("_fused_gru_cell"), N(3, 3), N(3, 3), N(3, 1), tc=False)
+for _mode, _gates in ((0, 4), (1, 3), (2, 1), (3, 1)):
+    for _reverse in (False, True):
+        case("_rnn_recurrence", f"mode{_mode}_{'reverse' if _reverse else 'forward'}",
+             lambda lib, *a: lib._rnn_recurrence(*a)[:3] if a[7] == 0 else lib._rnn_recurrence(*a)[:2],
+             N(3, 2, 2 * _gates, scale=0.5), N(2, 2), N(2, 2) if _mode == 0 else None, N(2 * _gates, 2, scale=0.5),
+             N(2 * _gates) if _mode < 2 else None, N(2 * _gates), None, _mode, _reverse, tc=False)
+case("_rnn_recurrence", "lstm_projections", lambda lib, *a: lib._rnn_recurrence(*a)[:3],
+     N(2, 2, 12, scale=0.5), N(2, 2), N(2, 3), N(12, 2, scale=0.5), None, N(12), N(2, 3), 0, False, tc=False)

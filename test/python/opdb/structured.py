@@ -1051,6 +1051,27 @@ def ref_equal(a, b):
     return np.array(a.shape == b.shape and bool(np.array_equal(a, b)))
 
 
+def isclose_samples(d):
+    v = values(d, (3, 4), 0)
+    w = v.copy()
+    w[0, :2] = v[0, :2] + (0 if d == "bool" else 1)  # far
+    if d.startswith("float"):
+        w[1] = v[1] * (1 + 1e-7)  # within rtol
+    return [
+        Sample((Arr(v, d), Arr(w, d)), desc="mixed"),
+        Sample((Arr(v, d), Arr(w, d, view="T")), desc="transposed"),
+        Sample((Arr(v[:, :1], d), Arr(w, d)), desc="broadcast"),
+        Sample((Arr(v, d), Arr(w, d)), {"rtol": 0.5, "atol": 0.5}, desc="loose"),
+        Sample((Arr(v[:0], d), Arr(w[:0], d)), desc="empty"),
+    ]
+
+
+def ref_isclose(a, b, rtol=1e-05, atol=1e-08):
+    if a.dtype == np.bool_:
+        return np.equal(a, b)
+    return np.isclose(a, b, rtol=rtol, atol=atol)
+
+
 def item_samples(d):
     v = values(d, (3, 4), 0)
     return [
@@ -1596,6 +1617,9 @@ OPS = [
        data_dependent=True),
     Op("equal", equal_samples, ("bool", "int64", "float32", "complex64"), ref_equal,
        fn=lambda lib, a, b: lib.tensor(lib.equal(a, b)), data_dependent=True),
+    Op("isclose", isclose_samples, ("bool", "int64", "float32", "float64"), ref_isclose, method=True),
+    Op("allclose", isclose_samples, ("int64", "float32", "float64"), lambda a, b, **k: np.array(ref_isclose(a, b, **k).all()),
+       fn=lambda lib, a, b, **k: lib.tensor(lib.allclose(a, b, **k)), data_dependent=True),
     Op("item", item_samples, ("bool", "int64", "float64", "complex128"), lambda a: a.reshape(()),
        fn=lambda lib, a: lib.tensor(a.item()), data_dependent=True),
     Op("sort", sort_samples, ("bool", "uint8", "int8", "int16", "int32", "int64") + FLOATS, ref_sort, method=True,
