@@ -18,13 +18,17 @@ Tensor = _C.Tensor
 
 __all__ = [
     "linear", "bilinear", "conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d", "avg_pool1d",
-    "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool2d", "relu", "relu_", "relu6",
+    "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "relu", "relu_", "relu6",
     "leaky_relu", "elu", "selu", "gelu", "silu", "mish", "hardtanh", "hardsigmoid", "hardswish", "softplus",
     "logsigmoid", "softsign", "tanhshrink", "tanh", "sigmoid", "glu", "prelu", "softmax", "softmin", "log_softmax",
     "dropout", "dropout1d", "dropout2d", "layer_norm", "group_norm", "rms_norm", "batch_norm", "embedding",
     "one_hot", "pad", "normalize", "interpolate", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
-    "scaled_dot_product_attention", "multi_head_attention_forward",
+    "scaled_dot_product_attention", "multi_head_attention_forward", "celu", "threshold", "threshold_", "hardshrink",
+    "softshrink", "rrelu", "rrelu_", "pixel_shuffle", "pixel_unshuffle", "dropout3d", "instance_norm",
+    "local_response_norm", "pairwise_distance", "cosine_similarity", "margin_ranking_loss", "hinge_embedding_loss",
+    "soft_margin_loss", "multilabel_soft_margin_loss", "cosine_embedding_loss", "poisson_nll_loss",
+    "gaussian_nll_loss", "triplet_margin_loss", "multi_margin_loss",
 ]
 
 
@@ -286,6 +290,11 @@ def adaptive_avg_pool1d(input, output_size):
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
 
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    (o,) = _single(output_size)
+    return adaptive_max_pool2d(input.unsqueeze(-2), (1, o), return_indices).squeeze(-2)
+
+
 # ---- activations ----------------------------------------------------------------------
 
 
@@ -417,6 +426,77 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return ember.log_softmax(input, dim, dtype)
 
 
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _maybe_inplace(input, ember.where(input > 0, input, ember.expm1(input.clamp(max=0.0) / alpha) * alpha),
+                          inplace)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """input where it exceeds threshold, value elsewhere."""
+    return _maybe_inplace(input, ember.where(input > threshold, input, ember.full_like(input, value)), inplace)
+
+
+def threshold_(input, threshold, value):
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+def hardshrink(input, lambd=0.5):
+    return input * (input.abs() > lambd).to(input.dtype)
+
+
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return input - input.clamp(-lambd, lambd)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU whose negative slope is drawn from U(lower, upper) per element in training, and is their
+    mean otherwise."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slopes = ember.empty_like(input).uniform_(lower, upper)
+    return _maybe_inplace(input, ember.where(input >= 0, input, input * slopes), inplace)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    r = int(upscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    *lead, c, h, w = input.shape
+    if r <= 0 or c % (r * r) != 0:
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+                           f"of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    n = len(lead)
+    x = input.reshape(lead + [c // (r * r), r, r, h, w])
+    x = x.permute(list(range(n)) + [n, n + 3, n + 1, n + 4, n + 2])
+    return x.reshape(lead + [c // (r * r), h * r, w * r])
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    r = int(downscale_factor)
+    if input.dim() < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    *lead, c, h, w = input.shape
+    if r <= 0 or h % r != 0 or w % r != 0:
+        raise RuntimeError(f"pixel_unshuffle expects height and width to be divisible by downscale_factor, but "
+                           f"got {h} and {w} for a factor of {r}")
+    n = len(lead)
+    x = input.reshape(lead + [c, h // r, r, w // r, r])
+    x = x.permute(list(range(n)) + [n, n + 2, n + 4, n + 1, n + 3])
+    return x.reshape(lead + [c * r * r, h // r, w // r])
+
+
 # ---- dropout ----------------------------------------------------------------------------
 
 
@@ -444,6 +524,12 @@ def _channel_dropout(input, p, training, inplace, batched_dim):
         keep = ember.rand(shape, dtype=input.dtype, device=input.device) >= p
         mask = keep.to(input.dtype) / (1.0 - p)
     return _maybe_inplace(input, input * mask, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"dropout3d: Expected 4D or 5D input, but received a {input.dim()}D input")
+    return _channel_dropout(input, p, training, inplace, batched_dim=5)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -519,6 +605,41 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
         out.copy_(result)
         return out
     return result
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalizes each (sample, channel) over its spatial positions: batch norm over a batch of one whose
+    channels are all the (sample, channel) pairs."""
+    if input.dim() < 3:
+        raise ValueError(f"instance_norm: expected an input of at least 3 dimensions (N, C, ...), got {input.dim()}")
+    n, c = input.shape[0], input.shape[1]
+    spatial = 1
+    for size in input.shape[2:]:
+        spatial *= size
+    if use_input_stats and spatial <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {list(input.shape)}")
+    repeat = lambda t: None if t is None else t.repeat([n])  # noqa: E731
+    mean, var = repeat(running_mean), repeat(running_var)
+    out = batch_norm(input.reshape([1, n * c] + list(input.shape[2:])), mean, var, repeat(weight), repeat(bias),
+                     training=use_input_stats or running_mean is None, momentum=momentum, eps=eps)
+    if use_input_stats and running_mean is not None:
+        with ember.no_grad():
+            running_mean.copy_(mean.reshape([n, c]).mean(0))
+            running_var.copy_(var.reshape([n, c]).mean(0))
+    return out.reshape(input.shape)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """input / (k + alpha * mean of the squares over `size` neighbouring channels) ** beta."""
+    if input.dim() < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    if input.numel() == 0:
+        return input
+    squares = (input * input).movedim(1, -1)
+    padded = pad(squares, (size // 2, (size - 1) // 2))
+    window_mean = padded.unfold(-1, size, 1).mean(-1).movedim(-1, 1)
+    return input / (window_mean * alpha + k).pow(beta)
 
 
 # ---- embedding, one_hot, pad ---------------------------------------------------------------
@@ -625,12 +746,25 @@ def _check_interpolate_sizes(in_sizes, out_sizes):
                          f"output {tuple(out_sizes)}")
 
 
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Only mode='nearest' (the legacy nearest, as torch's default) is implemented."""
-    if mode != "nearest":
-        raise NotImplementedError(f"interpolate mode '{mode}' is not supported in Ember yet (only 'nearest')")
+    """Resizes the spatial dims: 'nearest' (torch's legacy nearest), 'nearest-exact', and 'linear' /
+    'bilinear' / 'trilinear' (separable, one dimension after the other)."""
+    if mode not in ("nearest", "nearest-exact") and mode not in _LINEAR_MODES:
+        raise NotImplementedError(f"interpolate mode '{mode}' is not supported in Ember yet (nearest, "
+                                  "nearest-exact, linear, bilinear and trilinear are)")
+    if antialias:
+        raise NotImplementedError("interpolate(antialias=True) is not supported in Ember yet")
     spatial = input.dim() - 2
+    if mode in _LINEAR_MODES and _LINEAR_MODES[mode] != spatial:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR_MODES[mode] + 2}D input")
+    if align_corners is not None and mode not in _LINEAR_MODES:
+        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                         "bicubic | trilinear")
+    align_corners = bool(align_corners)
     in_sizes = list(input.shape[2:])
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
@@ -648,11 +782,34 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("either size or scale_factor should be defined")
     out = input
     for d, (i, o, s) in enumerate(zip(in_sizes, out_sizes, scales)):
-        # Computed as a tensor (an impossible size fails at once with the
-        # allocator's error instead of building a Python list for minutes).
-        idx = (ember.arange(o, dtype=ember.float64) * s).floor().clamp(max=i - 1).long()
-        out = out.index_select(2 + d, idx.to(out.device))
+        # Source positions are computed as tensors (an impossible size fails at
+        # once with the allocator's error instead of building a Python list).
+        dst = ember.arange(o, dtype=ember.float64)
+        if mode == "nearest":
+            out = out.index_select(2 + d, (dst * s).floor().clamp(max=i - 1).long().to(out.device))
+        elif mode == "nearest-exact":
+            out = out.index_select(2 + d, ((dst + 0.5) * s).floor().clamp(max=i - 1).long().to(out.device))
+        else:
+            out = _linear_resize(out, 2 + d, i, o, s, align_corners)
     return out
+
+
+def _linear_resize(x, dim, in_size, out_size, scale, align_corners):
+    """Linear interpolation along one dim, with torch's source-index rule."""
+    dst = ember.arange(out_size, dtype=ember.float64)
+    if align_corners:
+        src = dst * ((in_size - 1) / (out_size - 1)) if out_size > 1 else dst * 0
+    else:
+        src = ((dst + 0.5) * scale - 0.5).clamp(min=0)
+    low = src.floor().clamp(max=in_size - 1)
+    weight = (src - low).to(x.dtype)
+    low = low.long()
+    high = (low + 1).clamp(max=in_size - 1)
+    shape = [1] * x.dim()
+    shape[dim] = out_size
+    a = x.index_select(dim, low.to(x.device))
+    b = x.index_select(dim, high.to(x.device))
+    return a + (b - a) * weight.reshape(shape).to(x.device)
 
 
 # ---- losses -------------------------------------------------------------------------------------
@@ -773,6 +930,155 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         loss = ember.where(positive, target * (ember.log(safe) - input), -target * input)
     if reduction == "batchmean":
         return loss.sum() / input.size(0) if input.dim() != 0 else loss.sum()
+    return _apply_reduction(loss, reduction)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The p-norm of x1 - x2 + eps over the last dimension."""
+    return _vector_norm(x1 - x2 + eps, p, -1, keepdim)
+
+
+def _vector_norm(x, p, dim, keepdim):
+    if p == 2:
+        return (x * x).sum(dim, keepdim=keepdim).sqrt()
+    if p == 1:
+        return x.abs().sum(dim, keepdim=keepdim)
+    if p == math.inf:
+        return x.abs().amax(dim, keepdim=keepdim)
+    if p == 0:
+        return (x != 0).to(x.dtype).sum(dim, keepdim=keepdim)
+    return x.abs().pow(p).sum(dim, keepdim=keepdim).pow(1.0 / p)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """The cosine of the angle between x1 and x2 along dim (norms clamped below at eps)."""
+    x1, x2 = ember.broadcast_tensors(x1, x2)
+    n1 = _vector_norm(x1, 2, dim, True).clamp(min=eps)
+    n2 = _vector_norm(x2, 2, dim, True).clamp(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {list(input1.shape)}, input2: {list(input2.shape)}, target: {list(target.shape)} ")
+    return _apply_reduction((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    zeros = ember.zeros_like(input)
+    from_margin = ember.where(target != 1, (margin - input).clamp(min=0), zeros)
+    from_input = ember.where(target != -1, input, zeros)
+    return _apply_reduction(from_margin + from_input, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    return _apply_reduction(softplus(-target * input), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(dim=input.dim() - 1) / input.size(-1)
+    return _apply_reduction(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if input1.dim() != input2.dim() or input1.dim() not in (1, 2) or target.dim() != input1.dim() - 1:
+        raise RuntimeError(f"cosine_embedding_loss: expected 1-D or 2-D inputs of the same dimension and a target "
+                           f"of one dimension less, got {list(input1.shape)}, {list(input2.shape)} and "
+                           f"{list(target.shape)}")
+    dim = input1.dim() - 1
+    eps = 1e-12
+    dot = (input1 * input2).sum(dim)
+    cos = dot / ((input1 * input1).sum(dim) + eps).mul((input2 * input2).sum(dim) + eps).sqrt()
+    zeros = ember.zeros_like(cos)
+    loss = ember.where(target == 1, 1 - cos, zeros) + ember.where(target == -1, (cos - margin).clamp(min=0), zeros)
+    return _apply_reduction(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        # Stirling's approximation of log(target!), for target > 1.
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + ember.where(target > 1, stirling, ember.zeros_like(stirling))
+    return _apply_reduction(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if isinstance(var, numbers.Number):
+        var = ember.full_like(input, var)
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)
+        elif not (input.shape[:-1] == var.shape[:-1] and var.size(-1) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var.clone()
+    with ember.no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _apply_reduction(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if not (anchor.dim() == positive.dim() == negative.dim()):
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative "
+                           f"{negative.dim()}D inputs")
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = ember.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _apply_reduction((margin + d_pos - d_neg).clamp(min=0), reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = input if input.dim() == 2 else input.reshape([1, -1])
+    y = target.reshape([-1])
+    if y.numel() != x.size(0):
+        raise RuntimeError(f"inconsistent target size, expected {x.size(0)} but got {list(target.shape)}")
+    correct = x.gather(1, y.unsqueeze(1))
+    margins = (margin - correct + x).clamp(min=0)
+    if p == 2:
+        margins = margins * margins
+    if weight is not None:
+        margins = margins * weight.index_select(0, y).unsqueeze(1)
+    # the target's own column does not count
+    margins = margins.scatter(1, y.unsqueeze(1), ember.zeros_like(correct))
+    loss = margins.sum(1) / x.size(1)
+    if input.dim() < 2:
+        loss = loss.reshape(target.shape)
     return _apply_reduction(loss, reduction)
 
 

@@ -5,7 +5,7 @@ from ..functional import _single
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool2d", "Upsample"]
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 class _MaxPoolNd(Module):
@@ -99,6 +99,15 @@ class AdaptiveAvgPool2d(_AdaptivePoolNd):
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
+class AdaptiveMaxPool1d(_AdaptivePoolNd):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
 class AdaptiveMaxPool2d(_AdaptivePoolNd):
     def __init__(self, output_size, return_indices=False):
         super().__init__(output_size)
@@ -109,7 +118,7 @@ class AdaptiveMaxPool2d(_AdaptivePoolNd):
 
 
 class Upsample(Module):
-    r"""Nearest-neighbour upsampling (the only mode F.interpolate implements in Ember)."""
+    r"""Upsampling by F.interpolate (nearest, nearest-exact, linear, bilinear, trilinear)."""
 
     __constants__ = ["size", "scale_factor", "mode", "align_corners", "name", "recompute_scale_factor"]
 
@@ -137,3 +146,13 @@ class Upsample(Module):
             info = "size=" + repr(self.size)
         info += ", mode=" + repr(self.mode)
         return info
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
