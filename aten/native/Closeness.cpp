@@ -7,11 +7,21 @@
 
 namespace ember::native {
 
-Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  EMBER_CHECK(self.scalar_type() == other.scalar_type(), "isclose(): {} did not match {}",
+namespace {
+
+void check_arguments(const char* op, const Tensor& self, const Tensor& other, double rtol, double atol) {
+  EMBER_CHECK(self.scalar_type() == other.scalar_type(), "{}(): {} did not match {}", op,
               c10::toString(self.scalar_type()), c10::toString(other.scalar_type()));
-  EMBER_CHECK(rtol >= 0, "isclose(): rtol must be greater than or equal to zero, but got {}", rtol);
-  EMBER_CHECK(atol >= 0, "isclose(): atol must be greater than or equal to zero, but got {}", atol);
+  EMBER_CHECK(self.device() == other.device(), "{}(): expected both tensors on the same device, got {} and {}", op,
+              self.device().str(), other.device().str());
+  EMBER_CHECK(rtol >= 0, "{}(): rtol must be greater than or equal to zero, but got {}", op, rtol);
+  EMBER_CHECK(atol >= 0, "{}(): atol must be greater than or equal to zero, but got {}", op, atol);
+}
+
+}  // namespace
+
+Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  check_arguments("isclose", self, other, rtol, atol);
   Tensor close = ember::eq(self, other);
   const bool floating = self.is_floating_point() || self.is_complex();
   if (equal_nan && floating) close = ember::logical_or(close, ember::logical_and(self.isnan(), other.isnan()));
@@ -25,6 +35,7 @@ Tensor isclose(const Tensor& self, const Tensor& other, double rtol, double atol
 }
 
 bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  check_arguments("allclose", self, other, rtol, atol);
   return ember::isclose(self, other, rtol, atol, equal_nan).all().item<bool>();
 }
 
