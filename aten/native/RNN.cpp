@@ -178,6 +178,12 @@ std::tuple<Tensor, Tensor, Tensor> run_layers(const Config& cfg, const Tensor& i
   EMBER_CHECK(input.size(-1) == cells[0].w_ih.size(1), "{}: input.size(-1) must be equal to input_size. Expected {}, got {}",
               cfg.op, cells[0].w_ih.size(1), input.size(-1));
 
+  for (const Tensor& p : params) {
+    EMBER_CHECK(p.scalar_type() == input.scalar_type() && p.device() == input.device(),
+                "{}: expected the parameters to have the input's dtype and device ({} on {}), got {} on {}", cfg.op,
+                c10::toString(input.scalar_type()), input.device().str(), c10::toString(p.scalar_type()),
+                p.device().str());
+  }
   Tensor x = input;
   std::vector<Tensor> final_h, final_c;
   for (int64_t layer = 0; layer < cfg.num_layers; ++layer) {

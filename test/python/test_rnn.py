@@ -364,6 +364,10 @@ def test_ops_reject_bad_arguments():
         ember._fused_lstm_cell(ember.randn(2, 7), ember.randn(2, 8), ember.randn(2, 2))
     with pytest.raises(RuntimeError, match="gru_cell: input has inconsistent input_size"):
         ember.gru_cell(ember.randn(2, 5), ember.randn(2, 2), ember.randn(6, 3), ember.randn(6, 2))
+    with pytest.raises(RuntimeError, match="lstm: expected the parameters to have the input's dtype"):
+        ember.lstm(ember.randn(3, 2, 3).double(), hx, params, True, 1, 0.0, False, False, False)
+    with pytest.raises(ValueError, match="input must have the type ember.float32, got type ember.float64"):
+        enn.LSTM(3, 4)(ember.randn(5, 2, 3).double())
     with pytest.raises(NotImplementedError, match="_fused_gru_cell"):
         ember._fused_gru_cell(ember.ones(1, 3, dtype=ember.int64), ember.ones(1, 3, dtype=ember.int64),
                               ember.ones(1, 1, dtype=ember.int64))

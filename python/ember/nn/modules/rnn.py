@@ -116,7 +116,7 @@ class RNNBase(Module):
     # ---- argument checks (torch's wording) ----------------------------------------------------
 
     def check_input(self, input, batch_sizes):
-        if not input.is_floating_point():
+        if input.dtype != self._flat_weights[0].dtype:
             raise ValueError(f"input must have the type {self._flat_weights[0].dtype}, got type {input.dtype}")
         expected_input_dim = 2 if batch_sizes is not None else 3
         if input.dim() != expected_input_dim:
