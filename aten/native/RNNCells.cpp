@@ -9,6 +9,7 @@
 #include <aten/Parallel.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
+#include <aten/native/RNNRows.h>
 #include <aten/native/cpu/RNNCellMath.h>
 
 #include <string_view>
@@ -18,6 +19,8 @@
 namespace ember::native {
 
 namespace {
+
+using namespace rnn_rows;
 
 // The tensors of one cell call, checked and made dense in one dtype.
 struct CellOperands {
@@ -68,11 +71,6 @@ CellOperands cell_operands(std::string_view op, int64_t gate_count, const Tensor
   return c;
 }
 
-template <typename T>
-const T* data_or_null(const Tensor& t) {
-  return t.defined() ? t.data_ptr<T>() : nullptr;
-}
-
 // pre[j] = input_gates[j] + hidden_gates[j] (+ both biases), in opmath.
 template <typename T, typename M>
 void sum_gates(const T* ig, const T* hg, const T* bi, const T* bh, M* pre, int64_t n) {
@@ -92,27 +90,6 @@ void gru_work(const T* ig, const T* hg, const T* bi, const T* bh, M* work, int64
     work[2 * H + j] = static_cast<M>(ig[2 * H + j]) + (bi ? static_cast<M>(bi[2 * H + j]) : M(0));
     work[3 * H + j] = static_cast<M>(hg[2 * H + j]) + (bh ? static_cast<M>(bh[2 * H + j]) : M(0));
   }
-}
-
-template <typename T, typename M>
-void load(const T* src, M* dst, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<M>(src[j]);
-}
-
-template <typename M, typename T>
-void store(const M* src, T* dst, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<T>(src[j]);
-}
-
-int64_t rows_per_task(int64_t hidden) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(hidden, 1)); }
-
-// Visits the floating dtype of `t` with its opmath type.
-template <typename F>
-void visit_floating(const Tensor& t, F&& f) {
-  c10::visit_scalar_type(t.scalar_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (cpu::is_floating_v<T>) f(T{}, cpu::opmath_t<T>{});
-  });
 }
 
 }  // namespace

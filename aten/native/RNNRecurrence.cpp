@@ -16,6 +16,7 @@
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/RNNMode.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
+#include <aten/native/RNNRows.h>
 #include <aten/native/cpu/RNNCellMath.h>
 
 #include <tuple>
@@ -24,6 +25,8 @@
 namespace ember::native {
 
 namespace {
+
+using namespace rnn_rows;
 
 bool has(const std::optional<Tensor>& t) { return t.has_value() && t->defined(); }
 
@@ -99,31 +102,6 @@ Recurrence recurrence(const char* op, const Tensor& input_gates, const Tensor& h
   if (has(b_hh)) r.b_hh = b_hh->contiguous();
   if (has(w_hr)) r.w_hr = *w_hr;
   return r;
-}
-
-template <typename T>
-const T* data_or_null(const Tensor& t) {
-  return t.defined() ? t.data_ptr<T>() : nullptr;
-}
-
-template <typename T, typename M>
-void load(const T* src, M* dst, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<M>(src[j]);
-}
-
-template <typename M, typename T>
-void store(const M* src, T* dst, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<T>(src[j]);
-}
-
-int64_t rows_per_task(int64_t hidden) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(hidden, 1)); }
-
-template <typename F>
-void visit_floating(const Tensor& t, F&& f) {
-  c10::visit_scalar_type(t.scalar_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (cpu::is_floating_v<T>) f(T{}, cpu::opmath_t<T>{});
-  });
 }
 
 // The hidden state before each step, in time order: h0 where the walk begins,
