@@ -34,3 +34,97 @@ def broadcast_shapes(*shapes):
     if not metas:
         return Size([])
     return Size(_C.broadcast_tensors(metas)[0].shape)
+
+
+def einsum(equation, *operands):
+    """einsum(equation, *operands) -> Tensor
+
+    Sums products of the operands' elements as the subscripts say: ``"ij,jk->ik"``
+    is a matrix product, ``"ii->i"`` a diagonal, ``"...ij->...ji"`` a batched
+    transpose; without ``->`` the output holds the subscripts used once, in
+    alphabetical order. The operands may also come as one list.
+
+    >>> ember.einsum("i,i->", ember.tensor([1.0, 2.0]), ember.tensor([3.0, 4.0]))
+    tensor(11.)
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = operands[0]
+    if not isinstance(equation, str):
+        raise TypeError("einsum(): the sublist format (operand, [subscripts], ...) is not supported in Ember; pass "
+                        "an equation string")
+    return _C.einsum(equation, list(operands))
+
+
+def tensordot(a, b, dims=2, out=None):
+    """tensordot(a, b, dims=2) -> Tensor
+
+    Contracts the last ``dims`` dims of a with the first ``dims`` of b, or the
+    dims listed in ``dims = (dims_a, dims_b)``.
+
+    >>> ember.tensordot(ember.ones(2, 3), ember.ones(3, 4), dims=1).shape
+    ember.Size([2, 4])
+    """
+    if not isinstance(a, _C.Tensor) or not isinstance(b, _C.Tensor):
+        raise TypeError(f"tensordot(): expected Tensors a and b, got {type(a).__name__} and {type(b).__name__}")
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    elif isinstance(dims, _C.Tensor):
+        return tensordot(a, b, dims.tolist() if dims.dim() > 0 else int(dims.item()), out)
+    else:
+        dims_a, dims_b = dims
+        dims_a = [dims_a] if isinstance(dims_a, int) else list(dims_a)
+        dims_b = [dims_b] if isinstance(dims_b, int) else list(dims_b)
+    result = _C.tensordot(a, b, dims_a, dims_b)
+    if out is not None:
+        out.resize_(result.shape).copy_(result)
+        return out
+    return result
+
+
+def meshgrid(*tensors, indexing=None):
+    """meshgrid(*tensors, indexing=None) -> tuple of Tensors
+
+    Grids of coordinates from 1-D tensors: with ``indexing="ij"`` (the default)
+    output i varies along dim i; with ``"xy"`` the first two dims swap.
+
+    >>> x, y = ember.meshgrid(ember.tensor([1, 2]), ember.tensor([3, 4, 5]), indexing="ij")
+    >>> x.shape
+    ember.Size([2, 3])
+    """
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    if indexing is None:
+        import warnings
+
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    if not tensors:
+        raise RuntimeError("torch.meshgrid expects a non-empty TensorList")
+    for t in tensors:
+        if not isinstance(t, _C.Tensor):
+            raise TypeError(f"meshgrid(): expected Tensors, got {type(t).__name__}")
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+    if any(t.dtype != tensors[0].dtype for t in tensors) or any(t.device != tensors[0].device for t in tensors):
+        raise RuntimeError("torch.meshgrid: Expected all tensors in the tensor list to have the same dtype and device")
+    vectors = [t.reshape([-1]) for t in tensors]
+    swap = indexing == "xy" and len(vectors) >= 2
+    if swap:
+        vectors[0], vectors[1] = vectors[1], vectors[0]
+    shape = [v.numel() for v in vectors]
+    grids = []
+    for i, v in enumerate(vectors):
+        view = [1] * len(vectors)
+        view[i] = -1
+        grids.append(v.reshape(view).expand(shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)

@@ -1013,6 +1013,30 @@ def outer_samples(d):
     ]
 
 
+def einsum_samples(d):
+    return [
+        Sample(("ij,jk->ik", A(d, (2, 3), 0), A(d, (3, 4), 1)), desc="matmul"),
+        Sample(("ij,jk", A(d, (3, 2), 2, view="T"), A(d, (2, 2), 3)), desc="implicit_output_transposed"),
+        Sample(("ii->i", A(d, (3, 3), 4)), desc="diagonal"),
+        Sample(("iij->j", A(d, (2, 2, 3), 5)), desc="trace_like"),
+        Sample(("...ij,...jk->...ik", A(d, (2, 2, 3), 6), A(d, (3, 2), 7)), desc="ellipsis_broadcast"),
+        Sample(("bhqd,bhkd->bhqk", A(d, (2, 2, 3, 4), 8), A(d, (2, 2, 5, 4), 9)), desc="attention_scores"),
+        Sample(("abc,cd,de->abe", A(d, (2, 3, 2), 10), A(d, (2, 3), 11), A(d, (3, 2), 12)), desc="three_operands"),
+        Sample(("i,j->ij", A(d, (3,), 13), A(d, (1,), 14)), desc="outer_size1"),
+        Sample(("ij->", A(d, (0, 3), 15)), desc="empty_sum"),
+        Sample(("ijk->kij", A(d, (2, 3, 2), 16)), desc="permute"),
+    ]
+
+
+def tensordot_samples(d):
+    return [
+        Sample((A(d, (2, 3, 4), 0), A(d, (3, 4, 2), 1), [1, 2], [0, 1]), desc="two_dims"),
+        Sample((A(d, (3, 2), 2), A(d, (3, 4), 3), [0], [0]), desc="first_dims"),
+        Sample((A(d, (2, 3), 4), A(d, (4, 5), 5), [], []), desc="outer"),
+        Sample((A(d, (4, 3), 6, view="T"), A(d, (3, 2), 7), [-1], [0]), desc="transposed_negative_dim"),
+    ]
+
+
 def ref_nonzero(a):
     return np.argwhere(a)
 
@@ -1613,6 +1637,9 @@ OPS = [
        grad=(0,)),
     Op("outer", outer_samples, ("bool", "int64", "float32", "float64", "complex64"), np.outer, method=True,
        grad=(0, 1)),
+    Op("einsum", einsum_samples, ("float32", "float64", "int64"), np.einsum, grad=(1, 2, 3)),
+    Op("tensordot", tensordot_samples, ("float32", "float64"), lambda a, b, da, db: np.tensordot(a, b, (da, db)),
+       fn=lambda lib, a, b, da, db: lib.tensordot(a, b, dims=(da, db)), grad=(0, 1)),
     Op("nonzero", nonzero_samples, ("bool", "int64", "float32", "complex64"), ref_nonzero, method=True,
        data_dependent=True),
     Op("equal", equal_samples, ("bool", "int64", "float32", "complex64"), ref_equal,
