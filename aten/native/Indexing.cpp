@@ -598,4 +598,54 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
   return ember::index(both[0], {std::optional<Tensor>(both[1])});
 }
 
+// ---- index_add ------------------------------------------------------------------------
+// self[..., index[i], ...] += alpha * source[..., i, ...] along dim, repeated
+// indices adding up: scatter_add with the index spread over source's shape.
+
+Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  dim = maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  EMBER_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector");
+  const Tensor idx = long_contiguous(index.reshape({-1}), "index_add_");
+  EMBER_CHECK(self.scalar_type() == source.scalar_type(),
+              "index_add_(): self ({}) and source ({}) must have the same scalar type",
+              c10::toString(self.scalar_type()), c10::toString(source.scalar_type()));
+  EMBER_CHECK(self.device() == source.device() && self.device() == idx.device(),
+              "index_add_(): expected self, index and source on the same device, got {}, {} and {}",
+              self.device().str(), idx.device().str(), source.device().str());
+  const Tensor src = source.dim() == 0 ? source.reshape({1}) : source;
+  const Tensor dst = self.dim() == 0 ? self.reshape({1}) : self;
+  EMBER_CHECK(src.dim() == dst.dim(), "index_add_(): source and self must have the same number of dimensions, got "
+                                      "{} and {}", source.dim(), self.dim());
+  EMBER_CHECK(idx.numel() == src.size(dim), "index_add_(): Number of indices ({}) should be equal to source.size(dim) "
+                                            "({})", idx.numel(), src.size(dim));
+  for (int64_t d = 0; d < dst.dim(); ++d) {
+    EMBER_CHECK(d == dim || src.size(d) == dst.size(d), "index_add_(): source and self must match in dimension {} "
+                                                        "(except along dim {}), got {} and {}", d, dim, src.size(d),
+                dst.size(d));
+  }
+  if (!idx.is_meta() && idx.numel() > 0) {
+    const int64_t* ip = idx.data_ptr<int64_t>();
+    for (int64_t j = 0; j < idx.numel(); ++j) {
+      EMBER_CHECK_INDEX(ip[j] >= 0 && ip[j] < dst.size(dim), "index_add_(): index {} is out of bounds for dimension "
+                                                             "{} with size {}", ip[j], dim, dst.size(dim));
+    }
+  }
+  std::vector<int64_t> spread(src.dim(), 1);
+  spread[dim] = idx.numel();
+  const Tensor positions = idx.reshape(spread).expand(src.sizes());
+  const bool unit = alpha.isIntegral(false) ? alpha.toLong() == 1 : alpha.toDouble() == 1.0;
+  dst.scatter_add_(dim, positions, unit ? src : ember::mul(src, alpha));
+  return self;
+}
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  return self.clone().index_add_(dim, index, source, alpha);
+}
+
+Tensor index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
+                     const Tensor& out) {
+  const Tensor result = ember::index_add(self, dim, index, source, alpha);
+  return out.resize_(result.sizes()).copy_(result);
+}
+
 }  // namespace ember::native

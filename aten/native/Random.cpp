@@ -2,6 +2,7 @@
 // contiguous buffer, so results for a given seed do not depend on strides.
 
 #include <aten/Functions.h>
+#include <aten/core/ExpandUtils.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/FactoryUtils.h>
 #include <aten/native/RandomDraws.h>
@@ -277,6 +278,46 @@ Tensor randint_out(int64_t high, IntArrayRef size, const std::optional<Generator
 Tensor randint_out(int64_t low, int64_t high, IntArrayRef size, const std::optional<Generator>& generator,
                    const Tensor& out) {
   return out.resize_(size).random_(low, high, generator);
+}
+
+// normal(mean, std): standard normals scaled and shifted, drawn in the order torch draws them.
+namespace {
+void check_std_tensor(const Tensor& std) {
+  EMBER_CHECK(std.is_meta() || std.numel() == 0 || !ember::lt(std, Scalar(0)).any().item<bool>(),
+              "normal expects all elements of std >= 0.0");
+}
+}  // namespace
+
+Tensor normal(const Tensor& mean, double std, const std::optional<Generator>& generator) {
+  EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std {}", std);
+  return fresh(ember::empty_like(mean).normal_(0, 1, generator).mul_(Scalar(std)).add_(mean));
+}
+
+Tensor normal(double mean, const Tensor& std, const std::optional<Generator>& generator) {
+  check_std_tensor(std);
+  return fresh(ember::empty_like(std).normal_(0, 1, generator).mul_(std).add_(Scalar(mean)));
+}
+
+Tensor normal(const Tensor& mean, const Tensor& std, const std::optional<Generator>& generator) {
+  check_std_tensor(std);
+  const std::vector<int64_t> shape = infer_size(mean.sizes(), std.sizes(), "normal");
+  const ScalarType dtype = c10::promoteTypes(mean.scalar_type(), std.scalar_type());
+  return fresh(ember::empty(shape, dtype, mean.device()).normal_(0, 1, generator).mul_(std).add_(mean));
+}
+
+Tensor normal(double mean, double std, IntArrayRef size, const std::optional<Generator>& generator,
+              std::optional<ScalarType> dtype, std::optional<Device> device) {
+  EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std {}", std);
+  return fresh(ember::empty(size, dtype, device).normal_(mean, std, generator));
+}
+
+Tensor randint_like(const Tensor& self, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return fresh(ember::empty_like(self, dtype, device).random_(0, high));
+}
+
+Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<ScalarType> dtype,
+                    std::optional<Device> device) {
+  return fresh(ember::empty_like(self, dtype, device).random_(low, high));
 }
 
 Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {

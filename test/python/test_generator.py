@@ -230,3 +230,31 @@ def test_module_initialization_follows_torch():
         return [p.detach().numpy() for p in model.parameters()]
     for mine, theirs in zip(weights(ember), weights(torch)):
         np.testing.assert_allclose(mine, theirs, rtol=1e-6, atol=1e-7)
+
+
+NORMAL_CALLS = {
+    "tensor_mean": lambda lib: lib.normal(lib.arange(6.0).reshape(2, 3), 0.5),
+    "tensor_std": lambda lib: lib.normal(2.0, lib.arange(1.0, 5.0)),
+    "both_tensors_broadcast": lambda lib: lib.normal(lib.arange(3.0).reshape(3, 1), lib.ones(4) * 2),
+    "sizes": lambda lib: lib.normal(1.0, 3.0, (4, 5)),
+    "sizes_float64": lambda lib: lib.normal(0.0, 1.0, size=(7,), dtype=lib.float64),
+    "randint_like": lambda lib: lib.randint_like(lib.zeros(3, 4), 10),
+    "randint_like_low": lambda lib: lib.randint_like(lib.zeros(5, dtype=lib.int32), -3, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NORMAL_CALLS))
+def test_normal_and_randint_like_draw_torchs_numbers(name):
+    ember.manual_seed(5)
+    torch.manual_seed(5)
+    e, t = NORMAL_CALLS[name](ember), NORMAL_CALLS[name](torch)
+    assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1] and tuple(e.shape) == tuple(t.shape)
+    # torch's vectorized normal kernel (16 or more elements) may round a few values differently
+    np.testing.assert_allclose(values(e), values(t), rtol=1e-5, atol=1e-5)
+
+
+def test_normal_rejects_negative_std():
+    with pytest.raises(RuntimeError, match="normal expects std >= 0.0"):
+        ember.normal(ember.zeros(2), -1.0)
+    with pytest.raises(RuntimeError, match="normal expects all elements of std >= 0.0"):
+        ember.normal(0.0, ember.tensor([1.0, -1.0]))

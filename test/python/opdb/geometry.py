@@ -274,3 +274,15 @@ SAMPLES.update({
     "rnn_tanh_cell": lambda d: ember.rnn_tanh_cell(t(d, 3, 3), t(d, 3, 2), t(d, 2, 3), t(d, 2, 2)),
     "rnn_relu_cell": lambda d: ember.rnn_relu_cell(t(d, 3, 3), t(d, 3, 2), t(d, 2, 3), t(d, 2, 2), t(d, 2), t(d, 2)),
 })
+
+SAMPLES.update({
+    "normal.Tensor_float": lambda d: ember.normal(t(d, 2, 3), 0.5),
+    "normal.float_Tensor": lambda d: ember.normal(1.0, t(d, 3)),
+    "normal.Tensor_Tensor": lambda d: ember.normal(t(d, 2, 1), t(d, 3)),
+    "normal.float_float": lambda d: ember.normal(0.0, 2.0, (2, 3), device=d),
+    "randint_like": lambda d: ember.randint_like(t(d, 2, 3), 5),
+    "randint_like.low_dtype": lambda d: ember.randint_like(t(d, 2, 3), 1, 5, dtype=ember.int32),
+    "index_add.out": lambda d: ember.index_add(t(d, 3, 2), 0, ember.tensor([0, 2], device=d), t(d, 2, 2),
+                                               out=t(d, 0)),
+    "index_add_": lambda d: t(d, 3, 2).index_add_(1, ember.tensor([1], device=d), t(d, 3, 1), alpha=2.0),
+})

@@ -854,6 +854,26 @@ def index_select_samples(d):
     ]
 
 
+def index_add_samples(d):
+    return [
+        Sample((A(d, (4, 3), 0), 0, index_arr([3, 0, 0]), A(d, (3, 3), 1)), desc="dim0_repeats"),
+        Sample((A(d, (2, 5), 2), -1, index_arr([4, 1], "int32"), A(d, (2, 2), 3)), {"alpha": 2}, desc="alpha_int32"),
+        Sample((A(d, (3, 4), 4, view="T"), 1, index_arr([0, 3, 3]), A(d, (3, 3), 5)), desc="transposed_self"),
+        Sample((A(d, (4, 3), 6), 0, index_arr(np.zeros(0, np.int64)), A(d, (0, 3), 7)), desc="empty_index"),
+        Sample((A(d, (5,), 8), 0, index_arr(2), A(d, (1,), 9)), desc="0d_index"),
+    ]
+
+
+def ref_index_add(a, dim, index, source, alpha=1):
+    out = np.array(a, copy=True)
+    idx = np.asarray(index).reshape(-1)
+    src = np.asarray(source).reshape(out.shape[:dim % max(out.ndim, 1)] + (idx.size,) +
+                                     out.shape[dim % max(out.ndim, 1) + 1:]) if out.ndim else source
+    moved = np.moveaxis(out, dim, 0)
+    np.add.at(moved, idx, np.moveaxis(src * alpha, dim, 0).astype(out.dtype))
+    return out
+
+
 def ref_gather(a, dim, index):
     if a.ndim == 0:
         return np.broadcast_to(a, index.shape).copy()
@@ -1612,6 +1632,7 @@ OPS = [
     Op("unbind", unbind_samples, ("int64", "float32"), ref_unbind, method=True),
     Op("index_select", index_select_samples, ("bool", "int64", "float16", "float32", "complex64"), ref_index_select,
        method=True),
+    Op("index_add", index_add_samples, ("int64", "float32", "float64"), ref_index_add, method=True, grad=(0, 3)),
     Op("gather", gather_samples, ("bool", "int64", "float32", "complex64"), ref_gather, method=True),
     Op("scatter", scatter_samples, ("int64", "float32", "float64", "complex64"), ref_scatter, method=True),
     Op("scatter_add", scatter_add_samples, ("int64", "float32", "float64"), ref_scatter_add, method=True),
