@@ -2,14 +2,16 @@
 
 from ember import _C
 
-from . import rnn  # noqa: F401
+from . import parametrizations, parametrize, rnn  # noqa: F401
+from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
 
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm  # noqa: F401
 
 Tensor = _C.Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "vector_to_parameters"]
+           "parameters_to_vector", "vector_to_parameters", "weight_norm", "remove_weight_norm", "parametrize",
+           "parametrizations", "rnn"]
 
 
 def parameters_to_vector(parameters):
