@@ -77,4 +77,85 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   return {values.narrow(dim, 0, k), indices.narrow(dim, 0, k)};
 }
 
+// ---- order statistics and unique, from sort ---------------------------------------------
+
+namespace {
+
+// The values and indices at `position` (one per slice, shaped like the
+// slices with dim kept) of self sorted along dim.
+std::tuple<Tensor, Tensor> pick_sorted(const Tensor& self, int64_t dim, const Tensor& position, bool keepdim) {
+  auto [values, indices] = ember::sort(self, dim, false);
+  Tensor v = values.gather(dim, position), i = indices.gather(dim, position);
+  if (!keepdim && self.dim() > 0) v = v.squeeze(dim), i = i.squeeze(dim);
+  return {v, i};
+}
+
+Tensor slice_position(const Tensor& self, int64_t dim, int64_t k) {
+  std::vector<int64_t> shape = self.sizes().vec();
+  if (!shape.empty()) shape[dim] = 1;
+  return ember::full(shape, Scalar(k), ScalarType::Long, self.device());
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  dim = maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
+  EMBER_CHECK_INDEX(k >= 1 && k <= size, "kthvalue(): selected number k out of range for dimension {}", dim);
+  return pick_sorted(self, dim, slice_position(self, dim, k - 1), keepdim);
+}
+
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim) {
+  dim = maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
+  EMBER_CHECK_INDEX(size > 0, "median(): Expected reduction dim {} to have non-zero size.", dim);
+  Tensor position = slice_position(self, dim, (size - 1) / 2);
+  if (self.is_floating_point() && !self.is_meta()) {
+    // A slice with NaN has median NaN: the first NaN, which sorts right after the numbers.
+    const Tensor nans = self.isnan().sum(IntArrayRef({dim}), /*keepdim=*/true);
+    position = ember::where(ember::gt(nans, Scalar(0)), ember::rsub(nans, Scalar(size)), position);
+  }
+  return pick_sorted(self, dim, self.dim() == 0 ? position.reshape({1}) : position, keepdim);
+}
+
+Tensor median(const Tensor& self) {
+  if (self.numel() == 0) {
+    EMBER_CHECK(self.is_floating_point(), "median() of an empty tensor is undefined for dtype {}",
+                c10::toString(self.scalar_type()));
+    return ember::full({}, Scalar(std::nan("")), self.scalar_type(), self.device());
+  }
+  return std::get<0>(ember::median(self.reshape({-1}), 0, false));
+}
+
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse,
+                                            bool return_counts) {
+  (void)sorted;  // the result is always sorted (torch allows either when not asked for)
+  EMBER_CHECK(!self.is_meta(), "unique (_unique2): not supported for meta tensors: the output size depends on the data");
+  const Tensor flat = self.reshape({-1});
+  const int64_t n = flat.numel();
+  const auto long_options = TensorOptions().dtype(ScalarType::Long).device(self.device());
+  if (n == 0) {
+    return {ember::empty({0}, self.options()),
+            return_inverse ? ember::empty(self.sizes(), long_options) : ember::empty({0}, long_options),
+            ember::empty({0}, long_options)};
+  }
+  auto [values, order] = ember::sort(flat, 0, false);
+  // first[i]: values[i] starts a run of equal values (each NaN is its own run).
+  const Tensor first = ember::cat({ember::ones({1}, ScalarType::Bool, self.device()),
+                                   ember::ne(values.narrow(0, 1, n - 1), values.narrow(0, 0, n - 1))}, 0);
+  const Tensor output = values.masked_select(first);
+  Tensor inverse = ember::empty({0}, long_options), counts = ember::empty({0}, long_options);
+  if (return_inverse) {
+    const Tensor group = ember::sub(first.to(ScalarType::Long).cumsum(0), Scalar(1));
+    inverse = ember::empty({n}, long_options).scatter_(0, order, group).reshape(self.sizes());
+  }
+  if (return_counts) {
+    const Tensor starts = first.nonzero().reshape({-1});
+    const Tensor ends = ember::cat({starts.narrow(0, 1, starts.numel() - 1), ember::full({1}, Scalar(n), long_options)},
+                                   0);
+    counts = ember::sub(ends, starts);
+  }
+  return {output, inverse, counts};
+}
+
 }  // namespace ember::native

@@ -92,7 +92,7 @@ _C._set_size_class(Size)
 for _name in _C._generated_functions:
     globals()[_name] = getattr(_C, _name)
 del _name
-from .functional import broadcast_shapes, broadcast_tensors, einsum, meshgrid, tensordot  # noqa: E402  (varargs spellings)
+from .functional import broadcast_shapes, broadcast_tensors, einsum, meshgrid, tensordot, unique  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

@@ -81,7 +81,14 @@ def _new_tensor(self, data, dtype=None, device=None, requires_grad=False):
                         device=device if device is not None else self.device, requires_grad=requires_grad)
 
 
+def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    from .functional import unique
+
+    return unique(self, sorted, return_inverse, return_counts, dim)
+
+
 Tensor.new_tensor = _new_tensor
+Tensor.unique = _unique
 Tensor.__repr__ = _repr
 Tensor.cuda = _cuda
 Tensor.type = _type

@@ -128,3 +128,26 @@ def meshgrid(*tensors, indexing=None):
     if swap:
         grids[0], grids[1] = grids[1], grids[0]
     return tuple(grids)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None)
+
+    The distinct elements of input, sorted; with ``return_inverse`` also where
+    each input element went, with ``return_counts`` how often each occurs.
+
+    >>> ember.unique(ember.tensor([3, 1, 3, 2]))
+    tensor([1, 2, 3])
+    """
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"unique(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if dim is not None:
+        raise NotImplementedError("unique(dim=...) is not supported in Ember yet")
+    output, inverse, counts = _C._unique2(input, sorted, return_inverse, return_counts)
+    if return_inverse and return_counts:
+        return output, inverse, counts
+    if return_inverse:
+        return output, inverse
+    if return_counts:
+        return output, counts
+    return output

@@ -1057,6 +1057,71 @@ def tensordot_samples(d):
     ]
 
 
+def order_stat_samples(d):
+    v = np.random.default_rng(0).permutation(24).reshape(2, 3, 4).astype(d)  # distinct values: no ties
+    return [
+        Sample((Arr(v, d), 2), {"dim": 1}, desc="dim1"),
+        Sample((Arr(v, d), 1), {"dim": -1, "keepdim": True}, desc="smallest_keepdim"),
+        Sample((Arr(v[0].T.copy(), d, view="T"), 3), {"dim": 0}, desc="transposed"),
+        Sample((Arr(v[0, 0, 0], d), 1), desc="0d"),
+    ]
+
+
+def ref_kthvalue(a, k, dim=-1, keepdim=False):
+    if a.ndim == 0:
+        return a, np.array(0)
+    order = np.argsort(a, axis=dim, kind="stable")
+    idx = np.take(order, [k - 1], axis=dim)
+    values = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        values, idx = values.squeeze(dim), idx.squeeze(dim)
+    return values, idx
+
+
+def median_samples(d, reduce_all=True):
+    v = np.random.default_rng(1).permutation(24).reshape(4, 6).astype(d)
+    w = v.copy()
+    if d == "float32":  # NaN propagates (float64 samples also make the gradient cases, where NaN cannot)
+        w[1, 2] = np.nan
+    if reduce_all:
+        samples = [Sample((Arr(v, d),), desc="even_count"), Sample((Arr(v[:3, :3], d),), desc="odd_count")]
+        return samples + ([Sample((Arr(w, d),), desc="with_nan")] if d == "float32" else [])
+    samples = [Sample((Arr(v, d), 1), desc="dim1"), Sample((Arr(v, d), 0, True), desc="dim0_keepdim")]
+    return samples + ([Sample((Arr(w, d), 1), desc="nan_row")] if d == "float32" else [])
+
+
+def ref_median(a, dim=None, keepdim=False):
+    if dim is None:
+        flat = np.sort(a.reshape(-1), kind="stable")
+        return flat[(flat.size - 1) // 2] if not np.isnan(flat).any() else np.array(np.nan, a.dtype)
+    n = a.shape[dim]
+    order = np.argsort(a, axis=dim, kind="stable")
+    nans = np.isnan(a).sum(axis=dim, keepdims=True) if a.dtype.kind == "f" else np.zeros_like(
+        np.take(a, [0], axis=dim), dtype=np.int64)
+    position = np.where(nans > 0, n - nans, (n - 1) // 2)
+    idx = np.take_along_axis(order, position, axis=dim)
+    values = np.take_along_axis(a, idx, axis=dim)
+    if not keepdim:
+        values, idx = values.squeeze(dim), idx.squeeze(dim)
+    return values, idx
+
+
+def unique_samples(d):
+    v = np.array([3, 1, 2, 3, 1, 0, 2, 2]).astype(d)
+    return [
+        Sample((Arr(v, d),), desc="plain"),
+        Sample((Arr(v.reshape(2, 4), d), True, True, True), desc="2d_inverse_counts"),
+        Sample((Arr(v[:0], d), True, True, True), desc="empty"),
+        Sample((Arr(v[2], d), True, False, True), desc="0d_counts"),
+    ]
+
+
+def ref_unique(a, sorted=True, return_inverse=False, return_counts=False):
+    values, inverse, counts = np.unique(a.reshape(-1), return_inverse=True, return_counts=True)
+    return (values, inverse.reshape(a.shape) if return_inverse else np.zeros(0, np.int64),
+            counts if return_counts else np.zeros(0, np.int64))
+
+
 def ref_nonzero(a):
     return np.argwhere(a)
 
@@ -1661,6 +1726,12 @@ OPS = [
     Op("einsum", einsum_samples, ("float32", "float64", "int64"), np.einsum, grad=(1, 2, 3)),
     Op("tensordot", tensordot_samples, ("float32", "float64"), lambda a, b, da, db: np.tensordot(a, b, (da, db)),
        fn=lambda lib, a, b, da, db: lib.tensordot(a, b, dims=(da, db)), grad=(0, 1)),
+    Op("kthvalue", order_stat_samples, ("int64", "float32", "float64"), ref_kthvalue, method=True,
+       named=("values", "indices"), grad=(0,)),
+    Op("median", median_samples, ("int64", "float32", "float64"), ref_median, method=True, grad=(0,)),
+    Op("median_dim", lambda d: median_samples(d, reduce_all=False), ("int64", "float32", "float64"), ref_median,
+       aten="median", method=True, named=("values", "indices"), grad=(0,)),
+    Op("_unique2", unique_samples, ("bool", "int64", "float32"), ref_unique, data_dependent=True),
     Op("nonzero", nonzero_samples, ("bool", "int64", "float32", "complex64"), ref_nonzero, method=True,
        data_dependent=True),
     Op("equal", equal_samples, ("bool", "int64", "float32", "complex64"), ref_equal,

@@ -1,0 +1,35 @@
+"""ember.unique / Tensor.unique's flag combinations against torch (the
+operator database covers _unique2, kthvalue and median themselves)."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import ember
+from torch_oracle import E, N, torch
+
+
+@pytest.mark.parametrize("return_inverse,return_counts", list(itertools.product([False, True], repeat=2)))
+def test_unique_flags_match_torch(return_inverse, return_counts):
+    t = torch.tensor([[3.0, 1.0, float("nan")], [1.0, 3.0, 2.0]])
+    expected = torch.unique(t, return_inverse=return_inverse, return_counts=return_counts)
+    actual = ember.unique(E(t), return_inverse=return_inverse, return_counts=return_counts)
+    method = E(t).unique(return_inverse=return_inverse, return_counts=return_counts)
+    if not isinstance(expected, tuple):
+        expected, actual, method = (expected,), (actual,), (method,)
+    assert len(actual) == len(expected) == len(method)
+    for a, m, e in zip(actual, method, expected):
+        np.testing.assert_array_equal(N(a), N(e))
+        np.testing.assert_array_equal(N(m), N(e))
+
+
+def test_unique_errors():
+    with pytest.raises(TypeError, match="unique"):
+        ember.unique([1, 2])
+    with pytest.raises(NotImplementedError, match="unique\\(dim=...\\)"):
+        ember.unique(ember.ones(2, 2), dim=0)
+    with pytest.raises(IndexError, match="kthvalue\\(\\): selected number k out of range"):
+        ember.kthvalue(ember.ones(3), 4)
+    with pytest.raises(IndexError, match="median\\(\\): Expected reduction dim 0 to have non-zero size"):
+        ember.median(ember.ones(0, 2), 0)
