@@ -1,11 +1,12 @@
 // Recurrent layers over whole sequences (torch's lstm / gru / rnn_tanh /
-// rnn_relu and their single-step cells), composed from GEMMs and the fused
-// cell kernels so that autograd records them like any other ops and every
-// backend with those kernels runs them.
+// rnn_relu and their single-step cells), composed from GEMMs, the fused cell
+// kernels and the whole-sequence recurrence, so that autograd records them
+// like any other ops and every backend with those kernels runs them.
 //
-// A layer projects all time steps of its input at once (one GEMM), then
-// walks the steps: one GEMM for the hidden projection and one fused cell.
-// Packed sequences (data + batch_sizes) walk the same way with a batch that
+// A layer direction projects all time steps of its input at once (one GEMM).
+// Over a dense sequence the steps are then one _rnn_recurrence op, with its
+// own backward (RNNRecurrence.cpp). Packed sequences (data + batch_sizes)
+// walk the steps here, one GEMM and one fused cell each, with a batch that
 // shrinks (forward) or grows (reverse) as sequences end.
 
 #include <aten/Functions.h>
