@@ -81,6 +81,11 @@ CASES = [
                                                 ((4, 3), "normal", True)]),
     ("TripletMarginLoss", (), {"p": 1, "swap": True, "reduction": "none"},
      [((4, 3), "normal", True), ((4, 3), "normal", True), ((4, 3), "normal", True)]),
+    ("TripletMarginWithDistanceLoss", (), {"margin": 0.5, "swap": True},
+     [((4, 3), "normal", True), ((4, 3), "normal", True), ((4, 3), "normal", True)]),
+    ("ChannelShuffle", (3,), {}, [((2, 6, 2, 2), "normal", True)]),
+    ("AlphaDropout", (0.3,), {}, [((3, 4), "normal", True)]),  # eval mode: identity
+    ("FeatureAlphaDropout", (0.3,), {}, [((2, 3, 4), "normal", True)]),
 ]
 
 
@@ -128,6 +133,29 @@ def test_multi_margin_loss_matches_torch():
             outs.append([loss, xt.grad])
         for a, b in zip(outs[1], outs[0]):
             np.testing.assert_allclose(N(a), N(b), rtol=1e-5, atol=1e-6)
+
+
+def test_multilabel_margin_loss_matches_torch():
+    x = rnd((3, 5), 0)
+    y = np.array([[3, 0, -1, 1, 1], [4, 2, 1, 0, 3], [-1, 2, 2, 2, 2]])
+    for reduction in ("mean", "none", "sum"):
+        outs = []
+        for lib in (torch, ember):
+            xt = lib.tensor(x, requires_grad=True)
+            loss = lib.nn.MultiLabelMarginLoss(reduction=reduction)(xt, lib.tensor(y))
+            loss.sum().backward()
+            outs.append([loss, xt.grad])
+        for a, b in zip(outs[1], outs[0]):
+            np.testing.assert_allclose(N(a), N(b), rtol=1e-5, atol=1e-6)
+
+
+def test_alpha_dropout_keeps_mean_and_variance():
+    p, alpha = 0.3, 1.7580993408473766
+    a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
+    y = N(EF.alpha_dropout(ember.randn(200000), p, training=True))
+    assert abs(y.mean()) < 0.02 and abs(y.var() - 1) < 0.03
+    dropped = np.isclose(y, alpha * a * (p - 1), rtol=0, atol=1e-6)  # every dropped value sits at one point
+    assert 0.28 < dropped.mean() < 0.32
 
 
 def test_rrelu_in_training_draws_slopes_in_range():

@@ -28,7 +28,8 @@ __all__ = [
     "softshrink", "rrelu", "rrelu_", "pixel_shuffle", "pixel_unshuffle", "dropout3d", "instance_norm",
     "local_response_norm", "pairwise_distance", "cosine_similarity", "margin_ranking_loss", "hinge_embedding_loss",
     "soft_margin_loss", "multilabel_soft_margin_loss", "cosine_embedding_loss", "poisson_nll_loss",
-    "gaussian_nll_loss", "triplet_margin_loss", "multi_margin_loss",
+    "gaussian_nll_loss", "triplet_margin_loss", "multi_margin_loss", "alpha_dropout", "feature_alpha_dropout",
+    "channel_shuffle", "native_channel_shuffle", "triplet_margin_with_distance_loss", "multilabel_margin_loss",
 ]
 
 
@@ -465,6 +466,23 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
     return rrelu(input, lower, upper, training, inplace=True)
 
 
+def channel_shuffle(input, groups):
+    """(N, C, *) with its channels regrouped: channel g * (C / groups) + k moves to k * groups + g."""
+    if input.dim() < 3:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.dim()} dimension(s)")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    n, c = input.shape[0], input.shape[1]
+    if c % groups != 0:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    rest = list(input.shape[2:])
+    return input.reshape([n, groups, c // groups] + rest).transpose(1, 2).reshape([n, c] + rest)
+
+
+native_channel_shuffle = channel_shuffle
+
+
 def pixel_shuffle(input, upscale_factor):
     """(*, C r^2, H, W) -> (*, C, H r, W r)."""
     r = int(upscale_factor)
@@ -530,6 +548,32 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     if input.dim() not in (4, 5):
         raise RuntimeError(f"dropout3d: Expected 4D or 5D input, but received a {input.dim()}D input")
     return _channel_dropout(input, p, training, inplace, batched_dim=5)
+
+
+def _alpha_dropout(input, p, training, inplace, feature):
+    # Dropped values go to SELU's negative saturation and an affine map keeps mean and variance (torch's rule).
+    _check_p(p)
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    if p == 1.0:
+        return _maybe_inplace(input, input * ember.zeros([], dtype=input.dtype, device=input.device), inplace)
+    if feature:
+        shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
+    else:
+        shape = list(input.shape)
+    keep = (ember.rand(shape, dtype=input.dtype, device=input.device) >= p).to(input.dtype)
+    alpha = 1.7580993408473766
+    a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
+    b = (keep - 1) * (alpha * a) + alpha * a * p
+    return _maybe_inplace(input, input * (keep * a) + b, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _alpha_dropout(input, p, training, inplace, feature=False)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _alpha_dropout(input, p, training, inplace, feature=True)
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
@@ -1079,6 +1123,41 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     loss = margins.sum(1) / x.size(1)
     if input.dim() < 2:
         loss = loss.reshape(target.shape)
+    return _apply_reduction(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_with_distance_loss: expected margin to be greater than 0, got {margin} "
+                         "instead")
+    distance = distance_function if distance_function is not None else pairwise_distance
+    d_pos = distance(anchor, positive)
+    d_neg = distance(anchor, negative)
+    if swap:
+        d_neg = ember.minimum(d_neg, distance(positive, negative))
+    return _apply_reduction((margin + d_pos - d_neg).clamp(min=0), reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Each row's target lists class indices, ended by the first -1; every (target, non-target) pair adds
+    max(0, 1 - (x[target] - x[other])), divided by the number of classes."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    x = input if input.dim() == 2 else input.reshape([1, -1])
+    y = target if target.dim() == 2 else target.reshape([1, -1])
+    if x.shape != y.shape:
+        raise RuntimeError(f"multilabel_margin_loss: inconsistent target size: {list(target.shape)} for input of "
+                           f"size: {list(input.shape)}")
+    # Entries before the first -1 name target classes.
+    valid = (y >= 0).to(ember.int64).cumprod(1).to(ember.bool)
+    counts = ember.zeros(x.shape, dtype=ember.int64, device=x.device)
+    is_target = counts.scatter_add(1, y.clamp(min=0), valid.to(ember.int64)) > 0
+    diff = 1 - x.unsqueeze(2) + x.unsqueeze(1)  # [n, j, i] = 1 - (x_j - x_i)
+    pairs = is_target.unsqueeze(2) & ~is_target.unsqueeze(1)
+    loss = (diff.clamp(min=0) * pairs.to(x.dtype)).sum((1, 2)) / x.size(1)
+    if input.dim() < 2:
+        loss = loss.reshape([])
     return _apply_reduction(loss, reduction)
 
 

@@ -25,15 +25,16 @@ from .transformer import (  # noqa: F401
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 
 from .padding import *  # noqa: F401,F403
-from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: F401
+from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: F401
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: F401
 from .activation import CELU, Hardshrink, RReLU, Softmax2d, Softshrink, Threshold  # noqa: F401
 from .loss import (  # noqa: F401
     CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, MarginRankingLoss, MultiLabelSoftMarginLoss,
-    MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+    MultiLabelMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
-from .dropout import Dropout3d  # noqa: F401
+from .dropout import AlphaDropout, Dropout3d, FeatureAlphaDropout  # noqa: F401
 from .normalization import LocalResponseNorm  # noqa: F401
 from .pooling import AdaptiveMaxPool1d, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: F401
 from . import padding as _padding
@@ -43,6 +44,7 @@ __all__ = [
     "AdaptiveAvgPool2d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AlphaDropout",
     "AvgPool1d",
     "AvgPool2d",
     "BCELoss",
@@ -52,6 +54,7 @@ __all__ = [
     "BatchNorm3d",
     "Bilinear",
     "CELU",
+    "ChannelShuffle",
     "Conv1d",
     "Conv2d",
     "ConvTranspose2d",
@@ -64,6 +67,7 @@ __all__ = [
     "Dropout3d",
     "ELU",
     "Embedding",
+    "FeatureAlphaDropout",
     "Flatten",
     "GELU",
     "GLU",
@@ -99,6 +103,7 @@ __all__ = [
     "Module",
     "ModuleDict",
     "ModuleList",
+    "MultiLabelMarginLoss",
     "MultiLabelSoftMarginLoss",
     "MultiMarginLoss",
     "MultiheadAttention",
@@ -141,6 +146,7 @@ __all__ = [
     "TransformerEncoder",
     "TransformerEncoderLayer",
     "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
     "Unflatten",
     "Upsample",
     "UpsamplingBilinear2d",
