@@ -6,7 +6,7 @@ from ember import _C
 
 Tensor = _C.Tensor
 
-__all__ = ["Parameter", "Buffer", "is_lazy"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 
 class Parameter(Tensor):
@@ -73,5 +73,56 @@ class Buffer(metaclass=_BufferMeta):
         return t
 
 
+class UninitializedTensorMixin:
+    """A placeholder whose shape is not known yet (lazy modules); ``materialize`` gives it one and turns it into
+    its ``cls_to_become``. Until then it holds no elements. (torch also refuses every operation on it through
+    __torch_function__; defining __ember_function__ here would put that check on every call of every user.)"""
+
+    def materialize(self, shape, device=None, dtype=None):
+        import ember
+
+        data = ember.empty(list(shape), device=device or self.device, dtype=dtype or self.dtype)
+        self.__class__ = self.cls_to_become
+        with ember.no_grad():
+            self.data = data
+        return self
+
+    @property
+    def shape(self):
+        raise RuntimeError("Can't access the shape of an uninitialized parameter or buffer. This error usually "
+                           "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+                           "initialized one. Call `forward` to initialize the parameters before accessing their "
+                           "attributes.")
+
+    def share_memory_(self):
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+                           "initialize the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return Tensor._make_subclass(cls, _C.empty([0], device=device, dtype=dtype), requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None):
+        return Tensor._make_subclass(cls, _C.empty([0], device=device, dtype=dtype), requires_grad)
+
+
 def is_lazy(param):
-    return False
+    return isinstance(param, UninitializedTensorMixin)

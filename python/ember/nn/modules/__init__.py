@@ -37,6 +37,9 @@ from .loss import (  # noqa: F401
 from .dropout import AlphaDropout, Dropout3d, FeatureAlphaDropout  # noqa: F401
 from .normalization import LocalResponseNorm  # noqa: F401
 from .pooling import AdaptiveMaxPool1d, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: F401
+from .lazy import (  # noqa: F401
+    LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyLinear, LazyModuleMixin,
+)
 from . import padding as _padding
 
 __all__ = [
@@ -90,6 +93,12 @@ __all__ = [
     "LSTM",
     "LSTMCell",
     "LayerNorm",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
+    "LazyConv1d",
+    "LazyConv2d",
+    "LazyLinear",
     "LeakyReLU",
     "Linear",
     "LocalResponseNorm",
