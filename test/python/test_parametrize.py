@@ -135,3 +135,26 @@ def test_old_weight_norm_removal():
     enn.utils.remove_weight_norm(m)
     assert sorted(n for n, _ in m.named_parameters()) == ["bias", "weight"]
     close(m(x), before)
+
+
+@pytest.mark.parametrize("name,args,shape", [("Linear", (5, 4), (3, 5)), ("Conv2d", (2, 3, 3), (2, 2, 5, 5)),
+                                             ("ConvTranspose2d", (3, 2, 3), (1, 3, 4, 4))])
+def test_spectral_norm_matches_torch(name, args, shape):
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    results = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        m = lib.nn.utils.spectral_norm(getattr(lib.nn, name)(*args), n_power_iterations=2)
+        outs = []
+        for _ in range(3):  # power iterations advance on each training forward
+            outs.append(m(lib.tensor(x)))
+        outs[-1].pow(2).sum().backward()
+        m.eval()
+        outs.append(m(lib.tensor(x)))
+        results.append((sorted(m.state_dict()), outs + [m.weight_orig.grad, m.weight_u, m.weight_v]))
+    assert results[1][0] == results[0][0]
+    for a, b in zip(results[1][1], results[0][1]):
+        close(a, b, 2e-5)
+    module = enn.utils.spectral_norm(enn.Linear(3, 2))
+    enn.utils.remove_spectral_norm(module)
+    assert sorted(n for n, _ in module.named_parameters()) == ["bias", "weight"]

@@ -3,6 +3,7 @@
 from ember import _C
 
 from . import parametrizations, parametrize, rnn  # noqa: F401
+from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
 
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm  # noqa: F401
@@ -11,7 +12,7 @@ Tensor = _C.Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
            "parameters_to_vector", "vector_to_parameters", "weight_norm", "remove_weight_norm", "parametrize",
-           "parametrizations", "rnn"]
+           "parametrizations", "rnn", "spectral_norm", "remove_spectral_norm"]
 
 
 def parameters_to_vector(parameters):
