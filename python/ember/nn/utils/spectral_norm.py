@@ -7,6 +7,7 @@ import ember
 
 from .. import functional as F
 from ..parameter import Parameter
+from ._reparametrization_hooks import check_not_registered, remove_hook
 
 __all__ = ["spectral_norm", "remove_spectral_norm", "SpectralNorm"]
 
@@ -54,9 +55,7 @@ class SpectralNorm:
 
     @staticmethod
     def apply(module, name, n_power_iterations, dim, eps):
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, SpectralNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
+        check_not_registered(module, SpectralNorm, name, "spectral_norm")
         fn = SpectralNorm(name, n_power_iterations, dim, eps)
         weight = module._parameters[name]
         with ember.no_grad():
@@ -84,9 +83,4 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
 
 def remove_spectral_norm(module, name="weight"):
-    for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, SpectralNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    return remove_hook(module, SpectralNorm, name, "spectral_norm")

@@ -4,6 +4,7 @@
 import warnings
 
 from ..parameter import Parameter
+from ._reparametrization_hooks import check_not_registered, remove_hook
 from .parametrizations import _weight_norm, _norm_except_dim
 
 __all__ = ["weight_norm", "remove_weight_norm", "WeightNorm"]
@@ -19,9 +20,7 @@ class WeightNorm:
 
     @staticmethod
     def apply(module, name, dim):
-        for hook in module._forward_pre_hooks.values():
-            if isinstance(hook, WeightNorm) and hook.name == name:
-                raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")
+        check_not_registered(module, WeightNorm, name, "weight_norm")
         fn = WeightNorm(name, dim)
         weight = getattr(module, name)
         del module._parameters[name]
@@ -50,9 +49,4 @@ def weight_norm(module, name="weight", dim=0):
 
 
 def remove_weight_norm(module, name="weight"):
-    for key, hook in list(module._forward_pre_hooks.items()):
-        if isinstance(hook, WeightNorm) and hook.name == name:
-            hook.remove(module)
-            del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"weight_norm of '{name}' not found in {module}")
+    return remove_hook(module, WeightNorm, name, "weight_norm")
