@@ -84,6 +84,13 @@ CASES = [
     ("TripletMarginWithDistanceLoss", (), {"margin": 0.5, "swap": True},
      [((4, 3), "normal", True), ((4, 3), "normal", True), ((4, 3), "normal", True)]),
     ("ChannelShuffle", (3,), {}, [((2, 6, 2, 2), "normal", True)]),
+    ("Unfold", (3,), {}, [((2, 2, 5, 6), "normal", True)]),
+    ("Unfold", ((2, 3),), {"dilation": (2, 1), "padding": 1, "stride": (1, 2)}, [((1, 3, 6, 7), "normal", True)]),
+    ("Unfold", (2,), {}, [((3, 4, 4), "normal", True)]),
+    ("Fold", ((5, 6), 3), {}, [((2, 18, 12), "normal", True)]),
+    ("Fold", ((6, 7), (2, 3)), {"dilation": (2, 1), "padding": 1, "stride": (1, 2)},
+     [((1, 18, 24), "normal", True)]),
+    ("Fold", (4, 2), {"stride": 2}, [((8, 4), "normal", True)]),
     ("AlphaDropout", (0.3,), {}, [((3, 4), "normal", True)]),  # eval mode: identity
     ("FeatureAlphaDropout", (0.3,), {}, [((2, 3, 4), "normal", True)]),
 ]

@@ -30,6 +30,7 @@ __all__ = [
     "soft_margin_loss", "multilabel_soft_margin_loss", "cosine_embedding_loss", "poisson_nll_loss",
     "gaussian_nll_loss", "triplet_margin_loss", "multi_margin_loss", "alpha_dropout", "feature_alpha_dropout",
     "channel_shuffle", "native_channel_shuffle", "triplet_margin_with_distance_loss", "multilabel_margin_loss",
+    "unfold", "fold",
 ]
 
 
@@ -294,6 +295,71 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     (o,) = _single(output_size)
     return adaptive_max_pool2d(input.unsqueeze(-2), (1, o), return_indices).squeeze(-2)
+
+
+def _fold_geometry(name, kernel_size, dilation, padding, stride):
+    kernel, dil, pad_, step = (_pair(v) for v in (kernel_size, dilation, padding, stride))
+    if min(kernel) <= 0 or min(dil) <= 0 or min(step) <= 0 or min(pad_) < 0:
+        raise RuntimeError(f"{name}: expected kernel_size, dilation and stride to be positive and padding "
+                           f"non-negative, got kernel_size={kernel}, dilation={dil}, padding={pad_}, stride={step}")
+    return kernel, dil, pad_, step
+
+
+def _blocks(name, size, kernel, dil, pad_, step):
+    blocks = [(s + 2 * p - d * (k - 1) - 1) // st + 1 for s, k, d, p, st in zip(size, kernel, dil, pad_, step)]
+    if min(blocks) <= 0:
+        raise RuntimeError(f"{name}: the padded input of spatial size {list(size)} is smaller than the dilated "
+                           f"kernel {[d * (k - 1) + 1 for k, d in zip(kernel, dil)]}: no blocks")
+    return blocks
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Sliding local blocks of a (N, C, H, W) input as columns: (N, C * kh * kw, number of blocks)."""
+    kernel, dil, pad_, step = _fold_geometry("unfold", kernel_size, dilation, padding, stride)
+    if input.dim() not in (3, 4):
+        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
+    x = input if input.dim() == 4 else input.unsqueeze(0)
+    n, c = x.shape[0], x.shape[1]
+    blocks = _blocks("unfold", x.shape[2:], kernel, dil, pad_, step)
+    x = pad(x, (pad_[1], pad_[1], pad_[0], pad_[0]))
+    spans = [d * (k - 1) + 1 for k, d in zip(kernel, dil)]
+    patches = x.unfold(2, spans[0], step[0]).unfold(3, spans[1], step[1])  # N, C, bh, bw, span_h, span_w
+    patches = patches[..., ::dil[0], ::dil[1]]
+    cols = patches.permute(0, 1, 4, 5, 2, 3).reshape([n, c * kernel[0] * kernel[1], blocks[0] * blocks[1]])
+    return cols if input.dim() == 4 else cols.squeeze(0)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """The adjoint of unfold: columns (N, C * kh * kw, L) summed back into a (N, C, H, W) image."""
+    kernel, dil, pad_, step = _fold_geometry("fold", kernel_size, dilation, padding, stride)
+    size = _pair(output_size)
+    if input.dim() not in (2, 3):
+        raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
+                                  f"(got {input.dim()}D)")
+    x = input if input.dim() == 3 else input.unsqueeze(0)
+    n, ck, length = x.shape
+    per_channel = kernel[0] * kernel[1]
+    if ck % per_channel != 0:
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+                           f"but got input.size(1)={ck} and kernel_size={kernel}")
+    blocks = _blocks("fold", size, kernel, dil, pad_, step)
+    if blocks[0] * blocks[1] != length:
+        raise RuntimeError(f"Given output_size={size}, kernel_size={kernel}, dilation={dil}, padding={pad_}, "
+                           f"stride={step}, expected size of input's dimension 2 to match the calculated number of "
+                           f"sliding blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
+                           f"input.size(2)={length}.")
+    c = ck // per_channel
+    hp, wp = size[0] + 2 * pad_[0], size[1] + 2 * pad_[1]
+    # Flat position in the padded image of kernel offset (i, j) at block (by, bx).
+    rows = (ember.arange(kernel[0]) * dil[0]).reshape([-1, 1, 1, 1]) + \
+        (ember.arange(blocks[0]) * step[0]).reshape([1, 1, -1, 1])
+    cols = (ember.arange(kernel[1]) * dil[1]).reshape([1, -1, 1, 1]) + \
+        (ember.arange(blocks[1]) * step[1]).reshape([1, 1, 1, -1])
+    positions = (rows * wp + cols).reshape([1, 1, -1]).expand([n, c, per_channel * length]).to(x.device)
+    image = ember.zeros([n, c, hp * wp], dtype=x.dtype, device=x.device)
+    image = image.scatter_add(2, positions, x.reshape([n, c, per_channel * length]))
+    image = image.reshape([n, c, hp, wp])[:, :, pad_[0]:pad_[0] + size[0], pad_[1]:pad_[1] + size[1]]
+    return image if input.dim() == 3 else image.squeeze(0)
 
 
 # ---- activations ----------------------------------------------------------------------

@@ -25,7 +25,7 @@ from .transformer import (  # noqa: F401
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 
 from .padding import *  # noqa: F401,F403
-from .pixelshuffle import ChannelShuffle, PixelShuffle, PixelUnshuffle  # noqa: F401
+from .pixelshuffle import ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold  # noqa: F401
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: F401
 from .activation import CELU, Hardshrink, RReLU, Softmax2d, Softshrink, Threshold  # noqa: F401
@@ -72,6 +72,7 @@ __all__ = [
     "Embedding",
     "FeatureAlphaDropout",
     "Flatten",
+    "Fold",
     "GELU",
     "GLU",
     "GRU",
@@ -157,6 +158,7 @@ __all__ = [
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
     "Unflatten",
+    "Unfold",
     "Upsample",
     "UpsamplingBilinear2d",
     "UpsamplingNearest2d",
