@@ -21,7 +21,6 @@ import numpy as np
 
 import ember
 
-ZIP_MAGIC = b"PK\x03\x04"
 _MAX_PICKLE_BYTES = 1 << 30
 
 # torch storage class name -> (Ember dtype, NumPy dtype of the stored bytes)
@@ -150,10 +149,6 @@ def _codecs_encode(text, encoding="latin1"):
 
 
 _DEFAULT_GLOBALS = _default_globals()
-
-
-def _qualified_name(obj):
-    return f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', getattr(obj, '__name__', ''))}"
 
 
 def _canonical_name(module, name):

@@ -149,7 +149,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     if pickle_module is not None:
         raise ValueError("ember.load does not unpickle with a custom module; pickle_module is not supported")
     name, data = _read_bytes(f)
-    if data[:4] == b"PK\x03\x04":
+    if data[:4] == b"PK\x03\x04":  # a zip archive: torch's format (Ember's own files are not zips)
         from . import _torch_file
 
         obj = _torch_file.load(data, dict(_safe_globals))
