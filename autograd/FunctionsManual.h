@@ -74,8 +74,21 @@ Tensor gather_to_source(const Tensor& grad, int64_t dim, const Tensor& index, In
 Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
 // The weight gradient of an embedding lookup: each row's gradients summed,
 // none for padding_idx, divided by the row's count in the batch if asked.
+// A sparse gradient (one entry per looked-up index, padding_idx left out)
+// when `sparse`; a strided one otherwise.
 Tensor embedding_backward(const Tensor& grad, const Tensor& indices, IntArrayRef weight_sizes, int64_t padding_idx,
-                          bool scale_grad_by_freq);
+                          bool scale_grad_by_freq, bool sparse);
+// Layout-aware gradients (FunctionsManualSparse.cpp): a sparse input gets a
+// gradient with its own sparsity pattern, as torch gives it.
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, const Tensor& self);
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& self, const Tensor& mat2);
+// embedding's sparse weight gradient from the looked-up rows' gradients.
+Tensor embedding_sparse_backward(Tensor rows, Tensor flat_indices, IntArrayRef weight_sizes, int64_t padding_idx,
+                                 bool scale_grad_by_freq);
+// The gradient of sparse_coo_tensor's values: grad read at each index.
+Tensor sparse_values_backward(const Tensor& grad, const Tensor& indices);
+// The gradient of the strided self of self.sparse_mask(mask).
+Tensor sparse_mask_backward(const Tensor& grad, const Tensor& mask);
 Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, const std::vector<std::optional<Tensor>>& indices);
 
 // Normalization. Runs the fused kernel, or under create_graph composes

@@ -55,6 +55,8 @@ class Tensor {
   bool is_cpu() const { return device().is_cpu(); }
   bool is_cuda() const { return device().is_cuda(); }
   bool is_meta() const { return device().is_meta(); }
+  c10::Layout layout() const { return impl()->layout(); }
+  bool is_sparse() const { return impl()->is_sparse(); }
   bool is_floating_point() const { return c10::isFloatingType(dtype()); }
   bool is_complex() const { return c10::isComplexType(dtype()); }
   TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }

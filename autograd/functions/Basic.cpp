@@ -34,12 +34,30 @@ bool obeys_layout_contract(const Tensor& grad, const Tensor& variable) {
 }
 }  // namespace
 
+namespace {
+// A sparse gradient (an embedding's with sparse=True) stays sparse while
+// every part is; sparse plus strided is strided. The first one is kept
+// unless someone else holds it, so later accumulation never changes theirs.
+void accumulate_sparse(Tensor& grad, Tensor new_grad) {
+  if (!grad.defined()) {
+    grad = new_grad.use_count() > 1 ? new_grad.clone() : std::move(new_grad);
+    if (!c10::GradMode::is_enabled()) grad = grad.detach();
+  } else if (!c10::GradMode::is_enabled() && !grad.requires_grad() && (new_grad.is_sparse() || !grad.is_sparse())) {
+    grad.add_(new_grad);
+  } else {
+    grad = grad + new_grad;
+  }
+}
+}  // namespace
+
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor new_grad = std::move(grads.at(0));
   if (!new_grad.defined()) return {};
   AutogradMeta* meta = impl::materialize_autograd_meta(variable_);
   Tensor& grad = meta->grad;
-  if (!grad.defined()) {
+  if (new_grad.is_sparse() || (grad.defined() && grad.is_sparse())) {
+    accumulate_sparse(grad, std::move(new_grad));
+  } else if (!grad.defined()) {
     // Keep the incoming gradient itself when nothing else can see it and it
     // has the parameter's layout; a copy in that layout otherwise, so later
     // accumulation never writes into a user tensor.

@@ -8,7 +8,7 @@ namespace c10 {
 namespace {
 constexpr std::string_view kKeyNames[] = {
     "Undefined", "CPU",    "CUDA",    "Meta",
-    "PrivateUse1", "BackendSelect", "ADInplaceOrView", "Autograd",
+    "PrivateUse1", "SparseCPU", "BackendSelect", "ADInplaceOrView", "Autograd",
     "Autocast",  "Python", "NumKeys", "CompositeExplicitAutograd",
     "CompositeImplicitAutograd"};
 constexpr int kNumKeyNames = static_cast<int>(std::size(kKeyNames));
@@ -33,6 +33,16 @@ DispatchKey backendKey(DeviceType t) {
     case DeviceType::CUDA: return DispatchKey::CUDA;
     case DeviceType::Meta: return DispatchKey::Meta;
     case DeviceType::PrivateUse1: return DispatchKey::PrivateUse1;
+  }
+  return DispatchKey::Undefined;
+}
+
+DispatchKey sparseBackendKey(DeviceType t) {
+  switch (t) {
+    case DeviceType::CPU: return DispatchKey::SparseCPU;
+    case DeviceType::CUDA:
+    case DeviceType::Meta:
+    case DeviceType::PrivateUse1: break;
   }
   return DispatchKey::Undefined;
 }

@@ -18,6 +18,9 @@ enum class DispatchKey : uint8_t {
   CUDA,
   Meta,
   PrivateUse1,
+  // Backends of a non-strided layout: their tensors hold other tensors
+  // (sparse COO: indices and values), so dense kernels never serve them.
+  SparseCPU,
   // Functionality.
   BackendSelect,
   ADInplaceOrView,
@@ -34,12 +37,18 @@ enum class DispatchKey : uint8_t {
 constexpr int kNumDispatchKeys = static_cast<int>(DispatchKey::NumKeys);
 
 constexpr bool isAliasKey(DispatchKey k) { return k > DispatchKey::NumKeys; }
-constexpr bool isBackendKey(DispatchKey k) { return k >= DispatchKey::CPU && k <= DispatchKey::PrivateUse1; }
+constexpr bool isBackendKey(DispatchKey k) { return k >= DispatchKey::CPU && k <= DispatchKey::SparseCPU; }
+// Backends whose tensors are strided memory: the ones CompositeExplicitAutograd
+// kernels (written against strides and storage) may serve.
+constexpr bool isDenseBackendKey(DispatchKey k) { return k >= DispatchKey::CPU && k <= DispatchKey::PrivateUse1; }
+constexpr bool isSparseKey(DispatchKey k) { return k == DispatchKey::SparseCPU; }
 // Parses a key name ("CPU", "CompositeImplicitAutograd", ...).
 DispatchKey parseDispatchKey(std::string_view name);
 
 std::string_view toString(DispatchKey k);
 DispatchKey backendKey(DeviceType t);
+// The sparse COO backend of a device type; Undefined where there is none.
+DispatchKey sparseBackendKey(DeviceType t);
 
 class DispatchKeySet {
  public:

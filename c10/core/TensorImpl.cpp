@@ -57,8 +57,28 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
   refresh_numel_and_contiguity();
 }
 
+TensorImpl::TensorImpl(DispatchKey backend, ScalarType dtype, Device device, IntArrayRef sizes)
+    : storage_(make_intrusive<StorageImpl>(DataPtr(nullptr, device), 0)),
+      sizes_(sizes.vec()),
+      strides_(contiguous_strides(sizes)),
+      dtype_(dtype),
+      key_set_(DispatchKeySet(backend).add(DispatchKey::Autograd)),
+      version_counter_(make_intrusive<VersionCounter>()),
+      inference_(InferenceMode::is_enabled()) {
+  refresh_numel_and_contiguity();
+}
+
+void TensorImpl::set_sizes_only(IntArrayRef sizes) { set_sizes_and_strides(sizes, contiguous_strides(sizes), 0); }
+
+void TensorImpl::report_not_strided(const char* what) const {
+  EMBER_CHECK(std::string_view(what) != "strides", "Sparse tensors do not have strides");
+  EMBER_CHECK(std::string_view(what) != "data", "Cannot access data pointer of Tensor that doesn't have storage "
+              "(a {} tensor: use its indices and values)", toString(layout()));
+  EMBER_CHECK(false, "{}: {} tensors have no strided memory", what, toString(layout()));
+}
+
 int64_t TensorImpl::size(int64_t d) const { return sizes_[maybe_wrap_dim(d, dim(), false)]; }
-int64_t TensorImpl::stride(int64_t d) const { return strides_[maybe_wrap_dim(d, dim(), false)]; }
+int64_t TensorImpl::stride(int64_t d) const { return strides()[maybe_wrap_dim(d, dim(), false)]; }
 
 void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
   EMBER_INTERNAL_ASSERT(sizes.size() == strides.size());
@@ -69,6 +89,9 @@ void TensorImpl::set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, i
 }
 
 void TensorImpl::set_data(const TensorImpl& other) {
+  EMBER_CHECK(layout() == Layout::Strided && other.layout() == Layout::Strided,
+              "set_data: cannot set the data of a {} tensor to a {} tensor (layouts must both be strided)",
+              toString(layout()), toString(other.layout()));
   storage_ = other.storage_;
   dtype_ = other.dtype_;
   key_set_ = DispatchKeySet(backendKey(storage_.device().type)).add(DispatchKey::Autograd);

@@ -4,6 +4,7 @@
 // (storage, version counter) or own alone (autograd metadata, conj/neg bits).
 
 #include <c10/core/DispatchKey.h>
+#include <c10/core/Layout.h>
 #include <c10/core/ScalarType.h>
 #include <c10/core/StorageImpl.h>
 #include <c10/util/ArrayRef.h>
@@ -30,7 +31,10 @@ struct AutogradMetaInterface {
   virtual void set_requires_grad(bool value, TensorImpl* self) = 0;
 };
 
-class TensorImpl final : public intrusive_ptr_target {
+// Not final: a layout other than strided (sparse COO) subclasses it to hold
+// the tensors it is made of; such a tensor owns no memory of its own (an
+// empty storage that only names its device) and its strides mean nothing.
+class TensorImpl : public intrusive_ptr_target {
  public:
   // A contiguous tensor of `sizes` over `storage` starting at element 0.
   TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes);
@@ -38,14 +42,26 @@ class TensorImpl final : public intrusive_ptr_target {
   TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
              intrusive_ptr<VersionCounter> version_counter);
 
+  // The layout follows from the backend key, its one home.
+  Layout layout() const { return key_set_.has(DispatchKey::SparseCPU) ? Layout::Sparse : Layout::Strided; }
+  bool is_sparse() const { return layout() == Layout::Sparse; }
+
   IntArrayRef sizes() const { return sizes_; }
-  IntArrayRef strides() const { return strides_; }
+  // Strides, contiguity and data exist only for strided tensors; asking a
+  // sparse one is an error (never a read of memory it does not have).
+  IntArrayRef strides() const {
+    if (__builtin_expect(layout() != Layout::Strided, 0)) report_not_strided("strides");
+    return strides_;
+  }
   int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
   int64_t size(int64_t d) const;
   int64_t stride(int64_t d) const;
   int64_t numel() const { return numel_; }
   int64_t storage_offset() const { return storage_offset_; }
-  bool is_contiguous() const { return is_contiguous_; }
+  bool is_contiguous() const {
+    if (__builtin_expect(layout() != Layout::Strided, 0)) report_not_strided("is_contiguous");
+    return is_contiguous_;
+  }
 
   ScalarType dtype() const { return dtype_; }
   size_t itemsize() const { return elementSize(dtype_); }
@@ -56,6 +72,7 @@ class TensorImpl final : public intrusive_ptr_target {
   bool has_storage_data() const { return storage_.defined() && storage_.data() != nullptr; }
   // Address of element 0 (not of the storage start).
   void* data() const {
+    if (__builtin_expect(layout() != Layout::Strided, 0)) report_not_strided("data");
     return static_cast<char*>(storage_.data()) + static_cast<size_t>(storage_offset_) * itemsize();
   }
 
@@ -109,8 +126,15 @@ class TensorImpl final : public intrusive_ptr_target {
     storage_ = Storage();
   }
 
+ protected:
+  // A tensor of another layout: `backend` (e.g. SparseCPU) and Autograd
+  // keys, `sizes`, and an empty storage on `device`.
+  TensorImpl(DispatchKey backend, ScalarType dtype, Device device, IntArrayRef sizes);
+  void set_sizes_only(IntArrayRef sizes);
+
  private:
   void refresh_numel_and_contiguity();
+  [[noreturn]] void report_not_strided(const char* what) const;
 
   Storage storage_;
   std::vector<int64_t> sizes_;

@@ -7,7 +7,29 @@ Tensor = _C.Tensor
 
 
 def _repr(self):
-    return _tensor_str.tensor_repr(self, default_float_dtype_name=str(_C.get_default_dtype()).split(".")[-1])
+    default_float = str(_C.get_default_dtype()).split(".")[-1]
+    if self.is_sparse:
+        return _sparse_repr(self, default_float)
+    return _tensor_str.tensor_repr(self, default_float_dtype_name=default_float)
+
+
+def _sparse_repr(self, default_float):
+    # torch's form: the parts, then size, nnz and layout.
+    pad = " " * len("tensor(")
+    indices = _tensor_str.tensor_repr(self._indices(), prefix=pad + "indices=tensor(")[len(pad):]
+    values = _tensor_str.tensor_repr(self._values(), default_float_dtype_name=default_float,
+                                     prefix=pad + "values=tensor(")[len(pad):]
+    return (f"tensor({indices},\n{pad}{values},\n{pad}size={tuple(self.shape)}, nnz={self._nnz()}, "
+            f"layout=ember.sparse_coo)")
+
+
+def _layout(self):
+    from .sparse import _LAYOUTS
+    return _LAYOUTS[self._layout_name]
+
+
+Tensor.layout = property(_layout)
+Tensor.to_sparse_coo = lambda self: self.to_sparse()
 
 
 def _iter(self):

@@ -129,6 +129,7 @@ void init_dtype_device(py::module_& m);
 void init_tensor(py::module_& m);
 void init_tensor_data(py::module_& m, TensorClass& cls);
 void init_shared_memory(py::module_& m, TensorClass& cls);
+void init_sparse(py::module_& m, TensorClass& cls);
 void init_indexing(TensorClass& cls);
 void init_functions(py::module_& m);
 void init_dispatch(py::module_& m);

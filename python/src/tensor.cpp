@@ -253,6 +253,7 @@ void init_tensor(py::module_& m) {
   init_autograd(m, cls);
   init_tensor_data(m, cls);
   init_shared_memory(m, cls);
+  init_sparse(m, cls);
   init_indexing(cls);
 }
 

@@ -26,7 +26,7 @@ std::vector<DispatchKey> OperatorEntry::registeredKeys() const {
 
 // The table entry for each runtime key, in order of preference: a kernel
 // registered for the key itself; for backends, a CompositeExplicitAutograd
-// then CompositeImplicitAutograd kernel; for Autograd, a
+// (dense backends only) then CompositeImplicitAutograd kernel; for Autograd, a
 // CompositeImplicitAutograd kernel (its pieces record their own history);
 // then the key's global fallback (often a fallthrough); else nothing.
 void OperatorEntry::recompute(const std::array<KernelFunction, c10::kNumDispatchKeys>& fallbacks) {
@@ -48,7 +48,10 @@ void OperatorEntry::recompute(const std::array<KernelFunction, c10::kNumDispatch
   for (int i = 1; i < c10::kNumDispatchKeys; ++i) {
     const auto k = static_cast<DispatchKey>(i);
     const KernelFunction* chosen = newest(k);
-    if (!chosen && c10::isBackendKey(k)) chosen = explicit_kernel ? explicit_kernel : implicit_kernel;
+    // Explicit composites are written against strided memory: a sparse
+    // backend runs only kernels registered for it (or decompositions).
+    if (!chosen && c10::isDenseBackendKey(k) && explicit_kernel) chosen = explicit_kernel;
+    if (!chosen && c10::isBackendKey(k)) chosen = implicit_kernel;
     if (!chosen && k == DispatchKey::Autograd && !explicit_kernel && !has_backend_kernel) chosen = implicit_kernel;
     table_[i] = chosen ? *chosen : fallbacks[i];
     if (!table_[i].isFallthrough()) runnable_keys_ = runnable_keys_.add(k);

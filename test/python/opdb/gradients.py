@@ -1189,3 +1189,23 @@ for _mode, _gates in ((0, 4), (1, 3), (2, 1), (3, 1)):
              N(2 * _gates) if _mode < 2 else None, N(2 * _gates), None, _mode, _reverse, tc=False)
 case("_rnn_recurrence", "lstm_projections", lambda lib, *a: lib._rnn_recurrence(*a)[:3],
      N(2, 2, 12, scale=0.5), N(2, 2), N(2, 3), N(12, 2, scale=0.5), None, N(12), N(2, 3), 0, False, tc=False)
+
+# Sparse COO: the ops are reached from strided values through to_dense, whose
+# result finite differences can compare.
+_SPARSE_IDX = [[0, 1, 1, 2], [2, 0, 0, 1]]
+
+
+def _sparse(lib, v):
+    return lib.sparse_coo_tensor(_SPARSE_IDX, v, (3, 3))
+
+
+# Through to_dense the values' gradient is read off a gradient with their own
+# pattern, which is not itself differentiable yet: no gradgradcheck there.
+case("_sparse_coo_tensor", "repeated_indices", lambda lib, v: _sparse(lib, v).to_dense(), N(4), gg=False, tc=False)
+case("_sparse_coo_tensor", "summed", lambda lib, v: _sparse(lib, v).sum() * v, N(4), tc=False)
+case("_to_dense", "from_values", lambda lib, v: _sparse(lib, v).to_dense() * 2, N(4), gg=False, tc=False)
+case("_to_dense", "from_to_sparse", lambda lib, x: x.to_sparse().to_dense() * x, N(3, 3), tc=False)
+case("_coalesce", "merges_repeats", lambda lib, v: _sparse(lib, v).coalesce().to_dense(), N(4), tc=False)
+case("to_sparse", "round_trip", lambda lib, x: x.to_sparse().to_dense(), N(3, 3), tc=False)
+case("sparse_mask", "pattern", lambda lib, x: x.sparse_mask(_sparse(lib, lib.ones(4, dtype=x.dtype))).to_dense(),
+     N(3, 3), tc=False)

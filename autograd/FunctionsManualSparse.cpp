@@ -1,0 +1,62 @@
+// Backward formulas that depend on layout: a sparse input receives a sparse
+// gradient with its own pattern, a strided one a strided gradient.
+
+#include <autograd/FunctionsManual.h>
+
+#include <aten/Functions.h>
+#include <aten/core/SparseTensorImpl.h>
+
+namespace ember::autograd::manual {
+
+namespace {
+std::vector<std::optional<Tensor>> index_rows(const Tensor& indices) {
+  std::vector<std::optional<Tensor>> rows;
+  for (int64_t d = 0; d < indices.size(0); ++d) rows.emplace_back(indices.select(0, d));
+  return rows;
+}
+Tensor strided(const Tensor& t) { return is_sparse(t) ? t.to_dense() : t; }
+// conj has no sparse kernel; real tensors need none.
+Tensor conj_if_complex(const Tensor& t) { return t.is_complex() ? t.conj() : t; }
+}  // namespace
+
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, const Tensor& self) {
+  const Tensor g = grad.mm(conj_if_complex(mat2.t()));
+  return is_sparse(self) ? strided(g).sparse_mask(self) : strided(g);
+}
+
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& self, const Tensor& mat2) {
+  const Tensor g = conj_if_complex(self.t()).mm(grad);
+  return is_sparse(mat2) ? strided(g).sparse_mask(mat2) : strided(g);
+}
+
+Tensor sparse_values_backward(const Tensor& grad, const Tensor& indices) {
+  // A gradient with the tensor's own pattern (from to_dense's backward) has
+  // one value per entry, repeated indices included; summing it into strided
+  // form first would count a repeated index once per repeat.
+  if (is_sparse(grad) && sparse_impl(grad, "sparse_coo_tensor").indices().is_same(indices)) {
+    return sparse_impl(grad, "sparse_coo_tensor").values();
+  }
+  return strided(grad).index(index_rows(indices));
+}
+
+Tensor sparse_mask_backward(const Tensor& grad, const Tensor& mask) {
+  return is_sparse(grad) ? grad.to_dense() : grad.sparse_mask(mask).to_dense();
+}
+
+Tensor embedding_sparse_backward(Tensor rows, Tensor flat_indices, IntArrayRef weight_sizes, int64_t padding_idx,
+                                 bool scale_grad_by_freq) {
+  if (scale_grad_by_freq) {
+    const Tensor counts = ember::zeros({weight_sizes[0]}, rows.options())
+                              .index_put_({flat_indices}, ember::ones({flat_indices.numel()}, rows.options()), true);
+    rows = rows / counts.index_select(0, flat_indices).unsqueeze(1);
+  }
+  if (padding_idx >= 0) {
+    // The padding row gets no entry at all, so optimizers leave it alone.
+    const Tensor keep = flat_indices.ne(padding_idx).nonzero().reshape({-1});
+    flat_indices = flat_indices.index_select(0, keep);
+    rows = rows.index_select(0, keep);
+  }
+  return make_sparse_tensor_unchecked(flat_indices.unsqueeze(0).contiguous(), rows.contiguous(), weight_sizes, false);
+}
+
+}  // namespace ember::autograd::manual
