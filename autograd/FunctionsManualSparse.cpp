@@ -9,11 +9,6 @@
 namespace ember::autograd::manual {
 
 namespace {
-std::vector<std::optional<Tensor>> index_rows(const Tensor& indices) {
-  std::vector<std::optional<Tensor>> rows;
-  for (int64_t d = 0; d < indices.size(0); ++d) rows.emplace_back(indices.select(0, d));
-  return rows;
-}
 Tensor strided(const Tensor& t) { return is_sparse(t) ? t.to_dense() : t; }
 // conj has no sparse kernel; real tensors need none.
 Tensor conj_if_complex(const Tensor& t) { return t.is_complex() ? t.conj() : t; }
@@ -36,7 +31,7 @@ Tensor sparse_values_backward(const Tensor& grad, const Tensor& indices) {
   if (is_sparse(grad) && sparse_impl(grad, "sparse_coo_tensor").indices().is_same(indices)) {
     return sparse_impl(grad, "sparse_coo_tensor").values();
   }
-  return strided(grad).index(index_rows(indices));
+  return strided(grad).index(sparse_index_rows(indices));
 }
 
 Tensor sparse_mask_backward(const Tensor& grad, const Tensor& mask) {

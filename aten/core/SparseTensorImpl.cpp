@@ -23,6 +23,12 @@ SparseTensorImpl& sparse_impl(const Tensor& t, const char* op) {
   return static_cast<SparseTensorImpl&>(*t.unsafeGetTensorImpl());
 }
 
+std::vector<std::optional<Tensor>> sparse_index_rows(const Tensor& indices) {
+  std::vector<std::optional<Tensor>> rows;
+  for (int64_t d = 0; d < indices.size(0); ++d) rows.emplace_back(indices.select(0, d));
+  return rows;
+}
+
 Tensor make_sparse_tensor_unchecked(Tensor indices, Tensor values, IntArrayRef sizes, bool coalesced) {
   return Tensor(c10::make_intrusive<SparseTensorImpl>(std::move(indices), std::move(values), sizes, coalesced));
 }

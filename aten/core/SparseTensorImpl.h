@@ -6,6 +6,9 @@
 
 #include <aten/core/Tensor.h>
 
+#include <optional>
+#include <vector>
+
 namespace ember {
 
 class SparseTensorImpl final : public c10::TensorImpl {
@@ -37,6 +40,10 @@ class SparseTensorImpl final : public c10::TensorImpl {
 inline bool is_sparse(const Tensor& t) { return t.defined() && t.unsafeGetTensorImpl()->is_sparse(); }
 // The sparse parts of `t`; an error naming `op` when t is not sparse.
 SparseTensorImpl& sparse_impl(const Tensor& t, const char* op);
+
+// The rows of indices ([sparse_dim, nnz]) as the index list of x[i0, i1, ...],
+// which addresses a strided tensor's entries at those positions.
+std::vector<std::optional<Tensor>> sparse_index_rows(const Tensor& indices);
 
 // A sparse tensor of `sizes` from its parts, after checking that they fit
 // together (dtype and shape of indices, nnz, dense sizes, every index in

@@ -3,12 +3,10 @@
 
 #include <aten/Functions.h>
 #include <aten/native/TensorIterator.h>
-#include <aten/native/sparse/SparseUtils.h>
+#include <aten/core/SparseTensorImpl.h>
 #include <aten/generated/NativeFunctions.h>
 
 namespace ember::native {
-
-using sparse::index_rows;
 
 namespace {
 
@@ -63,7 +61,7 @@ Tensor add_out_sparse(const Tensor& self, const Tensor& other, const Scalar& alp
     result = self_sparse ? ember::mul(dense, alpha).to(dtype) : dense.to(dtype, /*non_blocking=*/false, /*copy=*/true);
   }
   const Tensor values = self_sparse ? s.values() : ember::mul(s.values(), alpha);
-  if (s.nnz() > 0) result.index_put_(index_rows(s.indices()), values.to(result.scalar_type()), /*accumulate=*/true);
+  if (s.nnz() > 0) result.index_put_(sparse_index_rows(s.indices()), values.to(result.scalar_type()), /*accumulate=*/true);
   return result;
 }
 

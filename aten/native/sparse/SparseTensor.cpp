@@ -2,12 +2,10 @@
 // strided layout, coalescing, and masking a strided tensor by a sparse one.
 
 #include <aten/Functions.h>
-#include <aten/native/sparse/SparseUtils.h>
+#include <aten/core/SparseTensorImpl.h>
 #include <aten/generated/NativeFunctions.h>
 
 namespace ember::native {
-
-using sparse::index_rows;
 
 Tensor sparse_coo_tensor_from_parts(const Tensor& indices, const Tensor& values, std::optional<IntArrayRef> size,
                                     std::optional<bool> is_coalesced) {
@@ -44,7 +42,7 @@ Tensor sparse_to_dense(const Tensor& self, std::optional<ScalarType> dtype) {
   const SparseTensorImpl& s = sparse_impl(self, "to_dense");
   const ScalarType t = dtype.value_or(self.scalar_type());
   Tensor result = ember::zeros(self.sizes(), self.options().dtype(t));
-  if (s.nnz() > 0) result.index_put_(index_rows(s.indices()), s.values().to(t), /*accumulate=*/true);
+  if (s.nnz() > 0) result.index_put_(sparse_index_rows(s.indices()), s.values().to(t), /*accumulate=*/true);
   return result;
 }
 
@@ -57,7 +55,7 @@ Tensor dense_to_sparse(const Tensor& self, std::optional<int64_t> sparse_dim) {
   Tensor nonzero_mask = self.ne(0);
   while (nonzero_mask.dim() > sd) nonzero_mask = nonzero_mask.any(-1);
   const Tensor indices = nonzero_mask.nonzero().t().contiguous();
-  const Tensor values = self.index(index_rows(indices));
+  const Tensor values = self.index(sparse_index_rows(indices));
   // nonzero lists positions in row-major order: sorted and unique.
   return make_sparse_tensor_unchecked(indices, values, self.sizes(), /*coalesced=*/true);
 }
@@ -104,7 +102,7 @@ Tensor sparse_mask(const Tensor& self, const Tensor& mask) {
   EMBER_CHECK(!is_sparse(self), "sparse_mask: expected a strided self, but got a sparse one");
   EMBER_CHECK(self.sizes() == mask.sizes(), "sparse_mask: operands have incompatible sizes; self has size {} but "
               "mask has size {}", c10::str_sizes(self.sizes()), c10::str_sizes(mask.sizes()));
-  const Tensor values = self.index(index_rows(m.indices()));
+  const Tensor values = self.index(sparse_index_rows(m.indices()));
   return make_sparse_tensor_unchecked(m.indices(), values, self.sizes(), m.coalesced());
 }
 
