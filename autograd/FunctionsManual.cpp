@@ -357,15 +357,15 @@ Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_
 
 Tensor embedding_backward(const Tensor& grad, const Tensor& indices, IntArrayRef weight_sizes, int64_t padding_idx,
                           bool scale_grad_by_freq, bool sparse) {
-  Tensor flat = indices.reshape({-1});
+  const Tensor flat = indices.reshape({-1});
   Tensor rows = grad.reshape({flat.numel(), weight_sizes[1]});
-  if (sparse) return embedding_sparse_backward(rows, flat, weight_sizes, padding_idx, scale_grad_by_freq);
-  if (padding_idx >= 0) rows = rows.masked_fill(flat.eq(padding_idx).unsqueeze(1), 0);
   if (scale_grad_by_freq) {
     const Tensor counts = ember::zeros({weight_sizes[0]}, grad.options())
                               .index_put_({flat}, ember::ones({flat.numel()}, grad.options()), /*accumulate=*/true);
     rows = rows / counts.index_select(0, flat).unsqueeze(1);
   }
+  if (sparse) return embedding_sparse_backward(rows, flat, weight_sizes, padding_idx);
+  if (padding_idx >= 0) rows = rows.masked_fill(flat.eq(padding_idx).unsqueeze(1), 0);
   return ember::zeros(weight_sizes, grad.options()).index_put_({flat}, rows, /*accumulate=*/true);
 }
 

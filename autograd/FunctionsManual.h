@@ -82,9 +82,9 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, IntArrayRef
 // gradient with its own sparsity pattern, as torch gives it.
 Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, const Tensor& self);
 Tensor mm_mat2_backward(const Tensor& grad, const Tensor& self, const Tensor& mat2);
-// embedding's sparse weight gradient from the looked-up rows' gradients.
-Tensor embedding_sparse_backward(Tensor rows, Tensor flat_indices, IntArrayRef weight_sizes, int64_t padding_idx,
-                                 bool scale_grad_by_freq);
+// embedding's sparse weight gradient from the looked-up rows' gradients
+// (already scaled by frequency where asked).
+Tensor embedding_sparse_backward(Tensor rows, Tensor flat_indices, IntArrayRef weight_sizes, int64_t padding_idx);
 // The gradient of sparse_coo_tensor's values: grad read at each index.
 Tensor sparse_values_backward(const Tensor& grad, const Tensor& indices);
 // The gradient of the strided self of self.sparse_mask(mask).

@@ -28,8 +28,9 @@ Tensor sparse_values_backward(const Tensor& grad, const Tensor& indices) {
   // A gradient with the tensor's own pattern (from to_dense's backward) has
   // one value per entry, repeated indices included; summing it into strided
   // form first would count a repeated index once per repeat.
-  if (is_sparse(grad) && sparse_impl(grad, "sparse_coo_tensor").indices().is_same(indices)) {
-    return sparse_impl(grad, "sparse_coo_tensor").values();
+  if (is_sparse(grad)) {
+    const SparseTensorImpl& g = sparse_impl(grad, "sparse_coo_tensor");
+    if (g.indices().is_same(indices)) return g.values();
   }
   return strided(grad).index(sparse_index_rows(indices));
 }
@@ -38,13 +39,7 @@ Tensor sparse_mask_backward(const Tensor& grad, const Tensor& mask) {
   return is_sparse(grad) ? grad.to_dense() : grad.sparse_mask(mask).to_dense();
 }
 
-Tensor embedding_sparse_backward(Tensor rows, Tensor flat_indices, IntArrayRef weight_sizes, int64_t padding_idx,
-                                 bool scale_grad_by_freq) {
-  if (scale_grad_by_freq) {
-    const Tensor counts = ember::zeros({weight_sizes[0]}, rows.options())
-                              .index_put_({flat_indices}, ember::ones({flat_indices.numel()}, rows.options()), true);
-    rows = rows / counts.index_select(0, flat_indices).unsqueeze(1);
-  }
+Tensor embedding_sparse_backward(Tensor rows, Tensor flat_indices, IntArrayRef weight_sizes, int64_t padding_idx) {
   if (padding_idx >= 0) {
     // The padding row gets no entry at all, so optimizers leave it alone.
     const Tensor keep = flat_indices.ne(padding_idx).nonzero().reshape({-1});

@@ -33,8 +33,7 @@ Tensor make_sparse_tensor_unchecked(Tensor indices, Tensor values, IntArrayRef s
   return Tensor(c10::make_intrusive<SparseTensorImpl>(std::move(indices), std::move(values), sizes, coalesced));
 }
 
-Tensor make_sparse_tensor(const char* op, const Tensor& indices, const Tensor& values, IntArrayRef sizes,
-                          bool coalesced) {
+void check_sparse_parts(const char* op, const Tensor& indices, const Tensor& values) {
   EMBER_CHECK(!is_sparse(indices) && !is_sparse(values), "{}: indices and values must be strided tensors", op);
   EMBER_CHECK_TYPE(indices.scalar_type() == ScalarType::Long, "{}: indices must be an int64 tensor, got {}", op,
                    c10::toString(indices.scalar_type()));
@@ -44,6 +43,11 @@ Tensor make_sparse_tensor(const char* op, const Tensor& indices, const Tensor& v
   EMBER_CHECK(indices.device() == values.device(),
               "{}: indices and values must be on the same device, but got {} and {}", op, indices.device().str(),
               values.device().str());
+}
+
+Tensor make_sparse_tensor(const char* op, const Tensor& indices, const Tensor& values, IntArrayRef sizes,
+                          bool coalesced) {
+  check_sparse_parts(op, indices, values);
   const int64_t sparse_dim = indices.size(0), nnz = indices.size(1), dense_dim = values.dim() - 1;
   EMBER_CHECK(values.size(0) == nnz,
               "{}: indices and values must have same nnz, but got nnz from indices: {}, nnz from values: {}", op, nnz,

@@ -45,6 +45,9 @@ SparseTensorImpl& sparse_impl(const Tensor& t, const char* op);
 // which addresses a strided tensor's entries at those positions.
 std::vector<std::optional<Tensor>> sparse_index_rows(const Tensor& indices);
 
+// That indices is an int64 [sparse_dim, nnz] and values an [nnz, ...] strided
+// tensor on one device; errors name `op`.
+void check_sparse_parts(const char* op, const Tensor& indices, const Tensor& values);
 // A sparse tensor of `sizes` from its parts, after checking that they fit
 // together (dtype and shape of indices, nnz, dense sizes, every index in
 // range); errors name `op`.

@@ -32,9 +32,7 @@ bool obeys_layout_contract(const Tensor& grad, const Tensor& variable) {
   if (is_non_overlapping_and_dense(variable.sizes(), variable.strides())) return grad.strides() == variable.strides();
   return grad.is_contiguous();
 }
-}  // namespace
 
-namespace {
 // A sparse gradient (an embedding's with sparse=True) stays sparse while
 // every part is; sparse plus strided is strided. The first one is kept
 // unless someone else holds it, so later accumulation never changes theirs.

@@ -15,10 +15,7 @@ Tensor sparse_coo_tensor_from_parts(const Tensor& indices, const Tensor& values,
     sizes = size->vec();
   } else {
     // The smallest size that holds every index, as torch infers it.
-    EMBER_CHECK(indices.dim() == 2 && indices.scalar_type() == ScalarType::Long && values.dim() >= 1,
-                "{}: indices must be an int64 sparse_dim x nnz tensor and values at least 1-d, but got {} {} and {}",
-                op, c10::toString(indices.scalar_type()), c10::str_sizes(indices.sizes()),
-                c10::str_sizes(values.sizes()));
+    check_sparse_parts(op, indices, values);
     if (indices.size(1) == 0) {
       sizes.assign(indices.size(0), 0);
     } else {
