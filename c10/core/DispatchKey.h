@@ -41,7 +41,6 @@ constexpr bool isBackendKey(DispatchKey k) { return k >= DispatchKey::CPU && k <
 // Backends whose tensors are strided memory: the ones CompositeExplicitAutograd
 // kernels (written against strides and storage) may serve.
 constexpr bool isDenseBackendKey(DispatchKey k) { return k >= DispatchKey::CPU && k <= DispatchKey::PrivateUse1; }
-constexpr bool isSparseKey(DispatchKey k) { return k == DispatchKey::SparseCPU; }
 // Parses a key name ("CPU", "CompositeImplicitAutograd", ...).
 DispatchKey parseDispatchKey(std::string_view name);
 

@@ -11,5 +11,7 @@ enum class Layout : uint8_t { Strided, Sparse };
 
 // torch's names: "strided", "sparse_coo".
 constexpr std::string_view toString(Layout layout) { return layout == Layout::Sparse ? "sparse_coo" : "strided"; }
+// For messages that start a sentence ("Sparse tensors do not have strides").
+constexpr std::string_view layoutTitle(Layout layout) { return layout == Layout::Sparse ? "Sparse" : "Strided"; }
 
 }  // namespace c10

@@ -68,13 +68,9 @@ TensorImpl::TensorImpl(DispatchKey backend, ScalarType dtype, Device device, Int
   refresh_numel_and_contiguity();
 }
 
-void TensorImpl::set_sizes_only(IntArrayRef sizes) { set_sizes_and_strides(sizes, contiguous_strides(sizes), 0); }
-
 void TensorImpl::report_not_strided(const char* what) const {
-  EMBER_CHECK(std::string_view(what) != "strides", "Sparse tensors do not have strides");
-  EMBER_CHECK(std::string_view(what) != "data", "Cannot access data pointer of Tensor that doesn't have storage "
-              "(a {} tensor: use its indices and values)", toString(layout()));
-  EMBER_CHECK(false, "{}: {} tensors have no strided memory", what, toString(layout()));
+  EMBER_CHECK(false, "{} tensors do not have {} (a {} tensor is its indices and values)", layoutTitle(layout()), what,
+              toString(layout()));
 }
 
 int64_t TensorImpl::size(int64_t d) const { return sizes_[maybe_wrap_dim(d, dim(), false)]; }

@@ -130,10 +130,10 @@ class TensorImpl : public intrusive_ptr_target {
   // A tensor of another layout: `backend` (e.g. SparseCPU) and Autograd
   // keys, `sizes`, and an empty storage on `device`.
   TensorImpl(DispatchKey backend, ScalarType dtype, Device device, IntArrayRef sizes);
-  void set_sizes_only(IntArrayRef sizes);
 
  private:
   void refresh_numel_and_contiguity();
+  // "Sparse tensors do not have strides" (torch's words) for each `what`.
   [[noreturn]] void report_not_strided(const char* what) const;
 
   Storage storage_;

@@ -1079,3 +1079,62 @@ def test_lbfgs_minimizes_and_checks_its_arguments():
     with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
         opt = O.LBFGS([a], line_search_fn="armijo")
         opt.step(lambda: (a * a).sum().backward() or (a * a).sum())
+
+
+# --------------------------------------------------------------------------
+# SparseAdam: sparse gradients from Embedding(sparse=True)
+# --------------------------------------------------------------------------
+
+
+def _sparse_adam_run(M, O, kwargs, steps=4):
+    weight = M.tensor(np.random.default_rng(3).standard_normal((7, 3)), requires_grad=True)
+    opt = O.SparseAdam([weight], **kwargs)
+    batches = [[0, 2, 2, 5], [6, 0], [1, 1, 1], [3, 6, 2]]  # repeated rows: the gradient sums them
+    for ids in batches[:steps]:
+        opt.zero_grad()
+        rows = M.nn.functional.embedding(M.tensor(ids), weight, sparse=True)
+        (rows.sin() * M.arange(3.0, dtype=M.float64)).sum().backward()
+        assert weight.grad.is_sparse
+        opt.step()
+    return npy(weight), {k: npy(v) if hasattr(v, "numpy") else v for k, v in opt.state[weight].items()}
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"lr": 0.05, "betas": (0.8, 0.9), "eps": 1e-6}, {"maximize": True}])
+def test_sparse_adam_matches_torch(kwargs):
+    mine, my_state = _sparse_adam_run(ember, ember.optim, kwargs)
+    theirs, their_state = _sparse_adam_run(torch, torch.optim, kwargs)
+    np.testing.assert_allclose(mine, theirs, rtol=RTOL, atol=ATOL)
+    assert my_state.keys() == their_state.keys() and my_state["step"] == their_state["step"] == 4
+    for key in ("exp_avg", "exp_avg_sq"):
+        np.testing.assert_allclose(my_state[key], their_state[key], rtol=RTOL, atol=ATOL)
+
+
+def test_sparse_adam_leaves_untouched_rows_alone():
+    weight = ember.ones(5, 2, requires_grad=True)
+    opt = ember.optim.SparseAdam([weight], lr=0.1)
+    ember.nn.functional.embedding(ember.tensor([1, 3]), weight, sparse=True).sum().backward()
+    opt.step()
+    changed = (weight.detach() != 1).any(dim=1).tolist()
+    assert changed == [False, True, False, True, False]
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda M, O: O.SparseAdam([M.zeros(2, requires_grad=True)], lr=0.0), "Invalid learning rate"),
+    (lambda M, O: O.SparseAdam([M.zeros(2, requires_grad=True)], eps=-1.0), "Invalid epsilon value"),
+    (lambda M, O: O.SparseAdam([M.zeros(2, requires_grad=True)], betas=(1.0, 0.9)), "Invalid beta parameter at index 0"),
+    (lambda M, O: O.SparseAdam([M.zeros(2, dtype=M.complex64, requires_grad=True)]), "does not support complex"),
+    (lambda M, O: O.SparseAdam([M.zeros(2, 2).to_sparse()]), "requires dense parameter tensors"),
+])
+def test_sparse_adam_constructor_errors_match_torch(make, message):
+    for M, O in LIBS.values():
+        with pytest.raises(ValueError, match=message):
+            make(M, O)
+
+
+def test_sparse_adam_refuses_dense_gradients():
+    for M, O in LIBS.values():
+        w = M.zeros(3, requires_grad=True)
+        opt = O.SparseAdam([w])
+        (w * 2).sum().backward()
+        with pytest.raises(RuntimeError, match="does not support dense gradients"):
+            opt.step()

@@ -6,6 +6,8 @@
 #include <aten/core/SparseTensorImpl.h>
 #include <aten/generated/NativeFunctions.h>
 
+#include <algorithm>
+
 namespace ember::native {
 
 namespace {
@@ -80,13 +82,37 @@ Tensor mul_out_sparse(const Tensor& self, const Tensor& other, const Tensor& out
 }
 
 Tensor sum_sparse(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
-  const SparseTensorImpl& s = sparse_impl(self, "sum");
-  EMBER_CHECK(!dim || dim->empty() || static_cast<int64_t>(dim->size()) == self.dim(),
-              "sum: a sparse tensor sums over all its dims only (got dims {}); call to_dense() first",
-              c10::str_sizes(dim ? *dim : IntArrayRef()));
-  Tensor total = ember::sum(s.values(), dtype);
-  if (keepdim) total = total.reshape(std::vector<int64_t>(self.dim(), 1));
-  return total;
+  const char* op = "sum";
+  const SparseTensorImpl& s = sparse_impl(self, op);
+  const ScalarType result_dtype = dtype ? *dtype
+                                        : c10::isIntegralType(self.scalar_type(), true) ? ScalarType::Long
+                                                                                        : self.scalar_type();
+  std::vector<bool> reduced(self.dim(), !dim || dim->empty());
+  for (int64_t d : dim ? *dim : IntArrayRef()) {
+    const int64_t w = c10::maybe_wrap_dim(d, self.dim());
+    EMBER_CHECK(!reduced[w], "{}: dim {} appears multiple times in the list of dims", op, w);
+    reduced[w] = true;
+  }
+  if (std::all_of(reduced.begin(), reduced.end(), [](bool r) { return r; })) {
+    Tensor total = ember::sum(s.values(), dtype);
+    if (keepdim) total = total.reshape(std::vector<int64_t>(self.dim(), 1));
+    return total;
+  }
+  EMBER_CHECK(!keepdim, "{}: keepdim=True is not supported for a sparse tensor summed over some of its dims", op);
+  // Dense dims sum inside the values; sparse dims drop out of the indices.
+  std::vector<int64_t> dense_dims, kept_sparse, sizes;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (d >= s.sparse_dim() && reduced[d]) dense_dims.push_back(d - s.sparse_dim() + 1);
+    if (!reduced[d]) sizes.push_back(self.size(d));
+    if (d < s.sparse_dim() && !reduced[d]) kept_sparse.push_back(d);
+  }
+  Tensor values = dense_dims.empty() ? s.values().to(result_dtype)
+                                     : ember::sum(s.values(), IntArrayRef(dense_dims), false, result_dtype);
+  if (kept_sparse.empty()) return ember::sum(values, IntArrayRef(std::vector<int64_t>{0}), false, std::nullopt);
+  std::vector<Tensor> rows;
+  for (int64_t d : kept_sparse) rows.push_back(s.indices().select(0, d));
+  const Tensor indices = ember::stack(rows);
+  return ember::_coalesce(make_sparse_tensor_unchecked(indices, values, sizes, false));
 }
 
 namespace {

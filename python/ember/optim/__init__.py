@@ -26,6 +26,7 @@ from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
 __all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer", "RAdam", "RMSprop",
-           "Rprop", "SGD", "lr_scheduler"]
+           "Rprop", "SGD", "SparseAdam", "lr_scheduler"]

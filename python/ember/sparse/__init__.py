@@ -50,7 +50,8 @@ def mm(mat1, mat2):
 
 
 def sum(input, dim=None, dtype=None):  # noqa: A001  (torch's name)
-    """The sum of a sparse tensor's entries (over all its dims)."""
+    """The sum of a sparse tensor's entries over ``dim`` (all dims by default), as torch.sparse.sum:
+    sparse while sparse dims remain, strided once every sparse dim is summed."""
     if dim is not None:
         return input.sum(dim, dtype=dtype)
     return input.sum(dtype=dtype)
