@@ -146,6 +146,9 @@ Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const
 }
 
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  // x ** 0.3 saves its exponent as a wrapped number, and wrapped-number
+  // arithmetic (exponent - 1) would round it to the default float dtype.
+  if (exponent.unsafeGetTensorImpl()->is_wrapped_number()) return pow_backward_self(grad, self, exponent.item());
   Tensor g = grad * exponent * self.pow(exponent - 1);
   // d/dx x^0 is 0 even at x = 0 (where x^-1 is inf).
   return g.masked_fill(exponent.eq(0), 0);
@@ -258,6 +261,35 @@ Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& resul
   }
   Tensor count = ndim == 0 ? mask : mask.sum(dims, /*keepdim=*/true);
   return g * mask / count;
+}
+
+// d|x|_p / dx = sign(x) |x|^(p-1) / |x|_p^(p-1), and 0 where the norm is 0
+// (torch's subgradient there: never the NaN of 0/0). p = inf: the entries
+// that reach the norm share the gradient; p = 0: the count has none.
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p_opt, const Tensor& result,
+                     IntArrayRef dim, bool keepdim) {
+  const double p = p_opt ? p_opt->toDouble() : 2.0;
+  if (p == 0) return ember::zeros_like(self);
+  const int64_t ndim = self.dim();
+  const auto reduced = reduced_dims(ndim, dim);
+  const Tensor norm = unsqueeze_reduced(result, ndim, reduced, keepdim);
+  const Tensor g = unsqueeze_reduced(grad, ndim, reduced, keepdim);
+  if (p == 2) return self * (g / norm).masked_fill(norm.eq(0), 0);
+  const Tensor magnitude = self.abs();
+  const Tensor direction = self.is_complex() ? (self / magnitude).masked_fill(magnitude.eq(0), 0) : self.sign();
+  if (p == 1) return direction * g;
+  if (std::isinf(p)) {
+    const Tensor mask = magnitude.eq(norm).to(magnitude.scalar_type());
+    std::vector<int64_t> dims;
+    for (int64_t d = 0; d < ndim; ++d) {
+      if (reduced[d]) dims.push_back(d);
+    }
+    const Tensor count = ndim == 0 ? mask : mask.sum(dims, /*keepdim=*/true);
+    return direction * mask * (g / count);
+  }
+  Tensor scale = direction * magnitude.pow(p - 1);
+  if (p < 1) scale = scale.masked_fill(magnitude.eq(0), 0);  // 0^(p-1) is inf there
+  return scale * (g / norm.pow(p - 1)).masked_fill(norm.eq(0), 0);
 }
 
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {

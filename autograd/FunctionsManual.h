@@ -59,6 +59,8 @@ Tensor sum_backward(const Tensor& grad, IntArrayRef input_sizes, std::optional<I
 Tensor mean_backward(const Tensor& grad, IntArrayRef input_sizes, std::optional<IntArrayRef> dim, bool keepdim);
 Tensor prod_backward(const Tensor& grad, const Tensor& self, std::optional<int64_t> dim, bool keepdim);
 Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p, const Tensor& result,
+                     IntArrayRef dim, bool keepdim);
 Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
 Tensor value_selecting_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef input_sizes,
                                 bool keepdim);

@@ -6,6 +6,7 @@
 #include <aten/Parallel.h>
 #include <aten/core/ExpandUtils.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/Resize.h>
 #include <aten/native/TensorIterator.h>
 #include <c10/util/TypeCast.h>
 
@@ -409,6 +410,32 @@ Tensor nonzero(const Tensor& self) {
   return out;
 }
 
+// take_along_dim: gather with self and indices broadcast against each other
+// everywhere but along dim (or both flattened without a dim).
+Tensor take_along_dim(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim) {
+  EMBER_CHECK(indices.scalar_type() == ScalarType::Long,
+              "torch.take_along_dim(): dtype of indices should be Long but got {}",
+              c10::toString(indices.scalar_type()));
+  EMBER_CHECK(self.device() == indices.device(), "torch.take_along_dim(): expected input and indices on the same "
+              "device, got {} and {}", self.device().str(), indices.device().str());
+  if (!dim) return self.reshape({-1}).gather(0, indices.reshape({-1}));
+  const int64_t d = maybe_wrap_dim(*dim, std::max<int64_t>(self.dim(), 1));
+  EMBER_CHECK(self.dim() == indices.dim(), "torch.take_along_dim(): input and indices should have the same number "
+              "of dimensions, but got {} dimensions for input, and {} dimensions for indices", self.dim(),
+              indices.dim());
+  if (self.dim() == 0) return self.reshape({1}).gather(0, indices.reshape({1})).reshape({});
+  std::vector<int64_t> self_sizes = self.sizes().vec();
+  self_sizes[d] = indices.size(d);
+  std::vector<int64_t> shape = infer_size(self_sizes, indices.sizes(), "take_along_dim");
+  const Tensor index = indices.expand(shape);
+  shape[d] = self.size(d);
+  return self.expand(shape).gather(d, index);
+}
+
+Tensor take_along_dim_out(const Tensor& self, const Tensor& indices, std::optional<int64_t> dim, const Tensor& out) {
+  return resize_out(out, ember::take_along_dim(self, indices, dim));
+}
+
 // ---- advanced indexing ----------------------------------------------------------------
 
 namespace {
@@ -598,44 +625,108 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
   return ember::index(both[0], {std::optional<Tensor>(both[1])});
 }
 
-// ---- index_add ------------------------------------------------------------------------
-// self[..., index[i], ...] += alpha * source[..., i, ...] along dim, repeated
-// indices adding up: scatter_add with the index spread over source's shape.
+// ---- index_add / index_copy / index_fill -----------------------------------------------
+// self[..., index[i], ...] along dim takes source[..., i, ...] (added, copied)
+// or a value: a scatter with the index spread over the other dims.
 
-Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+namespace {
+
+struct IndexAlongDim {
+  int64_t dim;
+  Tensor index;  // int64, 1-d, every entry in range
+  Tensor dst;    // self, 1-d where self is 0-d
+};
+
+IndexAlongDim check_index_along_dim(const char* op, const Tensor& self, int64_t dim, const Tensor& index) {
   dim = maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
-  EMBER_CHECK_INDEX(index.dim() <= 1, "index_add_(): Index is supposed to be a vector");
-  const Tensor idx = long_contiguous(index.reshape({-1}), "index_add_");
-  EMBER_CHECK(self.scalar_type() == source.scalar_type(),
-              "index_add_(): self ({}) and source ({}) must have the same scalar type",
-              c10::toString(self.scalar_type()), c10::toString(source.scalar_type()));
-  EMBER_CHECK(self.device() == source.device() && self.device() == idx.device(),
-              "index_add_(): expected self, index and source on the same device, got {}, {} and {}",
-              self.device().str(), idx.device().str(), source.device().str());
-  const Tensor src = source.dim() == 0 ? source.reshape({1}) : source;
+  EMBER_CHECK_INDEX(index.dim() <= 1, "{}(): Index is supposed to be a vector", op);
+  const Tensor idx = long_contiguous(index.reshape({-1}), op);
+  EMBER_CHECK(self.device() == idx.device(), "{}(): expected self and index on the same device, got {} and {}", op,
+              self.device().str(), idx.device().str());
   const Tensor dst = self.dim() == 0 ? self.reshape({1}) : self;
-  EMBER_CHECK(src.dim() == dst.dim(), "index_add_(): source and self must have the same number of dimensions, got "
-                                      "{} and {}", source.dim(), self.dim());
-  EMBER_CHECK(idx.numel() == src.size(dim), "index_add_(): Number of indices ({}) should be equal to source.size(dim) "
-                                            "({})", idx.numel(), src.size(dim));
-  for (int64_t d = 0; d < dst.dim(); ++d) {
-    EMBER_CHECK(d == dim || src.size(d) == dst.size(d), "index_add_(): source and self must match in dimension {} "
-                                                        "(except along dim {}), got {} and {}", d, dim, src.size(d),
-                dst.size(d));
-  }
   if (!idx.is_meta() && idx.numel() > 0) {
     const int64_t* ip = idx.data_ptr<int64_t>();
     for (int64_t j = 0; j < idx.numel(); ++j) {
-      EMBER_CHECK_INDEX(ip[j] >= 0 && ip[j] < dst.size(dim), "index_add_(): index {} is out of bounds for dimension "
-                                                             "{} with size {}", ip[j], dim, dst.size(dim));
+      EMBER_CHECK_INDEX(ip[j] >= 0 && ip[j] < dst.size(dim), "{}(): index {} is out of bounds for dimension {} with "
+                                                             "size {}", op, ip[j], dim, dst.size(dim));
     }
   }
-  std::vector<int64_t> spread(src.dim(), 1);
-  spread[dim] = idx.numel();
-  const Tensor positions = idx.reshape(spread).expand(src.sizes());
+  return {dim, idx, dst};
+}
+
+// source as the scatter's src: same dtype and device as self, and self's shape
+// except along dim, where it has one slice per index.
+Tensor check_source_along_dim(const char* op, const IndexAlongDim& a, const Tensor& source) {
+  EMBER_CHECK(a.dst.scalar_type() == source.scalar_type(), "{}(): self ({}) and source ({}) must have the same "
+              "scalar type", op, c10::toString(a.dst.scalar_type()), c10::toString(source.scalar_type()));
+  EMBER_CHECK(a.dst.device() == source.device(), "{}(): expected self and source on the same device, got {} and {}",
+              op, a.dst.device().str(), source.device().str());
+  const Tensor src = source.dim() == 0 ? source.reshape({1}) : source;
+  EMBER_CHECK(src.dim() == a.dst.dim(), "{}(): source and self must have the same number of dimensions, got {} and {}",
+              op, source.dim(), a.dst.dim());
+  EMBER_CHECK(a.index.numel() == src.size(a.dim), "{}(): Number of indices ({}) should be equal to source.size(dim) "
+              "({})", op, a.index.numel(), src.size(a.dim));
+  for (int64_t d = 0; d < a.dst.dim(); ++d) {
+    EMBER_CHECK(d == a.dim || src.size(d) == a.dst.size(d), "{}(): source and self must match in dimension {} "
+                "(except along dim {}), got {} and {}", op, d, a.dim, src.size(d), a.dst.size(d));
+  }
+  return src;
+}
+
+// The index spread to a scatter index: index[i] at every position of slice i.
+Tensor spread_index(const IndexAlongDim& a) {
+  std::vector<int64_t> spread(a.dst.dim(), 1), sizes = a.dst.sizes().vec();
+  spread[a.dim] = sizes[a.dim] = a.index.numel();
+  return a.index.reshape(spread).expand(sizes);
+}
+
+}  // namespace
+
+Tensor index_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  const IndexAlongDim a = check_index_along_dim("index_add_", self, dim, index);
+  const Tensor src = check_source_along_dim("index_add_", a, source);
   const bool unit = alpha.isIntegral(false) ? alpha.toLong() == 1 : alpha.toDouble() == 1.0;
-  dst.scatter_add_(dim, positions, unit ? src : ember::mul(src, alpha));
+  a.dst.scatter_add_(a.dim, spread_index(a), unit ? src : ember::mul(src, alpha));
   return self;
+}
+
+Tensor index_copy_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  const IndexAlongDim a = check_index_along_dim("index_copy_", self, dim, index);
+  a.dst.scatter_(a.dim, spread_index(a), check_source_along_dim("index_copy_", a, source));
+  return self;
+}
+
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  return self.clone().index_copy_(dim, index, source);
+}
+
+Tensor index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Tensor& out) {
+  return resize_out(out, ember::index_copy(self, dim, index, source));
+}
+
+Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const IndexAlongDim a = check_index_along_dim("index_fill_", self, dim, index);
+  a.dst.scatter_(a.dim, spread_index(a), value);
+  return self;
+}
+
+// A 0-d tensor value: scattered as an expanded source, so that it gets the sum
+// of the filled positions' gradients.
+Tensor index_fill_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  EMBER_CHECK(value.dim() == 0, "index_fill_(): only supports a 0-dimensional value tensor, but got tensor with {} "
+              "dimension(s).", value.dim());
+  const IndexAlongDim a = check_index_along_dim("index_fill_", self, dim, index);
+  const Tensor positions = spread_index(a);
+  a.dst.scatter_(a.dim, positions, value.to(self.scalar_type()).expand(positions.sizes()));
+  return self;
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return self.clone().index_fill_(dim, index, value);
+}
+
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  return self.clone().index_fill_(dim, index, value);
 }
 
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
@@ -644,8 +735,7 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 
 Tensor index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
                      const Tensor& out) {
-  const Tensor result = ember::index_add(self, dim, index, source, alpha);
-  return out.resize_(result.sizes()).copy_(result);
+  return resize_out(out, ember::index_add(self, dim, index, source, alpha));
 }
 
 }  // namespace ember::native

@@ -7,6 +7,7 @@
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/BlasOperand.h>
 #include <aten/native/DeviceKernels.h>
+#include <aten/native/Resize.h>
 #include <aten/native/TensorIterator.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
 
@@ -366,6 +367,117 @@ Tensor diag(const Tensor& self, int64_t diagonal) {
   Tensor out = ember::zeros({side, side}, self.dtype(), self.device());
   ember::as_strided(out, {n}, {side + 1}, below * side + right).copy_(self);
   return out;
+}
+
+// ---- addmv / baddbmm / addbmm: beta * self + alpha * product -------------------------
+// beta = 0 ignores self's values (NaN and inf included), as BLAS and torch do.
+
+namespace {
+
+bool is_value(const Scalar& s, double v) { return s.toComplexDouble() == c10::complex<double>(v, 0.0); }
+
+// In-place forms write the result into self, which must already have its shape.
+Tensor write_into_self(const char* op, const Tensor& self, const Tensor& result) {
+  EMBER_CHECK(self.sizes() == result.sizes(), "{}: the result of size {} does not fit self of size {} in place", op,
+              c10::str_sizes(result.sizes()), c10::str_sizes(self.sizes()));
+  return self.copy_(result);
+}
+
+}  // namespace
+
+Tensor addmv(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  EMBER_CHECK(mat.dim() == 2 && vec.dim() == 1, "addmv: vector + matrix @ vector expected, got {}, {}, {}",
+              self.dim(), mat.dim(), vec.dim());
+  EMBER_CHECK(self.dim() <= 1, "addmv: vector + matrix @ vector expected, got {}, {}, {}", self.dim(), mat.dim(),
+              vec.dim());
+  EMBER_CHECK(mat.size(1) == vec.size(0), "addmv: size mismatch, got input ({}), mat ({}x{}), vec ({})",
+              self.dim() == 0 ? 1 : self.size(0), mat.size(0), mat.size(1), vec.size(0));
+  const Tensor column = self.reshape({-1, 1});
+  return ember::addmm(column, mat, vec.unsqueeze(1), beta, alpha).squeeze(1);
+}
+
+Tensor addmv_(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha) {
+  return write_into_self("addmv_", self, ember::addmv(self, mat, vec, beta, alpha));
+}
+
+Tensor addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha,
+                 const Tensor& out) {
+  return resize_out(out, ember::addmv(self, mat, vec, beta, alpha));
+}
+
+namespace {
+
+void check_batches(const char* op, const Tensor& batch1, const Tensor& batch2) {
+  EMBER_CHECK_INDEX(batch1.dim() == 3, "{}: batch1 must be a 3D tensor, got {}D", op, batch1.dim());
+  EMBER_CHECK_INDEX(batch2.dim() == 3, "{}: batch2 must be a 3D tensor, got {}D", op, batch2.dim());
+  EMBER_CHECK(batch1.size(0) == batch2.size(0), "{}: batch1 and batch2 must have same number of batches, got {} "
+              "and {}", op, batch1.size(0), batch2.size(0));
+  EMBER_CHECK(batch1.size(2) == batch2.size(1), "{}: Incompatible matrix sizes for bmm ({}x{} and {}x{})", op,
+              batch1.size(1), batch1.size(2), batch2.size(1), batch2.size(2));
+}
+
+}  // namespace
+
+Tensor baddbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+               const Scalar& alpha) {
+  check_batches("baddbmm", batch1, batch2);
+  Tensor product = ember::bmm(batch1, batch2);
+  if (!is_value(alpha, 1.0)) product = ember::mul(product, alpha);
+  infer_size(self.sizes(), product.sizes(), "baddbmm");
+  if (is_value(beta, 0.0)) return product;
+  return ember::add(is_value(beta, 1.0) ? self : ember::mul(self, beta), product);
+}
+
+Tensor baddbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                const Scalar& alpha) {
+  return write_into_self("baddbmm_", self, ember::baddbmm(self, batch1, batch2, beta, alpha));
+}
+
+Tensor baddbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                   const Scalar& alpha, const Tensor& out) {
+  return resize_out(out, ember::baddbmm(self, batch1, batch2, beta, alpha));
+}
+
+// The sum over the batch of batch1[i] @ batch2[i] is one matrix product:
+// [n, b*m] @ [b*m, p], with the batch laid side by side.
+Tensor addbmm(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta, const Scalar& alpha) {
+  check_batches("addbmm", batch1, batch2);
+  const int64_t b = batch1.size(0), n = batch1.size(1), m = batch1.size(2), p = batch2.size(2);
+  infer_size(self.sizes(), {n, p}, "addbmm");
+  const Tensor side_by_side = batch1.transpose(0, 1).reshape({n, b * m});
+  return ember::addmm(self, side_by_side, batch2.reshape({b * m, p}), beta, alpha);
+}
+
+Tensor addbmm_(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+               const Scalar& alpha) {
+  return write_into_self("addbmm_", self, ember::addbmm(self, batch1, batch2, beta, alpha));
+}
+
+Tensor addbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                  const Scalar& alpha, const Tensor& out) {
+  return resize_out(out, ember::addbmm(self, batch1, batch2, beta, alpha));
+}
+
+// ---- cdist ---------------------------------------------------------------------------
+// Every pair's difference, then its p-norm: exact where torch's matrix-product
+// shortcut for p = 2 (compute_mode) rounds, so compute_mode is accepted and
+// the exact form always used.
+
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  EMBER_CHECK(x1.dim() >= 2, "cdist only supports at least 2D tensors, X1 got: {}D", x1.dim());
+  EMBER_CHECK(x2.dim() >= 2, "cdist only supports at least 2D tensors, X2 got: {}D", x2.dim());
+  EMBER_CHECK(x1.size(-1) == x2.size(-1), "X1 and X2 must have the same number of columns. X1: {} X2: {}",
+              x1.size(-1), x2.size(-1));
+  EMBER_CHECK(x1.is_floating_point() && x2.is_floating_point(),
+              "cdist only supports floating-point dtypes, X1 got: {}, X2 got: {}", c10::toString(x1.scalar_type()),
+              c10::toString(x2.scalar_type()));
+  EMBER_CHECK(p >= 0, "cdist only supports non-negative p values");
+  EMBER_CHECK(x1.device() == x2.device(), "cdist: expected X1 and X2 on the same device, got {} and {}",
+              x1.device().str(), x2.device().str());
+  EMBER_CHECK(!compute_mode || (*compute_mode >= 0 && *compute_mode <= 2),
+              "cdist: {} is not a valid value for compute_mode", *compute_mode);
+  const Tensor difference = ember::sub(x1.unsqueeze(-2), x2.unsqueeze(-3));  // [..., P, R, M]
+  return ember::norm(difference, Scalar(p), IntArrayRef({-1}), false);
 }
 
 }  // namespace ember::native

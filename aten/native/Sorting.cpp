@@ -158,4 +158,69 @@ std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, boo
   return {output, inverse, counts};
 }
 
+// The most frequent value of each slice along dim: the longest run of equal
+// values in the sorted slice (the first, so the smallest value, among equally
+// long ones; NaNs count as equal), and the last place it held in the slice,
+// which the stable sort leaves at the end of its run.
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
+  EMBER_CHECK(!self.is_complex(), "mode(): complex tensors are not supported");
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  dim = maybe_wrap_dim(dim, nd);
+  const int64_t n = self.dim() == 0 ? 1 : self.size(dim);
+  EMBER_CHECK_INDEX(n > 0, "mode(): Expected reduction dim {} to have non-zero size.", dim);
+  std::vector<int64_t> result_shape = self.sizes().vec();
+  if (self.dim() > 0) {
+    if (keepdim) {
+      result_shape[dim] = 1;
+    } else {
+      result_shape.erase(result_shape.begin() + dim);
+    }
+  }
+  Tensor value = ember::empty(result_shape, self.dtype(), self.device());
+  Tensor index = ember::empty(result_shape, ScalarType::Long, self.device());
+  if (self.is_meta()) return {value, index};
+  auto [sorted, order] = ember::sort(self, dim, false);
+  const Tensor values = (self.dim() == 0 ? sorted.reshape({1}) : sorted).transpose(dim, nd - 1).contiguous();
+  const Tensor places = (self.dim() == 0 ? order.reshape({1}) : order).transpose(dim, nd - 1).contiguous();
+  std::vector<int64_t> shape = values.sizes().vec();
+  shape.back() = 1;
+  Tensor run_ends = ember::empty(shape, ScalarType::Long);
+  const int64_t rows = values.numel() / n;
+  c10::visit_scalar_type(self.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!c10::is_complex_v<T>) {
+      const T* v = static_cast<const T*>(values.data_ptr());
+      int64_t* ends = run_ends.data_ptr<int64_t>();
+      auto same = [](T a, T b) {
+        if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
+          if (std::isnan(static_cast<float>(a))) return std::isnan(static_cast<float>(b));
+        }
+        return a == b;
+      };
+      parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          const T* row = v + r * n;
+          int64_t best_length = 0, best_end = 0;
+          for (int64_t start = 0; start < n;) {
+            int64_t end = start;
+            while (end + 1 < n && same(row[end + 1], row[start])) ++end;
+            if (end - start + 1 > best_length) best_length = end - start + 1, best_end = end;
+            start = end + 1;
+          }
+          ends[r] = best_end;
+        }
+      });
+    }
+  });
+  // [..., 1] with dim last -> the result's shape, through a view that puts dim back.
+  auto place = [&](const Tensor& rows) {
+    const Tensor back = rows.transpose(dim, nd - 1);
+    return keepdim || self.dim() == 0 ? back.reshape(result_shape) : back.squeeze(dim);
+  };
+  value.copy_(place(values.gather(-1, run_ends)));
+  index.copy_(place(places.gather(-1, run_ends)));
+  return {value, index};
+}
+
 }  // namespace ember::native
+

@@ -234,4 +234,31 @@ Tensor eye_out(int64_t n, int64_t m, const Tensor& out) {
   return resize_out(out, ember::eye(n, m, out.dtype(), out.device()));
 }
 
+// The coordinates of a triangle's entries, row by row: where column - row is
+// at most (lower) or at least (upper) offset.
+namespace {
+Tensor triangle_indices(const char* op, int64_t row, int64_t col, int64_t offset, bool lower, OptDtype dtype,
+                        OptDevice device) {
+  EMBER_CHECK(row >= 0, "{}: row must be non-negative, got {}", op, row);
+  EMBER_CHECK(col >= 0, "{}: col must be non-negative, got {}", op, col);
+  const ScalarType type = dtype.value_or(ScalarType::Long);
+  EMBER_CHECK(type == ScalarType::Long || type == ScalarType::Int, "{}: \"{}\" not implemented for the indices",
+              op, c10::toString(type));
+  const Tensor rows = ember::arange(row, ScalarType::Long, device).unsqueeze(1).expand({row, col});
+  const Tensor cols = ember::arange(col, ScalarType::Long, device).unsqueeze(0).expand({row, col});
+  const Tensor offsets = ember::sub(cols, rows);
+  const Tensor inside = lower ? ember::le(offsets, offset) : ember::ge(offsets, offset);
+  return ember::stack({rows.masked_select(inside), cols.masked_select(inside)}).to(type);
+}
+}  // namespace
+
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset, OptDtype dtype, OptDevice device) {
+  return triangle_indices("tril_indices", row, col, offset, true, dtype, device);
+}
+
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset, OptDtype dtype, OptDevice device) {
+  return triangle_indices("triu_indices", row, col, offset, false, dtype, device);
+}
+
 }  // namespace ember::native
+

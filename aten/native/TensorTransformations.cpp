@@ -4,6 +4,7 @@
 
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/Resize.h>
 
 #include <algorithm>
 
@@ -63,6 +64,39 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
     result = ember::index_select(result, d, reversed);
   }
   return dims.empty() || self.dim() == 0 ? self.clone() : result;
+}
+
+// The n-th forward difference along dim: neighbours subtracted (xor for
+// bools) n times, after prepend/append are joined on. The result is empty
+// along dim once n reaches its length.
+Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
+            const std::optional<Tensor>& append) {
+  EMBER_CHECK(self.dim() >= 1, "diff expects input to be at least one-dimensional");
+  EMBER_CHECK(n >= 0, "diff: order must be non-negative but got {}", n);
+  dim = maybe_wrap_dim(dim, self.dim());
+  auto along = [&](const Tensor& t) {
+    EMBER_CHECK(t.dim() == self.dim(), "diff expects prepend or append to be the same dimension as input");
+    return t;
+  };
+  Tensor x = self;
+  if ((prepend && prepend->defined()) || (append && append->defined())) {
+    std::vector<Tensor> parts;
+    if (prepend && prepend->defined()) parts.push_back(along(*prepend));
+    parts.push_back(self);
+    if (append && append->defined()) parts.push_back(along(*append));
+    x = ember::cat(parts, dim);
+  }
+  for (int64_t i = 0; i < n && x.size(dim) > 0; ++i) {
+    const int64_t length = x.size(dim) - 1;
+    const Tensor later = x.narrow(dim, 1, length), earlier = x.narrow(dim, 0, length);
+    x = x.scalar_type() == ScalarType::Bool ? ember::logical_xor(later, earlier) : ember::sub(later, earlier);
+  }
+  return n == 0 ? x.clone() : x;
+}
+
+Tensor diff_out(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
+                const std::optional<Tensor>& append, const Tensor& out) {
+  return resize_out(out, ember::diff(self, n, dim, prepend, append));
 }
 
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {

@@ -94,7 +94,7 @@ _C._set_size_class(Size)
 for _name in _C._generated_functions:
     globals()[_name] = getattr(_C, _name)
 del _name
-from .functional import broadcast_shapes, broadcast_tensors, einsum, meshgrid, tensordot, unique  # noqa: E402,F401
+from .functional import broadcast_shapes, broadcast_tensors, cdist, einsum, meshgrid, tensordot, unique  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

@@ -130,6 +130,26 @@ def meshgrid(*tensors, indexing=None):
     return tuple(grids)
 
 
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary')
+
+    The p-norm distance between each row of x1 and each row of x2, batched
+    over leading dims. Ember always computes the exact differences (torch may
+    use a matrix product for p=2, which rounds); compute_mode is checked and
+    otherwise has no effect.
+
+    >>> ember.cdist(ember.tensor([[0.0, 0.0]]), ember.tensor([[3.0, 4.0], [1.0, 0.0]]))
+    tensor([[5., 1.]])
+    """
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _C.cdist(x1, x2, p, _CDIST_MODES[compute_mode])
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None)
 

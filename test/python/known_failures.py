@@ -31,6 +31,4 @@ KNOWN_FAILURES = {
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
     'test/python/test_autograd.py::TestSavedTensorsHooks::test_pack_unpack_counts[pow_exp]':
         "Ember's pow/exp formulas save more tensors than torch's",
-    'test/python/test_ops_grad.py::test_grad_like_torch[norm-subgradient-at_zero_p2]':
-        'norm at a zero vector (p not in {1, inf, -inf, 0}) has a NaN gradient where torch gives 0: the composite norm differentiates sqrt at 0',
 }

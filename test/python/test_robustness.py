@@ -281,6 +281,7 @@ _ALSO_NAMED = {"floor_divide": ("div",), "true_divide": ("div",), "rsub": ("sub"
                "sub": ("the `-` operator",), "matmul": ("mm", "bmm", "dot", "mv"), "linear": ("matmul", "addmm"),
                "masked_fill": ("where",), "mse_loss": ("sub",), "l1_loss": ("sub",),
                "mv": ("mm",), "dot": ("mm",), "cross_entropy_loss": ("log_softmax", "nll_loss"),
+               "addmv": ("addmm",), "addbmm": ("addmm",), "baddbmm": ("bmm",), "bucketize": ("searchsorted",),
                # torch's wording, which names no op
                "item": ("cannot be converted to Scalar",)}
 

@@ -145,6 +145,8 @@ SAMPLES.update({
     "cumsum.out": lambda d: ember.cumsum(t(d, 3), 0, out=t(d, 0)),
     "addmm.out": lambda d: ember.addmm(t(d, 3), t(d, 2, 4), t(d, 4, 3), out=t(d, 0)),
     "addmm_": lambda d: t(d, 2, 3).addmm_(t(d, 2, 4), t(d, 4, 3)),
+    "addmv_": lambda d: ember.addmv_(t(d, 2), t(d, 2, 4), t(d, 4), beta=0.5),
+    "baddbmm_": lambda d: t(d, 2, 2, 3).baddbmm_(t(d, 2, 2, 4), t(d, 2, 4, 3), alpha=2),
     "mm.out": lambda d: ember.mm(t(d, 2, 4), t(d, 4, 3), out=t(d, 0)),
     "bmm.out": lambda d: ember.bmm(t(d, 5, 2, 4), t(d, 5, 4, 3), out=t(d, 0)),
 })

@@ -767,6 +767,10 @@ case("sort", "transposed_descending", fn("sort"), D(S(4, 3).values, T), descendi
 case("sort", "values_only", lambda lib, x: lib.sort(x).values, S(3, 4))
 case("sort", "last_dim", meth("sort"), S(3, 4), variant="method")
 case("topk", "k2", fn("topk"), S(3, 5), 2)
+# mode on distinct values (the smallest): ties would break under finite differences.
+case("mode", "distinct_last_dim", fn("mode"), S(3, 4))
+case("mode", "dim0_keepdim", fn("mode"), S(3, 2), 0, True)
+case("mode", "values", lambda lib, x: x.mode().values, S(2, 3), variant="method")
 case("topk", "dim0", fn("topk"), S(4, 3), 2, 0)
 case("topk", "smallest", fn("topk"), S(3, 5), 3, -1, False)
 case("topk", "k_all", fn("topk"), S(2, 4), 4)

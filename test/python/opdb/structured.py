@@ -1642,6 +1642,265 @@ def torch_avg_pool(x, kernel, stride=None, padding=0, ceil_mode=False, count_inc
 
 REAL = ("bool", "uint8", "int32", "int64") + FLOATS
 FLT = FLOATS + ("complex64",)
+# ---- searching, counting, differences and fused products ---------------------------------
+
+
+def nan_to_num_samples(d):
+    v = values(d, (3, 4), 0)
+    if d in FLOATS:
+        v = v.copy()
+        v[0, 1], v[1, 2], v[2, 0] = np.nan, np.inf, -np.inf
+    return [
+        Sample((Arr(v, d),), {"nan": 1.5, "posinf": 100.0, "neginf": -100.0}, desc="all_given"),
+        Sample((Arr(v, d),), {"posinf": 7.0, "neginf": -7.0}, desc="nan_default"),
+        # The defaults of posinf/neginf are the dtype's extremes, which the float64 reference has not.
+        Sample((Arr(v, d),), desc="defaults", ref=False),
+        Sample((Arr(v.T.copy(), d, view="T"),), {"nan": 0.0, "posinf": 1.0, "neginf": -1.0}, desc="transposed"),
+    ]
+
+
+def ref_nan_to_num(a, nan=0.0, posinf=None, neginf=None):
+    return np.nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def diff_samples(d):
+    return [
+        Sample((A(d, (3, 5), 0),), desc="last_dim"),
+        Sample((A(d, (4, 3), 1),), {"dim": 0, "n": 2}, desc="second_order_dim0"),
+        Sample((A(d, (2, 3), 2),), {"prepend": A(d, (2, 1), 3), "append": A(d, (2, 2), 4)}, desc="prepend_append"),
+        Sample((A(d, (3, 4), 5, view="T"),), {"n": 3}, desc="transposed"),
+        Sample((A(d, (2, 3), 6),), {"n": 5}, desc="order_past_length"),
+        Sample((A(d, (4,), 7),), {"n": 0}, desc="order_zero"),
+    ]
+
+
+def ref_diff(a, n=1, dim=-1, prepend=None, append=None):
+    kwargs = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
+    return np.diff(a, n=n, axis=dim, **kwargs)
+
+
+def take_along_dim_samples(d):
+    v = values(d, (3, 4), 0)
+    order = np.argsort(values("float64", (3, 4), 1), axis=1)
+    return [
+        Sample((Arr(v, d), index_arr(order)), {"dim": 1}, desc="permute_rows"),
+        Sample((Arr(v, d), index_arr([[2], [0], [1]])), {"dim": 1}, desc="one_per_row"),
+        Sample((Arr(v, d), index_arr([[0, 2, 1, 1]])), {"dim": 0}, desc="broadcast_rows"),
+        Sample((Arr(v, d), index_arr([11, 0, 5])), desc="flattened"),
+        Sample((Arr(v.T.copy(), d, view="T"), index_arr([[1, 0, 2]])), {"dim": -1}, desc="transposed"),
+    ]
+
+
+def ref_take_along_dim(a, indices, dim=None):
+    if dim is None:
+        return a.reshape(-1)[indices.reshape(-1)]
+    shape = list(np.broadcast_shapes(a.shape[:dim % a.ndim] + (1,) + a.shape[dim % a.ndim + 1:], indices.shape))
+    idx = np.broadcast_to(indices, shape)
+    shape[dim] = a.shape[dim]
+    return np.take_along_axis(np.broadcast_to(a, shape), idx, axis=dim)
+
+
+def triangle_indices_samples(d):
+    return [
+        Sample((4, 3), desc="tall"),
+        Sample((3, 5, 2), desc="offset_right"),
+        Sample((4, 4, -1), {"dtype": DT("int32")}, desc="below_int32"),
+        Sample((0, 3), desc="empty"),
+    ]
+
+
+def ref_triangle_indices(lower):
+    def ref(row, col, offset=0, dtype=None):
+        rows, cols = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
+        return np.stack([rows, cols]).astype(np.int64).reshape(2, -1)
+    return ref
+
+
+def index_copy_samples(d):
+    return [
+        Sample((A(d, (4, 3), 0), 0, index_arr([3, 0]), A(d, (2, 3), 1)), desc="rows"),
+        Sample((A(d, (2, 5), 2), -1, index_arr([4, 1, 2]), A(d, (2, 3), 3)), desc="columns"),
+        Sample((A(d, (3, 4), 4, view="T"), 1, index_arr([0, 3]), A(d, (3, 2), 5)), desc="transposed_self"),
+        Sample((A(d, (4, 3), 6), 0, index_arr(np.zeros(0, np.int64)), A(d, (0, 3), 7)), desc="empty_index"),
+        Sample((A(d, (5,), 8), 0, index_arr(2), A(d, (1,), 9)), desc="0d_index"),
+    ]
+
+
+def ref_index_copy(a, dim, index, source):
+    out = np.array(a, copy=True)
+    np.moveaxis(out, dim, 0)[np.asarray(index).reshape(-1)] = np.moveaxis(np.asarray(source), dim, 0)
+    return out
+
+
+def index_fill_samples(d):
+    fill = {"bool": True, "int64": -3}.get(d, 2.5)
+    return [
+        Sample((A(d, (4, 3), 0), 0, index_arr([3, 0]), fill), desc="rows"),
+        Sample((A(d, (2, 5), 2), -1, index_arr([4, 1]), fill), desc="columns"),
+        Sample((A(d, (3, 4), 4, view="T"), 1, index_arr([0, 3, 0]), fill), desc="transposed_repeats"),
+        Sample((A(d, (4, 3), 6), 1, index_arr([1]), Arr(np.asarray(fill), d)), desc="0d_tensor_value"),
+        Sample((A(d, (5,), 8), 0, index_arr(2), fill), desc="0d_index"),
+    ]
+
+
+def ref_index_fill(a, dim, index, value):
+    out = np.array(a, copy=True)
+    np.moveaxis(out, dim, 0)[np.asarray(index).reshape(-1)] = value
+    return out
+
+
+def addmv_samples(d):
+    return [
+        Sample((A(d, (3,), 0), A(d, (3, 4), 1), A(d, (4,), 2)), desc="plain"),
+        Sample((A(d, (1,), 3), A(d, (4, 3), 4, view="T"), A(d, (3,), 5)), {"beta": 2, "alpha": -1}, desc="broadcast_T"),
+        Sample((A(d, (), 6), A(d, (2, 3), 7), A(d, (3,), 8)), {"beta": 0}, desc="beta0_0d"),
+    ]
+
+
+def ref_addmv(s, m, v, beta=1, alpha=1):
+    return (0 if beta == 0 else beta * s) + alpha * (m @ v)
+
+
+def bmm_family_samples(shape, batched_self):
+    def samples(d):
+        n, p = 3, 5
+        self_shape = (2, n, p) if batched_self else (n, p)
+        return [
+            Sample((A(d, self_shape, 0), A(d, (2, n, 4), 1), A(d, (2, 4, p), 2)), desc="plain"),
+            Sample((A(d, (p,), 3), A(d, (2, n, 4), 4), A(d, (2, 4, p), 5)), {"beta": 2, "alpha": 3},
+                   desc="broadcast_self"),
+            Sample((A(d, self_shape, 6), A(d, (2, n, 4), 7), A(d, (2, 4, p), 8)), {"beta": 0}, desc="beta0"),
+        ]
+    return samples
+
+
+def ref_baddbmm(s, b1, b2, beta=1, alpha=1):
+    return (0 if beta == 0 else beta * s) + alpha * (b1 @ b2)
+
+
+def ref_addbmm(s, b1, b2, beta=1, alpha=1):
+    return (0 if beta == 0 else beta * s) + alpha * (b1 @ b2).sum(0)
+
+
+def cdist_samples(d):
+    return [
+        Sample((A(d, (4, 3), 0), A(d, (2, 3), 1)), desc="euclidean"),
+        Sample((A(d, (4, 3), 2), A(d, (5, 3), 3)), {"p": 1.0}, desc="p1"),
+        Sample((A(d, (2, 3, 2), 4), A(d, (1, 4, 2), 5)), {"p": 3.0}, desc="p3_batch_broadcast"),
+        Sample((A(d, (3, 2), 6), A(d, (2, 2), 7)), {"p": math.inf}, desc="pinf"),
+        Sample((A(d, (3, 2), 8), A(d, (2, 2), 9)), {"p": 0.0}, desc="p0"),
+        Sample((A(d, (4, 2), 10, view="T"), A(d, (3, 2), 11)), {"compute_mode": "donot_use_mm_for_euclid_dist"}, desc="transposed_mode"),
+    ]
+
+
+def ref_cdist(x1, x2, p=2.0, compute_mode=None):
+    diff = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    if p == 0:
+        return (diff != 0).sum(-1).astype(diff.dtype)
+    if math.isinf(p):
+        return diff.max(-1)
+    return (diff ** p).sum(-1) ** (1 / p)
+
+
+def mode_samples(d):
+    ties = np.array([[3, 1, 3, 1, 2], [5, 5, 4, 4, 4], [0, 2, 2, 0, 1]])
+    return [
+        Sample((Arr(ties, d),), desc="ties_smallest_wins"),
+        Sample((Arr(ties.T.copy(), d),), {"dim": 0, "keepdim": True}, desc="dim0_keepdim"),
+        Sample((Arr(ties, d, view="T"),), {"dim": 0}, desc="transposed"),
+        Sample((A(d, (2, 3, 4), 0, kind="ties"),), {"dim": 1}, desc="3d_random_ties"),
+        Sample((Arr(np.asarray(ties[0, 0]), d),), desc="0d"),
+    ]
+
+
+def ref_mode(a, dim=-1, keepdim=False):
+    if a.ndim == 0:
+        return a, np.array(0)
+    moved = np.moveaxis(a, dim, -1)
+    flat = moved.reshape(-1, moved.shape[-1])
+    vals, idxs = [], []
+    for row in flat:
+        uniq, counts = np.unique(row, return_counts=True)
+        best = uniq[np.argmax(counts)]  # first of the most frequent: the smallest
+        vals.append(best)
+        idxs.append(np.nonzero(row == best)[0][-1])
+    vals = np.array(vals, a.dtype).reshape(moved.shape[:-1])
+    idxs = np.array(idxs).reshape(moved.shape[:-1])
+    if keepdim:
+        vals, idxs = np.expand_dims(vals, dim), np.expand_dims(idxs, dim)
+    return vals, idxs
+
+
+def searchsorted_samples(d):
+    seq = np.sort(values(d, (3, 6), 0), axis=1)
+    probe = values(d, (3, 4), 1)
+    probe[:, 0] = seq[:, 2]  # exact hits: left and right differ
+    return [
+        Sample((Arr(seq[0], d), Arr(probe, d)), desc="one_sequence"),
+        Sample((Arr(seq, d), Arr(probe, d)), {"right": True}, desc="per_row_right"),
+        Sample((Arr(seq, d), Arr(probe, d)), {"side": "right", "out_int32": True}, desc="side_int32"),
+        Sample((Arr(seq[1][::-1].copy(), d), Arr(probe[0], d)),
+               {"sorter": index_arr(np.arange(5, -1, -1))}, desc="sorter"),
+        Sample((Arr(seq[2], d), Arr(np.asarray(probe[0, 1]), d)), desc="0d_value"),
+        Sample((Arr(seq[0], d), 0.5), {"right": True}, desc="python_number"),
+    ]
+
+
+def ref_searchsorted(seq, v, out_int32=False, right=False, side=None, sorter=None):
+    side = side or ("right" if right else "left")
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter, -1)
+    if seq.ndim == 1:
+        return np.searchsorted(seq, v, side=side)
+    return np.stack([np.searchsorted(s, row, side=side) for s, row in zip(seq, v)])
+
+
+def bucketize_samples(d):
+    bounds = np.sort(values(d, (5,), 2))
+    probe = values(d, (3, 4), 3)
+    probe[0, :2] = bounds[1:3]
+    return [
+        Sample((Arr(probe, d), Arr(bounds, d)), desc="left"),
+        Sample((Arr(probe, d, view="T"), Arr(bounds, d)), {"right": True, "out_int32": True}, desc="right_T"),
+        Sample((0.5, Arr(bounds, d)), desc="python_number"),
+    ]
+
+
+def ref_bucketize(v, bounds, out_int32=False, right=False):
+    return np.searchsorted(bounds, v, side="right" if right else "left")
+
+
+def bincount_samples(d):
+    counts = np.array([0, 3, 3, 1, 7, 3])
+    return [
+        Sample((index_arr(counts),), desc="counts"),
+        Sample((index_arr(counts),), {"minlength": 10}, desc="minlength"),
+        Sample((index_arr(counts), A(d, (6,), 1)), desc="weights"),
+        Sample((index_arr(np.zeros(0, np.int64)),), {"minlength": 3}, desc="empty"),
+    ]
+
+
+def ref_bincount(x, weights=None, minlength=0):
+    out = np.bincount(x, weights=weights, minlength=minlength)
+    return out if weights is not None else out.astype(np.int64)
+
+
+def histc_samples(d):
+    v = values(d, (4, 5), 0)
+    return [
+        Sample((Arr(v, d),), {"bins": 6}, desc="data_range"),
+        Sample((Arr(v, d),), {"bins": 4, "min": -1, "max": 1}, desc="given_range"),
+        Sample((Arr(np.full((3,), 2.0), d),), {"bins": 3}, desc="constant"),
+    ]
+
+
+def ref_histc(a, bins=100, min=0, max=0):  # noqa: A002  (torch's names)
+    lo, hi = (min, max) if min != max else (a.min(), a.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    return np.histogram(a, bins=bins, range=(lo, hi))[0].astype(np.float64)
+
+
 
 OPS = [
     # -- reductions --
@@ -1747,6 +2006,29 @@ OPS = [
     Op("argsort", sort_samples, ("int64", "float32", "float64"), ref_argsort, method=True,
        torch_fn=lambda *a, **k: torch_argsort(*a, **k)),
     Op("topk", topk_samples, ("uint8", "int64") + FLOATS, ref_topk, method=True, named=("values", "indices")),
+    # -- searching, counting, differences and fused products --
+    Op("nan_to_num", nan_to_num_samples, ("bool", "int64", "float16", "float32", "float64"), ref_nan_to_num,
+       method=True, grad=(0,)),
+    Op("diff", diff_samples, ("bool", "int64", "float32", "float64"), ref_diff, method=True, grad=(0,)),
+    Op("take_along_dim", take_along_dim_samples, ("bool", "int64", "float32", "float64"), ref_take_along_dim,
+       method=True, grad=(0,)),
+    Op("tril_indices", triangle_indices_samples, ("int64",), ref_triangle_indices(True)),
+    Op("triu_indices", triangle_indices_samples, ("int64",), ref_triangle_indices(False)),
+    Op("index_copy", index_copy_samples, ("bool", "int64", "float32", "float64"), ref_index_copy, method=True,
+       grad=(0, 3)),
+    Op("index_fill", index_fill_samples, ("bool", "int64", "float32", "float64"), ref_index_fill, method=True,
+       grad=(0,)),
+    Op("addmv", addmv_samples, ("int64", "float32", "float64"), ref_addmv, method=True, grad=(0, 1, 2)),
+    Op("baddbmm", bmm_family_samples("baddbmm", True), ("int64", "float32", "float64"), ref_baddbmm, method=True,
+       grad=(0, 1, 2)),
+    Op("addbmm", bmm_family_samples("addbmm", False), ("int64", "float32", "float64"), ref_addbmm, method=True,
+       grad=(0, 1, 2)),
+    Op("cdist", cdist_samples, ("float32", "float64"), ref_cdist, grad=(0, 1)),
+    Op("mode", mode_samples, ("int64", "float32", "float64"), ref_mode, method=True, named=("values", "indices")),
+    Op("searchsorted", searchsorted_samples, ("int64", "float32", "float64"), ref_searchsorted),
+    Op("bucketize", bucketize_samples, ("int64", "float32", "float64"), ref_bucketize),
+    Op("bincount", bincount_samples, ("float32", "float64"), ref_bincount, method=True, data_dependent=True),
+    Op("histc", histc_samples, ("float32", "float64"), ref_histc, method=True),
     # -- neural-network functions --
     Op("embedding", embedding_samples, ("int64", "float32", "float64"), ref_embedding,
        torch_fn=lambda *a: torch.embedding(*a)),
@@ -1799,6 +2081,20 @@ OUT_CASES = [
      "float32"),
     ("cat_dim1", lambda lib, out: lib.cat([make_tensor(lib, "int64", (2, 3)), make_tensor(lib, "int64", (2, 1), 1)], 1, out=out),
      "int64"),
+    ("nan_to_num", lambda lib, out: lib.nan_to_num(lib.tensor([math.nan, math.inf, 1.0]), posinf=5.0, out=out),
+     "float32"),
+    ("diff", lambda lib, out: lib.diff(make_tensor(lib, "int64", (3, 4)), dim=0, out=out), "int64"),
+    ("take_along_dim", lambda lib, out: lib.take_along_dim(make_tensor(lib, "float32", (3, 4)),
+                                                           lib.tensor([[1], [0], [3]]), 1, out=out), "float32"),
+    ("index_copy", lambda lib, out: lib.index_copy(make_tensor(lib, "float64", (3, 4)), 1, lib.tensor([2]),
+                                                   make_tensor(lib, "float64", (3, 1), 1), out=out), "float64"),
+    ("addmv", lambda lib, out: lib.addmv(make_tensor(lib, "float32", (3,)), make_tensor(lib, "float32", (3, 4), 1),
+                                         make_tensor(lib, "float32", (4,), 2), alpha=2, out=out), "float32"),
+    ("baddbmm", lambda lib, out: lib.baddbmm(make_tensor(lib, "float32", (3, 5)), make_tensor(lib, "float32", (2, 3, 4), 1),
+                                             make_tensor(lib, "float32", (2, 4, 5), 2), beta=0.5, out=out), "float32"),
+    ("addbmm", lambda lib, out: lib.addbmm(make_tensor(lib, "int64", (3, 5)), make_tensor(lib, "int64", (2, 3, 4), 1),
+                                           make_tensor(lib, "int64", (2, 4, 5), 2), out=out), "int64"),
+    ("histc", lambda lib, out: lib.histc(make_tensor(lib, "float32", (4, 5)), bins=5, out=out), "float32"),
 ]
 
 
@@ -1845,6 +2141,18 @@ def _inplace_cases():
          lambda t: np.where(mask, 0.25, t), "float32"),
         ("index_put_function", lambda lib, t: lib.index_put_(t, (mk(lib, [2]),), make_tensor(lib, "float64", (1, 5), 9)),
          lambda t: _np_put(t, ([2],), values("float64", (1, 5), 9)), "float64"),
+        ("nan_to_num_", lambda lib, t: t.div_(0.0).nan_to_num_(nan=1.0, posinf=2.0, neginf=-2.0),
+         lambda t: np.nan_to_num(np.divide(t, 0.0), nan=1.0, posinf=2.0, neginf=-2.0), "float32"),
+        ("nan_to_num_function", lambda lib, t: lib.nan_to_num_(t, nan=1.0), lambda t: t, "float64"),
+        ("index_copy_", lambda lib, t: t.index_copy_(1, mk(lib, [4, 0]), make_tensor(lib, "float32", (3, 2), 10)),
+         lambda t: ref_index_copy(t, 1, [4, 0], values("float32", (3, 2), 10)), "float32"),
+        ("index_fill_scalar", lambda lib, t: t.index_fill_(0, mk(lib, [2, 0]), -7),
+         lambda t: ref_index_fill(t, 0, [2, 0], -7), "int64"),
+        ("index_fill_tensor", lambda lib, t: t.index_fill_(1, mk(lib, [3]), lib.tensor(0.5)),
+         lambda t: ref_index_fill(t, 1, [3], 0.5), "float32"),
+        ("addbmm_", lambda lib, t: t.addbmm_(make_tensor(lib, "float64", (2, 3, 4), 1), make_tensor(lib, "float64", (2, 4, 5), 2),
+                                             alpha=0.5),
+         lambda t: t + 0.5 * (values("float64", (2, 3, 4), 1) @ values("float64", (2, 4, 5), 2)).sum(0), "float64"),
     ]
 
 
@@ -2000,6 +2308,55 @@ def _err_cases():
          RuntimeError, r"divisor must be not zero"),
         ("max_pool2d_padding_too_large", lambda lib: lib.max_pool2d(lib.ones(1, 1, 5, 5), 2, 2, 2), RuntimeError,
          r"pad should be at most half"),
+        ("index_copy_out_of_range", lambda lib: lib.zeros(3).index_copy(0, lib.tensor([3]), lib.ones(1)),
+         IndexError, r"index_copy_\(\): index 3 is out of bounds for dimension 0 with size 3"),
+        ("index_copy_source_shape", lambda lib: lib.zeros(3, 2).index_copy(0, lib.tensor([1]), lib.ones(1, 3)),
+         RuntimeError, r"index_copy_\(\).*dimension 1"),
+        ("index_fill_2d_value", lambda lib: lib.zeros(3).index_fill(0, lib.tensor([1]), lib.ones(2)), RuntimeError,
+         r"index_fill_\(\): .*0-dimensional value tensor"),
+        ("take_along_dim_ranks", lambda lib: lib.take_along_dim(lib.ones(2, 3), lib.tensor([0]), 1), RuntimeError,
+         r"take_along_dim\(\): input and indices should have the same number of dimensions"),
+        ("take_along_dim_float_index", lambda lib: lib.take_along_dim(lib.ones(2), lib.ones(1), 0), RuntimeError,
+         r"take_along_dim\(\): dtype of indices should be Long"),
+        ("diff_0d", lambda lib: lib.diff(lib.tensor(1.0)), RuntimeError, r"diff expects input to be at least one-dim"),
+        ("diff_negative_order", lambda lib: lib.diff(lib.ones(3), n=-1), RuntimeError, r"order must be non-negative"),
+        ("addmv_size_mismatch", lambda lib: lib.addmv(lib.ones(2), lib.ones(2, 3), lib.ones(4)), RuntimeError,
+         r"size mismatch"),
+        ("baddbmm_batches", lambda lib: lib.baddbmm(lib.ones(2, 2), lib.ones(2, 2, 3), lib.ones(3, 3, 2)),
+         RuntimeError, r"batch1 and batch2 must have same number of batches"),
+        ("baddbmm_not_3d", lambda lib: lib.baddbmm(lib.ones(2, 2), lib.ones(2, 3), lib.ones(3, 2)), RuntimeError,
+         r"batch1 must be a 3D tensor"),
+        ("cdist_columns", lambda lib: lib.cdist(lib.ones(2, 3), lib.ones(2, 4)), RuntimeError,
+         r"X1 and X2 must have the same number of columns. X1: 3 X2: 4"),
+        ("cdist_integers", lambda lib: lib.cdist(lib.ones(2, 3, dtype=lib.int64), lib.ones(2, 3, dtype=lib.int64)),
+         RuntimeError, r"cdist only supports floating-point dtypes"),
+        ("cdist_negative_p", lambda lib: lib.cdist(lib.ones(2, 3), lib.ones(2, 3), p=-1.0), RuntimeError,
+         r"cdist only supports non-negative p values"),
+        ("searchsorted_shapes", lambda lib: lib.searchsorted(lib.ones(2, 3), lib.ones(3, 1)), RuntimeError,
+         r"searchsorted\(\): boundaries tensor should be 1 dimension or the first N-1 dimensions"),
+        ("searchsorted_opposite_sides", lambda lib: lib.searchsorted(lib.ones(3), lib.ones(1), right=True,
+                                                                   side="left"), RuntimeError,
+         r"side and right can't be set to opposites"),
+        ("searchsorted_bad_side", lambda lib: lib.searchsorted(lib.ones(3), lib.ones(1), side="middle"), RuntimeError,
+         r"side can only be 'left' or 'right'"),
+        ("searchsorted_sorter_range", lambda lib: lib.searchsorted(lib.ones(3), lib.ones(1), sorter=lib.tensor([0, 1, 5])),
+         RuntimeError, r"sorter index out of range"),
+        ("bucketize_2d_boundaries", lambda lib: lib.bucketize(lib.ones(3), lib.ones(2, 2)), RuntimeError,
+         r"bucketize.*boundaries tensor must be 1 dimension"),
+        ("bincount_negative", lambda lib: lib.bincount(lib.tensor([1, -1])), RuntimeError,
+         r"bincount only supports 1-d non-negative integral inputs"),
+        ("bincount_2d", lambda lib: lib.bincount(lib.tensor([[1]])), RuntimeError,
+         r"bincount only supports 1-d non-negative integral inputs"),
+        ("bincount_weights_length", lambda lib: lib.bincount(lib.tensor([1, 2]), lib.ones(3)), RuntimeError,
+         r"weights should be 1-d and have the same length as input"),
+        ("histc_integers", lambda lib: lib.histc(lib.tensor([1, 2])), NotImplementedError, r"histc.*'Long'"),
+        ("histc_no_bins", lambda lib: lib.histc(lib.ones(3), bins=0), RuntimeError, r"bins must be > 0"),
+        ("histc_min_above_max", lambda lib: lib.histc(lib.ones(3), min=2, max=1), RuntimeError,
+         r"max must be larger than min"),
+        ("mode_empty_dim", lambda lib: lib.mode(lib.ones(2, 0), 1), IndexError,
+         r"mode\(\): Expected reduction dim 1 to have non-zero size"),
+        ("tril_indices_negative_row", lambda lib: lib.tril_indices(-1, 3), RuntimeError,
+         r"tril_indices: row must be non-negative"),
     ]
 
 
