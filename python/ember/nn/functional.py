@@ -30,7 +30,9 @@ __all__ = [
     "soft_margin_loss", "multilabel_soft_margin_loss", "cosine_embedding_loss", "poisson_nll_loss",
     "gaussian_nll_loss", "triplet_margin_loss", "multi_margin_loss", "alpha_dropout", "feature_alpha_dropout",
     "channel_shuffle", "native_channel_shuffle", "triplet_margin_with_distance_loss", "multilabel_margin_loss",
-    "unfold", "fold",
+    "unfold", "fold", "conv3d", "conv_transpose1d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "lp_pool1d",
+    "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d", "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
 ]
 
 
@@ -170,42 +172,6 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     out = ember.conv2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, [1, stride], [0, padding], [1, dilation],
                        groups)
     return out.squeeze(-2)
-
-
-def _zero_insert(x, dim, stride):
-    """Put stride-1 zeros between neighbours along ``dim`` (the input dilation of a transposed conv)."""
-    if stride == 1:
-        return x
-    n = x.shape[dim]
-    zeros_shape = list(x.shape)
-    zeros_shape.insert(dim + 1, stride - 1)
-    z = ember.zeros(zeros_shape, dtype=x.dtype, device=x.device)
-    y = ember.cat([x.unsqueeze(dim + 1), z], dim + 1)
-    new_shape = list(x.shape)
-    new_shape[dim] = n * stride
-    return y.reshape(new_shape).narrow(dim, 0, (n - 1) * stride + 1)
-
-
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Composed: zero-insert the input, pad by d*(k-1)-p, and run conv2d with the flipped kernel."""
-    stride, padding, output_padding, dilation = _pair(stride), _pair(padding), _pair(output_padding), _pair(dilation)
-    unbatched = input.dim() == 3
-    if unbatched:
-        input = input.unsqueeze(0)
-    c_in, c_out_g, kh, kw = weight.shape
-    # (Cin, Cout/g, kh, kw) -> (Cout, Cin/g, kh, kw), spatially flipped.
-    w = weight.reshape([groups, c_in // groups, c_out_g, kh, kw]).transpose(1, 2)
-    w = w.reshape([groups * c_out_g, c_in // groups, kh, kw])
-    w = w.index_select(2, ember.arange(kh - 1, -1, -1, device=w.device))
-    w = w.index_select(3, ember.arange(kw - 1, -1, -1, device=w.device))
-    x = _zero_insert(_zero_insert(input, 2, stride[0]), 3, stride[1])
-    pads = []
-    for i, k in ((1, kw), (0, kh)):
-        p = dilation[i] * (k - 1) - padding[i]
-        pads += [p, p + output_padding[i]]
-    x = pad(x, pads)
-    out = ember.conv2d(x, w, bias, [1, 1], [0, 0], list(dilation), groups)
-    return out.squeeze(0) if unbatched else out
 
 
 # ---- pooling ------------------------------------------------------------------------------
@@ -1520,3 +1486,16 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if not is_batched:
         attn_output = attn_output.squeeze(1)
     return attn_output, None
+
+
+# Convolution and pooling over any number of spatial dims (composed; see _windows.py).
+from ._windows import (  # noqa: E402
+    adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, conv3d, conv_transpose1d, conv_transpose3d, lp_pool1d,
+    lp_pool2d, lp_pool3d, max_pool3d, max_unpool1d, max_unpool2d, max_unpool3d,
+)
+from ._windows import conv_transpose as _conv_transpose  # noqa: E402
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
+

@@ -3,7 +3,7 @@
 from .module import Module, RemovableHandle, register_module_forward_hook, register_module_forward_pre_hook  # noqa: F401
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
 from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear  # noqa: F401
-from .conv import Conv1d, Conv2d, ConvTranspose2d  # noqa: F401
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401
 from .pooling import (  # noqa: F401
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d, Upsample,
 )
@@ -37,6 +37,10 @@ from .loss import (  # noqa: F401
 from .dropout import AlphaDropout, Dropout3d, FeatureAlphaDropout  # noqa: F401
 from .normalization import LocalResponseNorm  # noqa: F401
 from .pooling import AdaptiveMaxPool1d, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: F401
+from .pooling import (  # noqa: F401
+    AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d,
+    MaxUnpool3d,
+)
 from .lazy import (  # noqa: F401
     LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyLinear, LazyModuleMixin,
 )
@@ -45,11 +49,14 @@ from . import padding as _padding
 __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "AlphaDropout",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
@@ -60,7 +67,10 @@ __all__ = [
     "ChannelShuffle",
     "Conv1d",
     "Conv2d",
+    "Conv3d",
+    "ConvTranspose1d",
     "ConvTranspose2d",
+    "ConvTranspose3d",
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",
@@ -91,6 +101,9 @@ __all__ = [
     "InstanceNorm3d",
     "KLDivLoss",
     "L1Loss",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
     "LSTM",
     "LSTMCell",
     "LayerNorm",
@@ -109,6 +122,10 @@ __all__ = [
     "MarginRankingLoss",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "MaxUnpool3d",
     "Mish",
     "Module",
     "ModuleDict",

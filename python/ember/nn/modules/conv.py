@@ -1,4 +1,4 @@
-"""Conv1d, Conv2d, ConvTranspose2d."""
+"""Conv1d, Conv2d, Conv3d and the transposed ConvTranspose1d/2d/3d."""
 
 import math
 
@@ -6,11 +6,11 @@ import ember
 
 from .. import functional as F
 from .. import init
-from ..functional import _pair, _reverse_repeat_tuple, _single
+from ..functional import _ntuple, _pair, _reverse_repeat_tuple, _single, _triple
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 class _ConvNd(Module):
@@ -133,33 +133,70 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
-class ConvTranspose2d(_ConvNd):
-    r"""2-D transposed convolution (composed from conv2d; see F.conv_transpose2d)."""
+class Conv3d(_ConvNd):
+    r"""3-d convolution (composed from conv2d; see F.conv3d); padding may be an int, a triple, 'valid' or 'same'."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        padding_ = padding if isinstance(padding, str) else _triple(padding)
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride), padding_,
+                         _triple(dilation), False, _triple(0), groups, bias, padding_mode, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight,
+                            bias, self.stride, _triple(0), self.dilation, self.groups)
+        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """A transposed convolution over _dims spatial dims (composed; see F.conv_transpose2d)."""
+
+    _dims = 2
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
-        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride), _pair(padding),
-                         _pair(dilation), True, _pair(output_padding), groups, bias, padding_mode, device, dtype)
+        n = _ntuple(self._dims)
+        super().__init__(in_channels, out_channels, n(kernel_size), n(stride), n(padding), n(dilation), True,
+                         n(output_padding), groups, bias, padding_mode, device, dtype)
 
     def _output_padding(self, input, output_size):
         if output_size is None:
             return self.output_padding
-        output_size = list(output_size)[-2:]
+        output_size = list(output_size)[-self._dims:]
         ret = []
-        for d in range(2):
-            dim_size = input.size(d + input.dim() - 2)
+        for d in range(self._dims):
+            dim_size = input.size(d + input.dim() - self._dims)
             min_size = ((dim_size - 1) * self.stride[d] - 2 * self.padding[d]
                         + self.dilation[d] * (self.kernel_size[d] - 1) + 1)
             max_size = min_size + self.stride[d] - 1
             if not (min_size <= output_size[d] <= max_size):
                 raise ValueError(f"requested an output size of {output_size}, but valid sizes range from "
-                                 f"{min_size} to {max_size} (for an input of {list(input.shape[2:])})")
+                                 f"{min_size} to {max_size} (for an input of {list(input.shape[-self._dims:])})")
             ret.append(output_size[d] - min_size)
         return tuple(ret)
 
     def forward(self, input, output_size=None):
         output_padding = self._output_padding(input, output_size)
-        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
-                                  self.groups, self.dilation)
+        return _CONV_TRANSPOSE[self._dims](input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                           self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _dims = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    _dims = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _dims = 3
+
+
+_CONV_TRANSPOSE = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}

@@ -1,11 +1,13 @@
 """Max/average pooling and adaptive pooling."""
 
 from .. import functional as F
-from ..functional import _single
+from ..functional import _ntuple, _single
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+           "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Upsample",
+           "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 class _MaxPoolNd(Module):
@@ -34,6 +36,12 @@ class MaxPool1d(_MaxPoolNd):
 class MaxPool2d(_MaxPoolNd):
     def forward(self, input):
         return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool3d(_MaxPoolNd):
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
@@ -76,6 +84,72 @@ class AvgPool2d(_AvgPoolNd):
                             self.count_include_pad, self.divisor_override)
 
 
+class AvgPool3d(AvgPool2d):
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class _LPPoolNd(Module):
+    __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self):
+        return "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, ceil_mode={ceil_mode}".format(
+            **self.__dict__)
+
+    def forward(self, input):
+        return self._pool(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool1d(_LPPoolNd):
+    _pool = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPoolNd):
+    _pool = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    _pool = staticmethod(F.lp_pool3d)
+
+
+class _MaxUnpoolNd(Module):
+    _dims = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        n = _ntuple(self._dims)
+        self.kernel_size = n(kernel_size)
+        self.stride = n(stride if stride is not None else kernel_size)
+        self.padding = n(padding)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input, indices, output_size=None):
+        unpool = (F.max_unpool1d, F.max_unpool2d, F.max_unpool3d)[self._dims - 1]
+        return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _dims = 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _dims = 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _dims = 3
+
+
 class _AdaptivePoolNd(Module):
     __constants__ = ["output_size"]
 
@@ -115,6 +189,20 @@ class AdaptiveMaxPool2d(_AdaptivePoolNd):
 
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveAvgPool3d(_AdaptivePoolNd):
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(_AdaptivePoolNd):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class Upsample(Module):
