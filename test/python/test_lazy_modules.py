@@ -20,6 +20,13 @@ from torch_oracle import N, torch
     ("LazyBatchNorm1d", (), {}, (4, 3)),
     ("LazyBatchNorm2d", (), {"affine": False}, (2, 3, 4, 4)),
     ("LazyBatchNorm3d", (), {"track_running_stats": False}, (2, 2, 2, 3, 3)),
+    ("LazyConv3d", (4, 2), {"padding": 1}, (2, 3, 4, 4, 4)),
+    ("LazyConvTranspose1d", (4, 3), {"stride": 2}, (2, 3, 5)),
+    ("LazyConvTranspose2d", (4, 3), {"groups": 2, "output_padding": 1, "stride": 2}, (2, 6, 4, 4)),
+    ("LazyConvTranspose3d", (2, 2), {}, (1, 3, 3, 3, 3)),
+    ("LazyInstanceNorm1d", (), {}, (2, 3, 6)),
+    ("LazyInstanceNorm2d", (), {"affine": False}, (2, 3, 4, 4)),
+    ("LazyInstanceNorm3d", (), {"track_running_stats": False}, (2, 2, 2, 3, 3)),
 ])
 def test_lazy_module_matches_torch(name, args, kwargs, shape):
     x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
@@ -53,3 +60,10 @@ def test_lazy_module_is_lazy_until_called():
     assert type(m) is enn.Linear and m.in_features == 4 and not is_lazy(m.weight)
     with pytest.raises(RuntimeError, match="Expected 3D \\(unbatched\\) or 4D \\(batched\\) input to LazyConv2d"):
         enn.LazyConv2d(2, 3)(ember.ones(3, 3))
+
+
+def test_lazy_instance_norm_reads_channels_of_unbatched_input():
+    # torch 2.13 takes the length for the channels here and then refuses its own input.
+    module = enn.LazyInstanceNorm1d(track_running_stats=False)
+    out = module(ember.ones(3, 5))
+    assert type(module) is enn.InstanceNorm1d and module.num_features == 3 and tuple(out.shape) == (3, 5)

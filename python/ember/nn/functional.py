@@ -32,7 +32,9 @@ __all__ = [
     "channel_shuffle", "native_channel_shuffle", "triplet_margin_with_distance_loss", "multilabel_margin_loss",
     "unfold", "fold", "conv3d", "conv_transpose1d", "conv_transpose3d", "max_pool3d", "avg_pool3d", "lp_pool1d",
     "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d", "adaptive_avg_pool3d",
-    "adaptive_max_pool3d",
+    "adaptive_max_pool3d", "embedding_bag", "hardtanh_", "leaky_relu_", "elu_", "selu_", "celu_",
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", "upsample", "upsample_nearest",
+    "upsample_bilinear", "pdist", "gumbel_softmax",
 ]
 
 
@@ -191,6 +193,21 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
     return out.squeeze(-2)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -354,6 +371,10 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return input.clamp(min_val, max_val)
 
 
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
 def relu6(input, inplace=False):
     return hardtanh(input, 0.0, 6.0, inplace)
 
@@ -362,16 +383,28 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _maybe_inplace(input, ember.where(input > 0, input, input * negative_slope), inplace)
 
 
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
 def elu(input, alpha=1.0, inplace=False):
     # expm1 on the clamped input keeps the unused branch finite (and its gradient NaN-free).
     result = ember.where(input > 0, input, ember.expm1(input.clamp(max=0.0)) * alpha)
     return _maybe_inplace(input, result, inplace)
 
 
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
 def selu(input, inplace=False):
     alpha = 1.6732632423543772848170429916717
     scale = 1.0507009873554804934193349852946
     return _maybe_inplace(input, elu(input, alpha) * scale, inplace)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
 
 
 def gelu(input, approximate="none"):
@@ -464,6 +497,10 @@ def celu(input, alpha=1.0, inplace=False):
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _maybe_inplace(input, ember.where(input > 0, input, ember.expm1(input.clamp(max=0.0) / alpha) * alpha),
                           inplace)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -1498,4 +1535,52 @@ from ._windows import conv_transpose as _conv_transpose  # noqa: E402
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+from ._embedding_bag import embedding_bag  # noqa: E402
+
+
+# ---- deprecated spellings that scripts still use ----------------------------------------------
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated alias of interpolate, as in torch."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ---- distances and relaxed sampling ------------------------------------------------------------
+
+
+def pdist(input, p=2):
+    """The p-norm distance between every pair of rows (i < j) of an (N, M) input, as a flat N*(N-1)/2 vector."""
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    n = input.size(0)
+    rows, cols = ember.triu_indices(n, n, 1, device=input.device)
+    return ember.cdist(input, input, p)[rows, cols]
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """Samples from the Gumbel-softmax (concrete) distribution; hard=True returns one-hot samples whose
+    gradient is the soft sample's (straight-through)."""
+    gumbels = -ember.empty_like(logits).exponential_().log()
+    soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return soft
+    index = soft.argmax(dim, keepdim=True)
+    one_hot_sample = ember.zeros_like(logits).scatter_(dim, index, 1.0)
+    return one_hot_sample - soft.detach() + soft
 

@@ -10,13 +10,14 @@ from .pooling import (  # noqa: F401
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: F401
 from .normalization import GroupNorm, LayerNorm, RMSNorm  # noqa: F401
 from .dropout import Dropout, Dropout1d, Dropout2d  # noqa: F401
-from .sparse import Embedding  # noqa: F401
+from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from .activation import (  # noqa: F401
     ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish,
     MultiheadAttention, PReLU, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink,
 )
 from .loss import (  # noqa: F401
-    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss,
+    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss, NLLLoss2d,
+    SmoothL1Loss,
 )
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .transformer import (  # noqa: F401
@@ -42,7 +43,9 @@ from .pooling import (  # noqa: F401
     MaxUnpool3d,
 )
 from .lazy import (  # noqa: F401
-    LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyLinear, LazyModuleMixin,
+    LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d,
+    LazyConvTranspose2d, LazyConvTranspose3d, LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear,
+    LazyModuleMixin,
 )
 from . import padding as _padding
 
@@ -80,6 +83,7 @@ __all__ = [
     "Dropout3d",
     "ELU",
     "Embedding",
+    "EmbeddingBag",
     "FeatureAlphaDropout",
     "Flatten",
     "Fold",
@@ -112,6 +116,13 @@ __all__ = [
     "LazyBatchNorm3d",
     "LazyConv1d",
     "LazyConv2d",
+    "LazyConv3d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
+    "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d",
+    "LazyInstanceNorm3d",
     "LazyLinear",
     "LeakyReLU",
     "Linear",
@@ -135,6 +146,7 @@ __all__ = [
     "MultiMarginLoss",
     "MultiheadAttention",
     "NLLLoss",
+    "NLLLoss2d",
     "NonDynamicallyQuantizableLinear",
     "PReLU",
     "PairwiseDistance",

@@ -1,4 +1,5 @@
-"""Lazy modules: LazyLinear, LazyConv1d/2d, LazyBatchNorm1d/2d/3d. Their
+"""Lazy modules: LazyLinear, LazyConv1d/2d/3d, LazyConvTranspose1d/2d/3d,
+LazyBatchNorm1d/2d/3d, LazyInstanceNorm1d/2d/3d. Their
 input size is read from the first input; the parameters are created (and
 initialized, drawing from the generator as torch does at that moment) on the
 first call, after which the module becomes its ordinary class (Linear,
@@ -8,11 +9,13 @@ import ember
 
 from ..parameter import UninitializedParameter, is_lazy
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Linear
 
-__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyBatchNorm1d", "LazyBatchNorm2d",
-           "LazyBatchNorm3d"]
+__all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+           "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+           "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class LazyModuleMixin:
@@ -91,7 +94,11 @@ class _LazyConvMixin(LazyModuleMixin):
         if self.in_channels % self.groups != 0:
             raise ValueError("in_channels must be divisible by groups")
         with ember.no_grad():
-            self.weight.materialize((self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+            if self.transposed:
+                shape = (self.in_channels, self.out_channels // self.groups, *self.kernel_size)
+            else:
+                shape = (self.out_channels, self.in_channels // self.groups, *self.kernel_size)
+            self.weight.materialize(shape)
             if self.bias is not None:
                 self.bias.materialize((self.out_channels,))
             self.reset_parameters()
@@ -115,6 +122,34 @@ class LazyConv2d(_LazyConvMixin, Conv2d):
         self._lazy_setup(out_channels, bias, device, dtype)
 
 
+class LazyConv3d(_LazyConvMixin, Conv3d):
+    cls_to_become = Conv3d
+
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode)
+        self._lazy_setup(out_channels, bias, device, dtype)
+
+
+class _LazyConvTransposeMixin(_LazyConvMixin):
+    def __init__(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=True,
+                 dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode)
+        self._lazy_setup(out_channels, bias, device, dtype)
+
+
+class LazyConvTranspose1d(_LazyConvTransposeMixin, ConvTranspose1d):
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTransposeMixin, ConvTranspose2d):
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTransposeMixin, ConvTranspose3d):
+    cls_to_become = ConvTranspose3d
+
+
 class _LazyNormMixin(LazyModuleMixin):
     def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
         super().__init__(0, eps, momentum, False, False)
@@ -136,7 +171,8 @@ class _LazyNormMixin(LazyModuleMixin):
     def initialize_parameters(self, input):
         if not self.has_uninitialized_params():
             return
-        self.num_features = input.shape[1]
+        unbatched = input.dim() == getattr(self, "spatial_dims", -2) + 1  # instance norms take unbatched input
+        self.num_features = input.shape[0 if unbatched else 1]
         with ember.no_grad():
             if self.affine:
                 self.weight.materialize((self.num_features,))
@@ -159,3 +195,16 @@ class LazyBatchNorm2d(_LazyNormMixin, BatchNorm2d):
 
 class LazyBatchNorm3d(_LazyNormMixin, BatchNorm3d):
     cls_to_become = BatchNorm3d
+
+
+class LazyInstanceNorm1d(_LazyNormMixin, InstanceNorm1d):
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNormMixin, InstanceNorm2d):
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyNormMixin, InstanceNorm3d):
+    cls_to_become = InstanceNorm3d
+
