@@ -27,16 +27,23 @@ NEW = [
 ]
 
 
+def _self(L, dtype):
+    """A self of the dtype; "grad" is float32 requiring grad (whose new_* results must not)."""
+    if dtype == "grad":
+        return L.ones(2, requires_grad=True)
+    return L.ones(2, dtype=getattr(L, dtype))
+
+
 @pytest.mark.parametrize("case", range(len(NEW)))
-@pytest.mark.parametrize("dtype", ["float32", "int32", "bool"])
+@pytest.mark.parametrize("dtype", ["float32", "int32", "bool", "grad"])
 def test_new_factories_match_torch(case, dtype):
     try:
-        theirs = NEW[case](torch, torch.ones(2, dtype=getattr(torch, dtype)))
+        theirs = NEW[case](torch, _self(torch, dtype))
     except RuntimeError as error:  # requires_grad on an integer dtype
         with pytest.raises(RuntimeError, match=str(error)):
-            NEW[case](ember, ember.ones(2, dtype=getattr(ember, dtype)))
+            NEW[case](ember, _self(ember, dtype))
         return
-    mine = NEW[case](ember, ember.ones(2, dtype=getattr(ember, dtype)))
+    mine = NEW[case](ember, _self(ember, dtype))
     assert described(mine) == described(theirs)
     if "empty" not in str(NEW[case].__code__.co_names):
         np.testing.assert_array_equal(np.asarray(mine.tolist()), np.asarray(theirs.tolist()))

@@ -40,7 +40,8 @@ def _run(lib, build):
 
 
 @pytest.mark.filterwarnings("ignore::FutureWarning")
-@pytest.mark.parametrize("kind", ["weight_norm", "weight_norm_dim1", "old_weight_norm", "symmetric", "chained"])
+@pytest.mark.parametrize("kind", ["weight_norm", "weight_norm_dim1", "old_weight_norm", "symmetric", "chained",
+                                  "spectral_norm", "spectral_norm_3_steps"])
 def test_parametrized_linear_matches_torch(kind):
     def build(lib):
         m = lib.nn.Linear(3, 3)
@@ -50,6 +51,10 @@ def test_parametrized_linear_matches_torch(kind):
             lib.nn.utils.parametrizations.weight_norm(m, dim=1)
         elif kind == "old_weight_norm":
             lib.nn.utils.weight_norm(m)
+        elif kind == "spectral_norm":
+            lib.nn.utils.parametrizations.spectral_norm(m)
+        elif kind == "spectral_norm_3_steps":
+            lib.nn.utils.parametrizations.spectral_norm(m, n_power_iterations=3, eps=1e-6)
         elif kind == "symmetric":
             lib.nn.utils.parametrize.register_parametrization(m, "weight", Symmetric.make(lib))
         else:
@@ -158,3 +163,26 @@ def test_spectral_norm_matches_torch(name, args, shape):
     module = enn.utils.spectral_norm(enn.Linear(3, 2))
     enn.utils.remove_spectral_norm(module)
     assert sorted(n for n, _ in module.named_parameters()) == ["bias", "weight"]
+
+
+@pytest.mark.parametrize("module", ["ConvTranspose1d", "Conv2d", "ConvTranspose3d"])
+def test_spectral_norm_of_convolutions_matches_torch(module):
+    results = []
+    for lib in (torch, ember):
+        lib.manual_seed(3)
+        m = getattr(lib.nn, module)(2, 3, 2)
+        lib.nn.utils.parametrizations.spectral_norm(m)
+        train_weight = m.weight  # one power step
+        m.eval()
+        results.append((train_weight, m.weight, m.parametrizations.weight[0]._u, m.parametrizations.weight[0]._v))
+    for mine, theirs in zip(results[1], results[0]):
+        close(mine, theirs)
+
+
+def test_spectral_norm_of_a_vector_normalizes_it():
+    m = enn.Linear(3, 1)
+    enn.utils.parametrizations.spectral_norm(m, "bias")
+    close(m.bias.abs(), ember.ones(1))
+    with pytest.raises(ValueError, match="has no parameter or buffer with name 'nothing'"):
+        enn.utils.parametrizations.spectral_norm(m, "nothing")
+

@@ -75,9 +75,9 @@ class SpectralNorm:
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     r"""Divides ``module.<name>`` by its spectral norm on every forward (power iteration while training)."""
     if dim is None:
-        from ..modules.conv import ConvTranspose2d
+        from .parametrizations import _transposed_conv
 
-        dim = 1 if isinstance(module, ConvTranspose2d) else 0
+        dim = 1 if _transposed_conv(module) else 0
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module
 
