@@ -34,7 +34,7 @@ __all__ = [
     "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d", "max_unpool3d", "adaptive_avg_pool3d",
     "adaptive_max_pool3d", "embedding_bag", "hardtanh_", "leaky_relu_", "elu_", "selu_", "celu_",
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", "upsample", "upsample_nearest",
-    "upsample_bilinear", "pdist", "gumbel_softmax", "affine_grid", "grid_sample",
+    "upsample_bilinear", "pdist", "gumbel_softmax", "affine_grid", "grid_sample", "ctc_loss",
 ]
 
 
@@ -1539,6 +1539,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 from ._embedding_bag import embedding_bag  # noqa: E402
 from ._sampling import affine_grid, grid_sample  # noqa: E402
+from ._ctc import ctc_loss  # noqa: E402
 
 
 # ---- deprecated spellings that scripts still use ----------------------------------------------

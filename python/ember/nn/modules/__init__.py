@@ -16,8 +16,8 @@ from .activation import (  # noqa: F401
     MultiheadAttention, PReLU, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink,
 )
 from .loss import (  # noqa: F401
-    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss, NLLLoss2d,
-    SmoothL1Loss,
+    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, CTCLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss,
+    NLLLoss2d, SmoothL1Loss,
 )
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .transformer import (  # noqa: F401
@@ -67,6 +67,7 @@ __all__ = [
     "BatchNorm3d",
     "Bilinear",
     "CELU",
+    "CTCLoss",
     "ChannelShuffle",
     "Conv1d",
     "Conv2d",
