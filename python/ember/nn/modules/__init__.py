@@ -11,6 +11,7 @@ from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: F401
 from .normalization import GroupNorm, LayerNorm, RMSNorm  # noqa: F401
 from .dropout import Dropout, Dropout1d, Dropout2d  # noqa: F401
 from .sparse import Embedding, EmbeddingBag  # noqa: F401
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
 from .activation import (  # noqa: F401
     ELU, GELU, GLU, SELU, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish,
     MultiheadAttention, PReLU, ReLU, ReLU6, Sigmoid, SiLU, Softmax, Softmin, Softplus, Softsign, Tanh, Tanhshrink,
@@ -51,6 +52,7 @@ from . import padding as _padding
 
 __all__ = [
     "AdaptiveAvgPool1d",
+    "AdaptiveLogSoftmaxWithLoss",
     "AdaptiveAvgPool2d",
     "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d",
