@@ -14,6 +14,7 @@ import torch.nn.functional as TF  # noqa: E402
 RNG = np.random.default_rng(0)
 X5 = RNG.standard_normal((2, 4, 5, 6, 7))
 W5 = RNG.standard_normal((6, 2, 2, 3, 2))
+SAMPLES2, SAMPLES3 = RNG.random((2, 4, 2)), RNG.random((2, 4, 3))
 
 CASES = [
     ("conv3d", lambda F, x, w: F.conv3d(x, w, None, (2, 1, 2), (1, 0, 1), (1, 2, 1), 2), X5, W5),
@@ -43,6 +44,12 @@ CASES = [
     ("adaptive_avg_pool3d", lambda F, x: F.adaptive_avg_pool3d(x, (2, 4, 3)), X5),
     ("adaptive_avg_pool3d_1", lambda F, x: F.adaptive_avg_pool3d(x, 1), X5),
     ("adaptive_max_pool3d", lambda F, x: F.adaptive_max_pool3d(x, (3, None, 2)), X5),
+    ("fractional_max_pool2d", lambda F, x: F.fractional_max_pool2d(
+        x, (2, 3), (4, 3), return_indices=True, _random_samples=x.new_tensor(SAMPLES2)), X5[:, :, 0]),
+    ("fractional_max_pool2d_ratio", lambda F, x: F.fractional_max_pool2d(
+        x, 2, output_ratio=(0.6, 0.5), _random_samples=x.new_tensor(SAMPLES2)), X5[:, :, 0]),
+    ("fractional_max_pool3d", lambda F, x: F.fractional_max_pool3d(
+        x, 2, (3, 4, 4), return_indices=True, _random_samples=x.new_tensor(SAMPLES3)), X5),
 ]
 
 
@@ -82,6 +89,8 @@ MODULES = [
     ("LPPool2d", (2, 3), {}),
     ("LPPool3d", (2, 2), {}),
     ("MaxUnpool2d", (2,), {}),
+    ("FractionalMaxPool2d", (3,), {"output_ratio": 0.5}),
+    ("FractionalMaxPool3d", (2,), {"output_size": 3}),
 ]
 
 
@@ -89,7 +98,7 @@ MODULES = [
 def test_module_repr_and_forward_match_torch(name, args, kwargs):
     mine, theirs = getattr(ember.nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
     assert repr(mine) == repr(theirs)
-    if name == "MaxUnpool2d":
+    if name == "MaxUnpool2d" or name.startswith("Fractional"):  # (random windows: forward checked above)
         return
     for param_name, param in theirs.named_parameters():
         getattr(mine, param_name).data = ember.tensor(param.detach().numpy())
@@ -117,6 +126,9 @@ def test_transposed_module_takes_output_size():
      "Found an invalid max index: 99"),
     (lambda F: F.conv_transpose2d(ember.ones(1, 2, 3, 3), ember.ones(2, 1, 3, 3), stride=1, output_padding=1),
      "output padding must be smaller"),
+    (lambda F: F.fractional_max_pool2d(ember.ones(1, 1, 4, 4), 2), "requires specifying either an output_size"),
+    (lambda F: F.fractional_max_pool2d(ember.ones(1, 1, 4, 4), 3, 3), "must be at most the input size"),
+    (lambda F: ember.nn.FractionalMaxPool2d(2, output_ratio=1.5), "output_ratio must be between 0 and 1"),
 ])
 def test_bad_input_names_the_op(call, message):
     with pytest.raises((RuntimeError, ValueError), match=message):

@@ -361,3 +361,70 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
         raise NotImplementedError("adaptive_max_pool3d(return_indices=True) is not supported in Ember yet")
     # max(dim) gives one element the gradient, as torch; amax would share it among ties.
     return _adaptive_pool3d("adaptive_max_pool3d", input, output_size, lambda t: t.flatten(2).max(-1).values)
+
+
+# ---- fractional max pooling -------------------------------------------------------------
+
+
+def _fractional_starts(sample, size, out, kernel, dtype):
+    """torch's pseudo-random window starts along one dim for per-plane samples u in [0, 1):
+    floor((i + u) * alpha) - floor(u * alpha), alpha = (size - kernel) / (out - 1), the last at size - kernel."""
+    starts = [ember.full_like(sample, size - kernel, dtype=ember.int64)] if out > 0 else []
+    if out > 1:
+        alpha = ember.tensor(size - kernel, dtype=dtype) / ember.tensor(out - 1, dtype=dtype)
+        steps = ember.arange(out - 1, dtype=dtype, device=sample.device)
+        first = ((steps + sample.unsqueeze(-1)) * alpha).to(ember.int64) - (sample * alpha).to(ember.int64).unsqueeze(-1)
+        return ember.cat([first, starts[0].unsqueeze(-1)], -1)
+    return starts[0].unsqueeze(-1) if starts else ember.zeros(list(sample.shape) + [0], dtype=ember.int64)
+
+
+def _fractional_max_pool(nd, input, kernel_size, output_size, output_ratio, return_indices, _random_samples):
+    op = f"fractional_max_pool{nd}d"
+    x, unbatched = _spatial_input(op, input, nd)
+    kernel = _tuple(kernel_size, nd, "kernel_size")
+    sizes = list(x.shape[2:])
+    if output_size is None:
+        if output_ratio is None:
+            raise ValueError(f"{op} requires specifying either an output_size or an output_ratio")
+        ratio = _ntuple(nd)(output_ratio)
+        output_size = [int(s * r) for s, r in zip(sizes, ratio)]
+    out = list(_tuple(output_size, nd, "output_size"))
+    for s, k, o in zip(sizes, kernel, out):
+        if o + k - 1 > s:
+            raise RuntimeError(f"{op}: out (={o}) + kernel_size (={k}) - 1 must be at most the input size (={s})")
+    n, c = x.shape[0], x.shape[1]
+    if _random_samples is None:
+        samples = ember.rand(n, c, nd, dtype=x.dtype, device=x.device)
+    else:
+        samples = _random_samples if not unbatched or _random_samples.dim() == 3 else _random_samples.unsqueeze(0)
+        if tuple(samples.shape) != (n, c, nd):
+            raise RuntimeError(f"{op}: expected _random_samples of shape ({n}, {c}, {nd}), got "
+                               f"{list(samples.shape)}")
+    # torch reads sample 0 for the last dim in 2-d (width, then height) and for the first in 3-d.
+    order = [1, 0] if nd == 2 else [0, 1, 2]
+    flat = None
+    for d in range(nd):
+        starts = _fractional_starts(samples[:, :, order[d]], sizes[d], out[d], kernel[d], x.dtype)  # (N, C, out)
+        positions = starts.unsqueeze(-1) + ember.arange(kernel[d], device=x.device)  # (N, C, out, k)
+        shape = [n, c] + [1] * (2 * nd)
+        shape[2 + d], shape[2 + nd + d] = out[d], kernel[d]
+        term = positions.reshape(shape) * math.prod(sizes[d + 1:])
+        flat = term if flat is None else flat + term
+    flat = flat.expand([n, c] + out + list(kernel)).reshape([n, c, -1])
+    windows = x.reshape([n, c, -1]).gather(2, flat).reshape([n, c] + out + [math.prod(kernel)])
+    place = windows.argmax(-1, keepdim=True)
+    values = windows.gather(-1, place).squeeze(-1)
+    if not return_indices:
+        return values.squeeze(0) if unbatched else values
+    index = flat.reshape([n, c] + out + [math.prod(kernel)]).gather(-1, place).squeeze(-1)
+    return (values.squeeze(0), index.squeeze(0)) if unbatched else (values, index)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)

@@ -35,6 +35,8 @@ __all__ = [
     "adaptive_max_pool3d", "embedding_bag", "hardtanh_", "leaky_relu_", "elu_", "selu_", "celu_",
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", "upsample", "upsample_nearest",
     "upsample_bilinear", "pdist", "gumbel_softmax", "affine_grid", "grid_sample", "ctc_loss",
+    "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d_with_indices",
 ]
 
 
@@ -1527,8 +1529,9 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
 
 # Convolution and pooling over any number of spatial dims (composed; see _windows.py).
 from ._windows import (  # noqa: E402
-    adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, conv3d, conv_transpose1d, conv_transpose3d, lp_pool1d,
-    lp_pool2d, lp_pool3d, max_pool3d, max_unpool1d, max_unpool2d, max_unpool3d,
+    adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, conv3d, conv_transpose1d, conv_transpose3d,
+    fractional_max_pool2d, fractional_max_pool3d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool3d, max_unpool1d,
+    max_unpool2d, max_unpool3d,
 )
 from ._windows import conv_transpose as _conv_transpose  # noqa: E402
 
@@ -1585,4 +1588,14 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     index = soft.argmax(dim, keepdim=True)
     one_hot_sample = ember.zeros_like(logits).scatter_(dim, index, 1.0)
     return one_hot_sample - soft.detach() + soft
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=True,
+                                       _random_samples=None):
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=True,
+                                       _random_samples=None):
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
 

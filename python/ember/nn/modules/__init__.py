@@ -40,8 +40,8 @@ from .dropout import AlphaDropout, Dropout3d, FeatureAlphaDropout  # noqa: F401
 from .normalization import LocalResponseNorm  # noqa: F401
 from .pooling import AdaptiveMaxPool1d, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: F401
 from .pooling import (  # noqa: F401
-    AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d,
-    MaxUnpool3d,
+    AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, FractionalMaxPool2d, FractionalMaxPool3d, LPPool1d, LPPool2d,
+    LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d,
 )
 from .lazy import (  # noqa: F401
     LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d,
@@ -88,6 +88,8 @@ __all__ = [
     "Embedding",
     "EmbeddingBag",
     "FeatureAlphaDropout",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
     "Flatten",
     "Fold",
     "GELU",
