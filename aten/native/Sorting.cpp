@@ -66,6 +66,15 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
 
 Tensor argsort(const Tensor& self, int64_t dim, bool descending) { return std::get<1>(ember::sort(self, dim, descending)); }
 
+// Ember's sort is always stable (equal keys keep their order): stable=True
+// asks for what every sort gives.
+Tensor argsort(const Tensor& self, bool /*stable*/, int64_t dim, bool descending) {
+  return ember::argsort(self, dim, descending);
+}
+std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> /*stable*/, int64_t dim, bool descending) {
+  return ember::sort(self, dim, descending);
+}
+
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   const int64_t nd = std::max<int64_t>(self.dim(), 1);
   dim = maybe_wrap_dim(dim, nd);

@@ -94,7 +94,9 @@ _C._set_size_class(Size)
 for _name in _C._generated_functions:
     globals()[_name] = getattr(_C, _name)
 del _name
-from .functional import broadcast_shapes, broadcast_tensors, cdist, einsum, meshgrid, tensordot, unique  # noqa: E402,F401
+from .functional import (  # noqa: E402,F401
+    broadcast_shapes, broadcast_tensors, cdist, einsum, meshgrid, tensordot, unique, unique_consecutive,
+)  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

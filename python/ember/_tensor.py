@@ -110,7 +110,14 @@ def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 Tensor.new_tensor = _new_tensor
+def _unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    from .functional import unique_consecutive
+
+    return unique_consecutive(self, return_inverse, return_counts, dim)
+
+
 Tensor.unique = _unique
+Tensor.unique_consecutive = _unique_consecutive
 Tensor.__repr__ = _repr
 Tensor.cuda = _cuda
 Tensor.type = _type

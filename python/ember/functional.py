@@ -1,6 +1,8 @@
 """Functions whose Python signature differs from their schema's: they take
 their tensors or shapes as separate arguments (torch.functional's spelling)."""
 
+import ember
+
 from . import _C
 from ._size import Size
 
@@ -150,24 +152,88 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return _C.cdist(x1, x2, p, _CDIST_MODES[compute_mode])
 
 
+def _as_rows(input, dim):
+    """input with dim first and the other dims flattened: (size along dim, rest)."""
+    moved = input.movedim(dim, 0)
+    return moved.reshape([moved.shape[0], -1]), moved.shape
+
+
+def _from_rows(rows, moved_shape, dim):
+    return rows.reshape([rows.shape[0], *moved_shape[1:]]).movedim(0, dim)
+
+
+def _runs(rows):
+    """For rows (n, m) or values (n,): the run each belongs to (consecutive equal ones share one) and the
+    first position of each run."""
+    if rows.shape[0] == 0:
+        empty = ember.zeros(0, dtype=ember.int64, device=rows.device)
+        return empty, empty
+    change = rows[1:] != rows[:-1]
+    if change.dim() > 1:
+        change = change.any(1)
+    starts = ember.cat([ember.ones(1, dtype=ember.bool, device=rows.device), change])
+    return starts.to(ember.int64).cumsum(0) - 1, starts.nonzero().reshape([-1])
+
+
+def _unique_results(output, inverse, run, return_inverse, return_counts):
+    results = [output]
+    if return_inverse:
+        results.append(inverse)
+    if return_counts:
+        results.append(ember.bincount(run, minlength=int(run.max()) + 1 if run.numel() else 0))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None)
 
-    The distinct elements of input, sorted; with ``return_inverse`` also where
-    each input element went, with ``return_counts`` how often each occurs.
+    The distinct elements of input, sorted (or, with ``dim``, its distinct
+    slices along dim in lexicographic order); with ``return_inverse`` also
+    where each element (slice) went, with ``return_counts`` how often each occurs.
 
     >>> ember.unique(ember.tensor([3, 1, 3, 2]))
     tensor([1, 2, 3])
+    >>> ember.unique(ember.tensor([[1, 2], [0, 5], [1, 2]]), dim=0)
+    tensor([[0, 5],
+            [1, 2]])
     """
     if not isinstance(input, _C.Tensor):
         raise TypeError(f"unique(): argument 'input' must be Tensor, not {type(input).__name__}")
-    if dim is not None:
-        raise NotImplementedError("unique(dim=...) is not supported in Ember yet")
-    output, inverse, counts = _C._unique2(input, sorted, return_inverse, return_counts)
-    if return_inverse and return_counts:
-        return output, inverse, counts
-    if return_inverse:
-        return output, inverse
-    if return_counts:
-        return output, counts
-    return output
+    if dim is None:
+        output, inverse, counts = _C._unique2(input, sorted, return_inverse, return_counts)
+        if return_inverse and return_counts:
+            return output, inverse, counts
+        if return_inverse:
+            return output, inverse
+        if return_counts:
+            return output, counts
+        return output
+    rows, moved_shape = _as_rows(input, dim)
+    # Lexicographic order: stable sorts by each column, the last column first.
+    order = ember.arange(rows.shape[0], device=input.device)
+    for column in reversed(range(rows.shape[1])):
+        order = order[rows[order, column].argsort(stable=True)]
+    ordered = rows[order]
+    run, firsts = _runs(ordered)
+    inverse = ember.zeros_like(run).scatter(0, order, run)
+    return _unique_results(_from_rows(ordered[firsts], moved_shape, dim), inverse, run, return_inverse,
+                           return_counts)
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """unique_consecutive(input, return_inverse=False, return_counts=False, dim=None)
+
+    input with each run of equal consecutive elements (slices along dim) kept once.
+
+    >>> ember.unique_consecutive(ember.tensor([1, 1, 2, 2, 3, 1, 1]))
+    tensor([1, 2, 3, 1])
+    """
+    if not isinstance(input, _C.Tensor):
+        raise TypeError(f"unique_consecutive(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if dim is None:
+        flat = input.reshape([-1])
+        run, firsts = _runs(flat)
+        return _unique_results(flat[firsts], run.reshape(input.shape), run, return_inverse, return_counts)
+    rows, moved_shape = _as_rows(input, dim)
+    run, firsts = _runs(rows)
+    return _unique_results(_from_rows(rows[firsts], moved_shape, dim), run, run, return_inverse, return_counts)

@@ -27,9 +27,38 @@ def test_unique_flags_match_torch(return_inverse, return_counts):
 def test_unique_errors():
     with pytest.raises(TypeError, match="unique"):
         ember.unique([1, 2])
-    with pytest.raises(NotImplementedError, match="unique\\(dim=...\\)"):
-        ember.unique(ember.ones(2, 2), dim=0)
     with pytest.raises(IndexError, match="kthvalue\\(\\): selected number k out of range"):
         ember.kthvalue(ember.ones(3), 4)
     with pytest.raises(IndexError, match="median\\(\\): Expected reduction dim 0 to have non-zero size"):
         ember.median(ember.ones(0, 2), 0)
+
+
+ROWS = np.array([[1, 2, 0], [0, 5, 1], [1, 2, 0], [0, 5, 0], [0, 5, 1]])
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("return_inverse,return_counts", list(itertools.product([False, True], repeat=2)))
+def test_unique_along_a_dim_matches_torch(dim, return_inverse, return_counts):
+    for values in (ROWS, ROWS.astype(np.float32) / 2, np.stack([ROWS, ROWS[::-1]], 1)):
+        expected = torch.unique(torch.tensor(values), dim=dim, return_inverse=return_inverse,
+                                return_counts=return_counts)
+        actual = ember.tensor(values).unique(dim=dim, return_inverse=return_inverse, return_counts=return_counts)
+        expected, actual = (expected, actual) if isinstance(expected, tuple) else ((expected,), (actual,))
+        for a, e in zip(actual, expected, strict=True):
+            np.testing.assert_array_equal(N(a), N(e))
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1])
+@pytest.mark.parametrize("return_inverse,return_counts", list(itertools.product([False, True], repeat=2)))
+def test_unique_consecutive_matches_torch(dim, return_inverse, return_counts):
+    values = np.array([[1, 1, 2], [1, 1, 2], [3, 1, 2], [1, 1, 2]])
+    flags = {"return_inverse": return_inverse, "return_counts": return_counts, "dim": dim}
+    expected = torch.unique_consecutive(torch.tensor(values), **flags)
+    actual = ember.unique_consecutive(ember.tensor(values), **flags)
+    method = ember.tensor(values).unique_consecutive(**flags)
+    expected, actual, method = ((expected, actual, method) if isinstance(expected, tuple)
+                                else ((expected,), (actual,), (method,)))
+    for a, m, e in zip(actual, method, expected, strict=True):
+        np.testing.assert_array_equal(N(a), N(e))
+        np.testing.assert_array_equal(N(m), N(e))
+

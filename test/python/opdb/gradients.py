@@ -766,6 +766,7 @@ case("sort", "dim1_3d", fn("sort"), S(2, 3, 2), 1)
 case("sort", "transposed_descending", fn("sort"), D(S(4, 3).values, T), descending=True)
 case("sort", "values_only", lambda lib, x: lib.sort(x).values, S(3, 4))
 case("sort", "last_dim", meth("sort"), S(3, 4), variant="method")
+case("sort.stable", "dim0_descending", lambda lib, x: lib.sort(x, stable=True, dim=0, descending=True), S(3, 2))
 case("topk", "k2", fn("topk"), S(3, 5), 2)
 # mode on distinct values (the smallest): ties would break under finite differences.
 case("mode", "distinct_last_dim", fn("mode"), S(3, 4))

@@ -2005,6 +2005,14 @@ OPS = [
        torch_fn=lambda *a, **k: torch_sort(*a, **k)),
     Op("argsort", sort_samples, ("int64", "float32", "float64"), ref_argsort, method=True,
        torch_fn=lambda *a, **k: torch_argsort(*a, **k)),
+    # stable=True (keyword-only), as torch spells a stable sort: the dims as keywords too.
+    Op("sort.stable", lambda d: [Sample(s.args[:1], {**dict(zip(("dim", "descending"), s.args[1:])), **s.kwargs},
+                                        desc=s.desc) for s in sort_samples(d)],
+       ("int64", "float32", "float64"), ref_sort, aten="sort", fn=lambda lib, x, **k: lib.sort(x, stable=True, **k),
+       named=("values", "indices")),
+    Op("argsort.stable", lambda d: [Sample(s.args[:1], {**dict(zip(("dim", "descending"), s.args[1:])), **s.kwargs},
+                                           desc=s.desc) for s in sort_samples(d)],
+       ("int64", "float32"), ref_argsort, aten="argsort", fn=lambda lib, x, **k: lib.argsort(x, stable=True, **k)),
     Op("topk", topk_samples, ("uint8", "int64") + FLOATS, ref_topk, method=True, named=("values", "indices")),
     # -- searching, counting, differences and fused products --
     Op("nan_to_num", nan_to_num_samples, ("bool", "int64", "float16", "float32", "float64"), ref_nan_to_num,
