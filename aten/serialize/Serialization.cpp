@@ -204,6 +204,10 @@ Value Value::of(double v) { Value r; r.kind = Kind::Float; r.float_value = v; re
 Value Value::of(std::string v) { Value r; r.kind = Kind::String; r.string_value = std::move(v); return r; }
 Value Value::bytes(std::string v) { Value r; r.kind = Kind::Bytes; r.string_value = std::move(v); return r; }
 Value Value::of(Tensor t, std::string kind) {
+  // A TypeError, so that Python's ember.save falls back to torch's format, which holds sparse tensors.
+  EMBER_CHECK_TYPE(!t.defined() || !t.unsafeGetTensorImpl()->is_sparse(),
+                   "ember::serialize: Ember's file format holds strided tensors, not sparse ones; save the sparse "
+                   "tensor's indices() and values() (Python's ember.save writes it in torch's format)");
   Value r;
   r.kind = Kind::Tensor;
   r.tensor = std::move(t);

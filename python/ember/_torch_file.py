@@ -86,6 +86,25 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
     return param
 
 
+def _get_layout(name):
+    """torch.serialization._get_layout: a layout from its name (only sparse COO is rebuilt)."""
+    if name != "torch.sparse_coo":
+        raise pickle.UnpicklingError(f"ember.load: tensors of layout {name!r:.80} are not supported")
+    return ember.sparse_coo
+
+
+def _rebuild_sparse_tensor(layout, data):
+    if layout is not ember.sparse_coo or not isinstance(data, tuple) or len(data) not in (3, 4):
+        raise _corrupt("a sparse tensor record is not (sparse_coo, (indices, values, size[, is_coalesced]))")
+    indices, values, size = data[:3]
+    if not isinstance(indices, ember.Tensor) or not isinstance(values, ember.Tensor):
+        raise _corrupt("a sparse tensor's indices or values are not tensors")
+    # Checked like any user input (index range, shapes); a claim of being
+    # coalesced is not trusted, it is made true.
+    result = ember.sparse_coo_tensor(indices, values, tuple(size))
+    return result.coalesce() if len(data) == 4 and data[3] else result
+
+
 def _rebuild_from_type_v2(func, new_type, args, state):
     # func came through find_class, so it is one of the allowed rebuild functions.
     if new_type is not _TENSOR_TYPE and new_type is not ember.nn.Parameter:
@@ -129,6 +148,9 @@ def _default_globals():
         "torch._utils._rebuild_parameter": _rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+        "torch._utils._rebuild_sparse_tensor": _rebuild_sparse_tensor,
+        "torch.serialization._get_layout": _get_layout,
+        "torch.sparse_coo": ember.sparse_coo,
         "torch.Size": ember.Size,
         "torch.device": ember.device,
         "torch.Tensor": _TENSOR_TYPE,
@@ -329,6 +351,11 @@ class _TorchPickler(pickle._Pickler):
         return _StorageRef(self._keys[key], _storage_type_name(tensor.dtype), numel)
 
     def reducer_override(self, obj):
+        if obj is ember.sparse_coo:
+            return (_Global("torch.serialization", "_get_layout"), ("torch.sparse_coo",))
+        if isinstance(obj, ember.Tensor) and obj.is_sparse:
+            return (_Global("torch._utils", "_rebuild_sparse_tensor"),
+                    (ember.sparse_coo, (obj._indices(), obj._values(), ember.Size(obj.shape), obj.is_coalesced())))
         if isinstance(obj, ember.nn.Parameter):
             plain = obj.detach()
             return (_Global("torch._utils", "_rebuild_parameter"),

@@ -1,6 +1,8 @@
 """Sparse COO tensors against torch: construction, conversion, coalesce,
 arithmetic, mm with gradients, sparse embedding gradients, and errors."""
 
+import io
+
 import numpy as np
 import pytest
 import torch
@@ -140,3 +142,36 @@ def test_sparse_embedding_gradient():
 def test_bad_input_raises(bad, message):
     with pytest.raises((RuntimeError, IndexError, TypeError, ValueError, NotImplementedError), match=message):
         bad()
+
+
+def test_save_writes_torch_format_both_ways(tmp_path):
+    hybrid = ember.tensor(np.arange(12.0).reshape(3, 2, 2)).to_sparse(1)
+    path = tmp_path / "sparse.pt"
+    ember.save({"adjacency": pair()[0], "hybrid": hybrid}, path)  # Ember's own format holds strided tensors only
+    theirs = torch.load(path)
+    same(theirs["adjacency"].to_dense(), pair()[1].to_dense())
+    assert theirs["hybrid"].sparse_dim() == 1
+    mine = ember.load(path)
+    same(mine["hybrid"].to_dense(), hybrid.to_dense())
+    assert mine["adjacency"].is_sparse and not mine["adjacency"].is_coalesced()
+
+
+def test_load_reads_torch_sparse_files(tmp_path):
+    path = tmp_path / "torch.pt"
+    torch.save({"coalesced": pair()[1].coalesce(), "vector": torch.sparse_coo_tensor([[0, 0]], [1.0, 2.0], (3,))}, path)
+    loaded = ember.load(path)
+    assert loaded["coalesced"].is_coalesced()
+    same(loaded["coalesced"].to_dense(), pair()[1].to_dense())
+    assert loaded["vector"].to_dense().tolist() == [3.0, 0.0, 0.0]
+
+
+def test_load_refuses_a_sparse_index_out_of_range(tmp_path):
+    path = tmp_path / "bad.pt"
+    torch.save(torch.sparse_coo_tensor([[5]], [1.0], (3,), check_invariants=False), path)
+    with pytest.raises(RuntimeError, match="corrupt torch file.*size is 3 but found index 5"):
+        ember.load(path)
+
+
+def test_cpp_format_refuses_sparse_with_a_clear_error():
+    with pytest.raises(TypeError, match="holds strided tensors, not sparse ones"):
+        ember.save(pair()[0], io.BytesIO(), format="ember")
