@@ -320,3 +320,31 @@ def test_database_ops_with_awkward_operands(op):
         if outcome.kind == "error":
             assert outcome.error_type in PYTHON_ERRORS, f"{desc}: {outcome}"
             assert any(n in outcome.message for n in _names_of(op)), f"{desc}: names none of {_names_of(op)}: {outcome}"
+
+
+@pytest.mark.parametrize("op", oi.OPS + structured.OPS, ids=lambda op: op.name)
+def test_database_ops_with_a_sparse_operand(op):
+    """A sparse COO tensor in place of each tensor argument: the op works or raises, never crashes (a kernel
+    written for strided memory that is reached anyway raises "Sparse tensors do not have strides")."""
+    samples = [s for s in op.samples(op.dtypes[-1])
+               if any(isinstance(a, ember.Tensor) and a.dim() > 0 for a in s.materialize(ember)[0])]
+    if not samples:
+        pytest.skip("no sample with a tensor argument of at least one dim")
+    sample = samples[0]
+    call = _entry_call(op)
+
+    def run():
+        args, kwargs = sample.materialize(ember)
+        for i, a in enumerate(args):
+            if isinstance(a, ember.Tensor) and a.dim() > 0 and a.layout == ember.strided:
+                args[i] = a.to_sparse()
+                try:
+                    repr(call(args, kwargs))
+                except Exception as error:  # noqa: BLE001  (any Python exception is an answer)
+                    if type(error).__name__ not in PYTHON_ERRORS:
+                        raise
+                args[i] = a
+    outcome = run_forked(run)
+    assert outcome.kind in ("ok", "error"), outcome
+    if outcome.kind == "error":
+        assert outcome.error_type in PYTHON_ERRORS, outcome
