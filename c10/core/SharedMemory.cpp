@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -25,28 +26,31 @@ namespace {
 
 std::atomic<SharingStrategy> current_strategy{SharingStrategy::FileDescriptor};
 
-// The first bytes of a named segment: its reference count, shared by every
-// process that maps it (a lock-free atomic works across processes). 64
-// bytes keep the data after it as aligned as a fresh allocation.
-struct NamedHeader {
+// The first bytes of every segment: its reference count, shared by every
+// process that maps it (a lock-free atomic works across processes): one per
+// mapping and one per copy in transit. A named segment's last reference
+// unlinks the name; a process that made a segment can tell from it when
+// every other process has let go. 64 bytes keep the data after it as
+// aligned as a fresh allocation.
+struct SegmentHeader {
   std::atomic<int64_t> references;
 };
 constexpr size_t kHeaderBytes = 64;
-static_assert(sizeof(NamedHeader) <= kHeaderBytes && std::atomic<int64_t>::is_always_lock_free);
+static_assert(sizeof(SegmentHeader) <= kHeaderBytes && std::atomic<int64_t>::is_always_lock_free);
 
-// The DataPtr's context: one mapping, the descriptor it came from and, for a
-// named segment, its name and header.
+// The DataPtr's context: one mapping, the descriptor it came from, the
+// header and, for a named segment, its name.
 struct Segment {
   void* base = nullptr;
   size_t mapped = 0;
   int fd = -1;
   std::string name;
-  NamedHeader* header = nullptr;
+  SegmentHeader* header = nullptr;
 };
 
 void release_segment(void* ctx) {
   auto* segment = static_cast<Segment*>(ctx);
-  if (segment->header != nullptr && segment->header->references.fetch_sub(1) == 1) {
+  if (segment->header->references.fetch_sub(1) == 1 && !segment->name.empty()) {
     shm_unlink(segment->name.c_str());
   }
   if (segment->base != nullptr) munmap(segment->base, segment->mapped);
@@ -56,12 +60,17 @@ void release_segment(void* ctx) {
 
 size_t mapped_size(size_t nbytes) { return nbytes == 0 ? 1 : nbytes; }
 
+// The data bytes of a segment of this size (for messages: without the header).
+int64_t data_bytes(const struct stat& st) {
+  return std::max<int64_t>(0, static_cast<int64_t>(st.st_size) - static_cast<int64_t>(kHeaderBytes));
+}
+
 // `populate`: map every page at once (MAP_POPULATE). A new segment is about
 // to be filled whole (a collated batch), and faulting its pages in one at a
 // time costs more than the copy itself; a received one may be read only in
 // part, so its pages come as they are touched.
 DataPtr map_segment(int fd, size_t nbytes, bool populate, const char* what, std::string name = {}) {
-  const size_t header = name.empty() ? 0 : kHeaderBytes;
+  const size_t header = kHeaderBytes;
   const size_t mapped = header + mapped_size(nbytes);
   void* base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED | (populate ? MAP_POPULATE : 0), fd, 0);
   if (base == MAP_FAILED) {
@@ -69,8 +78,7 @@ DataPtr map_segment(int fd, size_t nbytes, bool populate, const char* what, std:
     close(fd);
     EMBER_CHECK(false, "{}: could not map {} bytes of shared memory: {}", what, mapped, std::strerror(err));
   }
-  auto* segment = new Segment{base, mapped, fd, std::move(name), nullptr};
-  if (header > 0) segment->header = static_cast<NamedHeader*>(base);
+  auto* segment = new Segment{base, mapped, fd, std::move(name), static_cast<SegmentHeader*>(base)};
   return DataPtr(static_cast<char*>(base) + header, segment, &release_segment, Device(DeviceType::CPU));
 }
 
@@ -147,33 +155,71 @@ DataPtr new_shared_memory(size_t nbytes, SharingStrategy strategy) {
   EMBER_CHECK(fd >= 0, "share_memory_: could not create shared memory {}: {}", name, std::strerror(errno));
   // Unnamed: from here on, only descriptors and mappings keep it alive.
   if (!named) shm_unlink(name.c_str());
-  const size_t total = (named ? kHeaderBytes : 0) + mapped_size(nbytes);
+  const size_t total = kHeaderBytes + mapped_size(nbytes);
   if (ftruncate(fd, static_cast<off_t>(total)) != 0) {
     const int err = errno;
     close(fd);
     if (named) shm_unlink(name.c_str());
     EMBER_CHECK(false, "share_memory_: could not size shared memory to {} bytes: {}", nbytes, std::strerror(err));
   }
-  if (!named) return map_segment(fd, nbytes, /*populate=*/true, "share_memory_");
   DataPtr data;
   try {
-    data = map_segment(fd, nbytes, /*populate=*/true, "share_memory_", name);
+    data = map_segment(fd, nbytes, /*populate=*/true, "share_memory_", named ? name : std::string());
   } catch (...) {
-    shm_unlink(name.c_str());
+    if (named) shm_unlink(name.c_str());
     throw;
   }
-  new (segment_of(data)->header) NamedHeader{{1}};
-  register_with_manager(name);
+  new (segment_of(data)->header) SegmentHeader{{1}};
+  if (named) register_with_manager(name);
+  return data;
+}
+
+namespace {
+
+// Segments this process made for recycled_shared_memory, each mapped once
+// more here (a reference of the pool's own), most recently used last.
+std::mutex pool_mutex;
+std::vector<DataPtr> recycling_pool;
+constexpr size_t kPoolSegments = 8;
+
+// Another mapping of `pooled` for a new owner, taking a reference.
+DataPtr remap(const DataPtr& pooled, size_t nbytes, bool populate) {
+  const int fd = dup(segment_of(pooled)->fd);
+  EMBER_CHECK(fd >= 0, "shared memory: could not duplicate a descriptor: {}", std::strerror(errno));
+  DataPtr data = map_segment(fd, nbytes, populate, "shared memory");
+  segment_of(data)->header->references.fetch_add(1);
+  return data;
+}
+
+}  // namespace
+
+DataPtr recycled_shared_memory(size_t nbytes) {
+  std::lock_guard<std::mutex> lock(pool_mutex);
+  for (auto it = recycling_pool.begin(); it != recycling_pool.end(); ++it) {
+    const Segment* segment = segment_of(*it);
+    // Only the pool's own reference left: no other mapping, nothing in transit.
+    if (segment->mapped == kHeaderBytes + mapped_size(nbytes) && segment->header->references.load() == 1) {
+      DataPtr pooled = std::move(*it);
+      recycling_pool.erase(it);
+      DataPtr data = remap(pooled, nbytes, /*populate=*/true);
+      recycling_pool.push_back(std::move(pooled));
+      return data;
+    }
+  }
+  DataPtr data = new_shared_memory(nbytes, SharingStrategy::FileDescriptor);
+  if (recycling_pool.size() == kPoolSegments) recycling_pool.erase(recycling_pool.begin());
+  recycling_pool.push_back(remap(data, nbytes, /*populate=*/false));
   return data;
 }
 
 DataPtr map_shared_memory(int fd, size_t nbytes) {
   struct stat st {};
   EMBER_CHECK(fstat(fd, &st) == 0, "map_shared_memory: bad file descriptor {}: {}", fd, std::strerror(errno));
-  EMBER_CHECK(static_cast<size_t>(st.st_size) >= mapped_size(nbytes),
-              "map_shared_memory: the segment holds {} bytes, fewer than the {} expected", st.st_size, nbytes);
+  EMBER_CHECK(static_cast<size_t>(st.st_size) >= kHeaderBytes + mapped_size(nbytes),
+              "map_shared_memory: the segment holds {} bytes, fewer than the {} expected", data_bytes(st), nbytes);
   const int own = dup(fd);
   EMBER_CHECK(own >= 0, "map_shared_memory: could not duplicate descriptor {}: {}", fd, std::strerror(errno));
+  // The sender's reference for this copy in transit becomes this mapping's.
   return map_segment(own, nbytes, /*populate=*/false, "map_shared_memory");
 }
 
@@ -188,11 +234,10 @@ DataPtr map_shared_memory(const std::string& name, size_t nbytes) {
   if (!sized) {
     close(fd);
     EMBER_CHECK(false, "map_shared_memory: the segment {} holds {} bytes, fewer than the {} expected", name,
-                st.st_size, kHeaderBytes + mapped_size(nbytes));
+                data_bytes(st), nbytes);
   }
-  DataPtr data = map_segment(fd, nbytes, /*populate=*/false, "map_shared_memory", name);
-  segment_of(data)->header->references.fetch_add(1);
-  return data;
+  // The sender's reference for this copy in transit becomes this mapping's.
+  return map_segment(fd, nbytes, /*populate=*/false, "map_shared_memory", name);
 }
 
 bool is_shared_memory(const DataPtr& data) { return data.deleter() == &release_segment; }
@@ -209,13 +254,13 @@ std::string shared_memory_name(const DataPtr& data) {
 
 void shared_memory_incref(const DataPtr& data) {
   Segment* segment = segment_of(data);
-  EMBER_CHECK(segment != nullptr && segment->header != nullptr, "shared_memory_incref: not a named segment");
+  EMBER_CHECK(segment != nullptr, "shared_memory_incref: not a shared-memory segment");
   segment->header->references.fetch_add(1);
 }
 
 void shared_memory_decref(const DataPtr& data) {
   Segment* segment = segment_of(data);
-  EMBER_CHECK(segment != nullptr && segment->header != nullptr, "shared_memory_decref: not a named segment");
+  EMBER_CHECK(segment != nullptr, "shared_memory_decref: not a shared-memory segment");
   // This mapping holds a reference of its own, so the count stays positive.
   segment->header->references.fetch_sub(1);
 }

@@ -47,9 +47,12 @@ void init_shared_memory(py::module_& m, TensorClass& cls) {
           "Whether the tensor's storage is in shared memory.");
   // (fd, storage bytes) of a tensor's storage, moved into shared memory first.
   // The descriptor stays owned by the storage.
+  // A reference is taken for the copy in transit: the receiver's
+  // _tensor_from_shared_fd keeps it (or _shared_decref drops it).
   m.def("_share_fd", [](const Tensor& t) {
     c10::StorageImpl* storage = t.unsafeGetTensorImpl()->storage().unsafeGetStorageImpl();
-    storage->share_memory();
+    storage->share_memory(c10::SharingStrategy::FileDescriptor);
+    c10::shared_memory_incref(storage->data_ptr());
     return std::make_tuple(c10::shared_memory_fd(storage->data_ptr()), storage->nbytes());
   }, py::call_guard<py::gil_scoped_release>());
   m.def("_set_sharing_strategy", [](const std::string& name) {
@@ -74,7 +77,8 @@ void init_shared_memory(py::module_& m, TensorClass& cls) {
     return reinterpret_cast<uintptr_t>(t.unsafeGetTensorImpl()->storage().unsafeGetStorageImpl());
   });
   // An uninitialized contiguous tensor born in shared memory: what a
-  // DataLoader worker collates a batch into, so that sending it copies nothing.
+  // DataLoader worker collates a batch into, so that sending it copies
+  // nothing. Segments the main process has let go of are reused.
   m.def(
       "_empty_shared",
       [](const std::vector<int64_t>& sizes, ScalarType dtype) {
@@ -84,7 +88,9 @@ void init_shared_memory(py::module_& m, TensorClass& cls) {
                       c10::str_sizes(sizes));
         }
         const size_t nbytes = static_cast<size_t>(numel) * c10::elementSize(dtype);
-        c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(c10::new_shared_memory(nbytes), nbytes));
+        const bool by_descriptor = c10::sharing_strategy() == c10::SharingStrategy::FileDescriptor;
+        c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(
+            by_descriptor ? c10::recycled_shared_memory(nbytes) : c10::new_shared_memory(nbytes), nbytes));
         return tensor_over(std::move(storage), dtype, sizes, c10::contiguous_strides(sizes), 0);
       },
       py::arg("size"), py::arg("dtype"), py::call_guard<py::gil_scoped_release>());
@@ -102,7 +108,6 @@ void init_shared_memory(py::module_& m, TensorClass& cls) {
       [](const std::string& name, size_t nbytes, ScalarType dtype, const std::vector<int64_t>& sizes,
          const std::vector<int64_t>& strides, int64_t storage_offset) {
         c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(c10::map_shared_memory(name, nbytes), nbytes));
-        c10::shared_memory_decref(storage.unsafeGetStorageImpl()->data_ptr());  // the sender's transit reference
         return tensor_over(std::move(storage), dtype, sizes, strides, storage_offset);
       },
       py::arg("name"), py::arg("nbytes"), py::arg("dtype"), py::arg("size"), py::arg("stride"), py::arg("offset"),

@@ -264,3 +264,39 @@ def test_no_segment_or_descriptor_left_after_an_interrupt():
     # frames hold the iterator when the signal came while it waited).
     del batch, interrupt
     assert_nothing_left(before_shm, before_fds)
+
+
+# ---- recycled batch segments -------------------------------------------------------------------
+
+
+def _inode(t):
+    fd, _ = ember._C._share_fd(t)
+    ember._C._shared_decref(t)  # (no copy is really in transit)
+    return os.fstat(fd).st_ino
+
+
+def test_a_batch_segment_is_reused_only_once_everyone_let_go():
+    first = ember._C._empty_shared([1000], ember.float32)
+    first_inode = _inode(first)
+    del first
+    again = ember._C._empty_shared([1000], ember.float32)
+    assert _inode(again) == first_inode  # released: recycled
+    other = ember._C._empty_shared([1000], ember.float32)
+    assert _inode(other) != first_inode  # `again` still holds it
+    ember._C._share_fd(again)  # a copy in transit to another process
+    del again
+    third = ember._C._empty_shared([1000], ember.float32)
+    assert _inode(third) != first_inode  # the receiver has not mapped it yet
+
+
+def test_recycling_never_overwrites_a_batch_still_held():
+    loader = DataLoader(Images(24), batch_size=4, num_workers=2, persistent_workers=True)
+    held = []
+    for epoch in range(3):
+        for images, labels in loader:
+            assert images.is_shared()
+            assert ember.equal(images[:, 0, 0, 0], labels.float()), "a batch arrived with another batch's data"
+            if epoch == 0:
+                held.append((images, labels))  # kept alive while later epochs recycle other segments
+    for images, labels in held:
+        assert ember.equal(images, labels.float().reshape(-1, 1, 1, 1).expand(images.shape))

@@ -34,6 +34,7 @@ def rebuild_shared_tensor(cls, dup_fd, nbytes, dtype, size, stride, offset, requ
             t = _C._tensor_from_shared_fd(fd, nbytes, dtype, list(size), list(stride), offset)
             _received[key] = t
         else:
+            _C._shared_decref(base)  # the sender's reference for this copy
             t = _C._tensor_on_storage_of(base, dtype, list(size), list(stride), offset)
     finally:
         os.close(fd)
