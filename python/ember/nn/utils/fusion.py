@@ -28,16 +28,21 @@ def fuse_conv_bn_weights(conv_w, conv_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b, trans
     return Parameter(fused_w, conv_w.requires_grad), Parameter(fused_b, conv_b.requires_grad)
 
 
-def fuse_conv_bn_eval(conv, bn, transpose=False):
-    """A copy of conv with bn (both in eval mode) folded into it."""
-    if conv.training or bn.training:
+def _fused_copy(layer, bn, fuse_weights):
+    """A copy of layer whose weight and bias are fuse_weights(...) of its own and bn's statistics."""
+    if layer.training or bn.training:
         raise AssertionError("Fusion only for eval!")
     if bn.running_mean is None or bn.running_var is None:
-        raise AssertionError("fuse_conv_bn_eval needs a batch norm that tracks running statistics")
-    fused = copy.deepcopy(conv)
-    fused.weight, fused.bias = fuse_conv_bn_weights(fused.weight, fused.bias, bn.running_mean, bn.running_var,
-                                                    bn.eps, bn.weight, bn.bias, transpose)
+        raise AssertionError("fusing a batch norm needs one that tracks running statistics")
+    fused = copy.deepcopy(layer)
+    fused.weight, fused.bias = fuse_weights(fused.weight, fused.bias, bn.running_mean, bn.running_var, bn.eps,
+                                            bn.weight, bn.bias)
     return fused
+
+
+def fuse_conv_bn_eval(conv, bn, transpose=False):
+    """A copy of conv with bn (both in eval mode) folded into it."""
+    return _fused_copy(conv, bn, lambda *parts: fuse_conv_bn_weights(*parts, transpose=transpose))
 
 
 def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b):
@@ -55,11 +60,4 @@ def fuse_linear_bn_weights(linear_w, linear_b, bn_rm, bn_rv, bn_eps, bn_w, bn_b)
 
 def fuse_linear_bn_eval(linear, bn):
     """A copy of linear with bn (both in eval mode) folded into it."""
-    if linear.training or bn.training:
-        raise AssertionError("Fusion only for eval!")
-    if bn.running_mean is None or bn.running_var is None:
-        raise AssertionError("fuse_linear_bn_eval needs a batch norm that tracks running statistics")
-    fused = copy.deepcopy(linear)
-    fused.weight, fused.bias = fuse_linear_bn_weights(fused.weight, fused.bias, bn.running_mean, bn.running_var,
-                                                      bn.eps, bn.weight, bn.bias)
-    return fused
+    return _fused_copy(linear, bn, fuse_linear_bn_weights)
