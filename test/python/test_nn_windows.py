@@ -44,6 +44,10 @@ CASES = [
     ("adaptive_avg_pool3d", lambda F, x: F.adaptive_avg_pool3d(x, (2, 4, 3)), X5),
     ("adaptive_avg_pool3d_1", lambda F, x: F.adaptive_avg_pool3d(x, 1), X5),
     ("adaptive_max_pool3d", lambda F, x: F.adaptive_max_pool3d(x, (3, None, 2)), X5),
+    ("adaptive_max_pool1d_indices", lambda F, x: F.adaptive_max_pool1d(x, 4, True), RNG.standard_normal((2, 3, 9))),
+    ("adaptive_max_pool2d_indices", lambda F, x: F.adaptive_max_pool2d(x, (3, None), True), X5[:, :, 0]),
+    ("adaptive_max_pool3d_indices", lambda F, x: F.adaptive_max_pool3d(x, (2, 4, 3), True), X5),
+    ("adaptive_max_pool2d_unbatched", lambda F, x: F.adaptive_max_pool2d_with_indices(x, 2), X5[0, :, 0]),
     ("fractional_max_pool2d", lambda F, x: F.fractional_max_pool2d(
         x, (2, 3), (4, 3), return_indices=True, _random_samples=x.new_tensor(SAMPLES2)), X5[:, :, 0]),
     ("fractional_max_pool2d_ratio", lambda F, x: F.fractional_max_pool2d(

@@ -6,6 +6,7 @@ transposed convolutions, 3-d and power-average pooling, max-unpooling and
 The public names are re-exported by ember.nn.functional.
 """
 
+import itertools
 import math
 
 import ember
@@ -358,7 +359,7 @@ def adaptive_avg_pool3d(input, output_size):
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     if return_indices:
-        raise NotImplementedError("adaptive_max_pool3d(return_indices=True) is not supported in Ember yet")
+        return adaptive_max_with_indices("adaptive_max_pool3d", input, 3, output_size)
     # max(dim) gives one element the gradient, as torch; amax would share it among ties.
     return _adaptive_pool3d("adaptive_max_pool3d", input, output_size, lambda t: t.flatten(2).max(-1).values)
 
@@ -428,3 +429,36 @@ def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=Non
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def adaptive_max_with_indices(op, input, nd, output_size):
+    """Adaptive max pooling over nd dims with the flat spatial index of each maximum (the first, as torch)."""
+    x, unbatched = _spatial_input(op, input, nd)
+    n, c, sizes = x.shape[0], x.shape[1], list(x.shape[2:])
+    out = [s if o is None else int(o) for o, s in zip(_ntuple(nd)(output_size), sizes)]
+    if min(out) <= 0:
+        raise RuntimeError(f"{op}: elements of output_size must be greater than 0 but received {out}")
+
+    def bounds(size, o, i):
+        start = (i * size) // o
+        return start, -((-(i + 1) * size) // o) - start
+
+    values, indices = [], []
+    for cell in itertools.product(*(range(o) for o in out)):
+        starts, lengths = zip(*(bounds(sizes[d], out[d], cell[d]) for d in range(nd)))
+        region = x
+        for d in range(nd):
+            region = region.narrow(2 + d, starts[d], lengths[d])
+        best, place = region.flatten(2).max(-1)
+        flat, rest = None, place
+        coordinates = []
+        for d in reversed(range(nd)):
+            coordinates.append(rest % lengths[d] + starts[d])
+            rest = rest // lengths[d]
+        for d, coordinate in enumerate(reversed(coordinates)):
+            flat = coordinate if flat is None else flat * sizes[d] + coordinate
+        values.append(best)
+        indices.append(flat)
+    value = ember.stack(values, -1).reshape([n, c, *out])
+    index = ember.stack(indices, -1).reshape([n, c, *out])
+    return (value.squeeze(0), index.squeeze(0)) if unbatched else (value, index)

@@ -36,7 +36,8 @@ __all__ = [
     "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", "upsample", "upsample_nearest",
     "upsample_bilinear", "pdist", "gumbel_softmax", "affine_grid", "grid_sample", "ctc_loss",
     "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
-    "fractional_max_pool3d_with_indices",
+    "fractional_max_pool3d_with_indices", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices",
 ]
 
 
@@ -267,7 +268,7 @@ def adaptive_avg_pool2d(input, output_size):
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     if return_indices:
-        raise NotImplementedError("adaptive_max_pool2d(return_indices=True) is not supported in Ember yet")
+        return _adaptive_max_with_indices("adaptive_max_pool2d", input, 2, output_size)
     return _adaptive_pool2d("adaptive_max_pool2d", input, output_size, lambda t, d: t.amax(d, keepdim=True),
                             lambda t, k: max_pool2d(t, k))
 
@@ -278,8 +279,10 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    if return_indices:
+        return _adaptive_max_with_indices("adaptive_max_pool1d", input, 1, output_size)
     (o,) = _single(output_size)
-    return adaptive_max_pool2d(input.unsqueeze(-2), (1, o), return_indices).squeeze(-2)
+    return adaptive_max_pool2d(input.unsqueeze(-2), (1, o)).squeeze(-2)
 
 
 def _fold_geometry(name, kernel_size, dilation, padding, stride):
@@ -1533,6 +1536,7 @@ from ._windows import (  # noqa: E402
     fractional_max_pool2d, fractional_max_pool3d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool3d, max_unpool1d,
     max_unpool2d, max_unpool3d,
 )
+from ._windows import adaptive_max_with_indices as _adaptive_max_with_indices  # noqa: E402
 from ._windows import conv_transpose as _conv_transpose  # noqa: E402
 
 
@@ -1598,4 +1602,16 @@ def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, out
 def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=True,
                                        _random_samples=None):
     return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool2d(input, output_size, return_indices=True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool3d(input, output_size, return_indices=True)
 
