@@ -31,8 +31,8 @@ def test_affine_grid_matches_torch(size, align_corners):
     np.testing.assert_allclose(mine.grad.numpy(), theirs.grad.numpy(), rtol=1e-10, atol=1e-10)
 
 
-@pytest.mark.parametrize("nd", [2, 3])
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("nd, mode", [(2, "bilinear"), (3, "bilinear"), (2, "nearest"), (3, "nearest"),
+                                      (2, "bicubic")])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
 def test_grid_sample_matches_torch(nd, mode, padding_mode, align_corners):
@@ -67,6 +67,8 @@ def test_default_align_corners_warns_as_torch():
      ValueError, "expected mode to be 'bilinear', 'nearest' or 'bicubic'"),
     (lambda: EF.grid_sample(ember.ones(1, 1, 2, 2), ember.zeros(1, 2, 2, 2), padding_mode="x", align_corners=False),
      ValueError, "expected padding_mode to be 'zeros', 'border', or 'reflection'"),
+    (lambda: EF.grid_sample(ember.ones(1, 1, 2, 2, 2), ember.zeros(1, 2, 2, 2, 3), mode="bicubic",
+                            align_corners=False), RuntimeError, "bicubic interpolation only supports 4D input"),
     (lambda: EF.grid_sample(ember.ones(1, 1, 2, 2), ember.zeros(1, 2, 2, 3), align_corners=False), RuntimeError,
      "expected grid to have size 2 in last dimension"),
     (lambda: EF.grid_sample(ember.ones(2, 1, 2, 2), ember.zeros(1, 2, 2, 2), align_corners=False), RuntimeError,

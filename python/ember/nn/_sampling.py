@@ -67,6 +67,17 @@ def _unnormalize(coordinate, size, align_corners):
     return ((coordinate + 1) * size - 1) / 2
 
 
+def _cubic_weights(t, a=-0.75):
+    """The weights of the four taps at -1, 0, 1, 2 for a fraction t in [0, 1) (Keys' cubic convolution)."""
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
 def _reflect(x, twice_low, twice_high):
     """x folded back into [low, high] by mirror reflections."""
     if twice_low == twice_high:
@@ -79,7 +90,11 @@ def _reflect(x, twice_low, twice_high):
 
 
 def _source_coordinate(coordinate, size, padding_mode, align_corners):
-    x = _unnormalize(coordinate, size, align_corners)
+    return _pad_coordinate(_unnormalize(coordinate, size, align_corners), size, padding_mode, align_corners)
+
+
+def _pad_coordinate(x, size, padding_mode, align_corners):
+    """A pixel coordinate moved inside the image as the padding mode says (zeros: left as it is)."""
     if padding_mode == "border":
         x = x.clamp(0, size - 1)
     elif padding_mode == "reflection":
@@ -98,9 +113,9 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     align_corners = _align(align_corners)
-    if mode == "bicubic":
-        raise NotImplementedError("grid_sample(): mode='bicubic' is not supported in Ember yet")
     nd = input.dim() - 2
+    if mode == "bicubic" and nd != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if nd not in (2, 3) or grid.dim() != input.dim():
         raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but "
                            f"got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
@@ -138,6 +153,17 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
     if mode == "nearest":
         out = sample([c.round() for c in coords])
+    elif mode == "bicubic":
+        # A 4x4 neighbourhood weighted by Keys' cubic kernel (A = -0.75); each tap is padded on its own.
+        raw = [_unnormalize(grid[..., nd - 1 - d].reshape([n, 1, -1]), sizes[d], align_corners) for d in range(nd)]
+        lows = [c.floor() for c in raw]
+        weights = [_cubic_weights(c - low) for c, low in zip(raw, lows)]
+        out = None
+        for a, b in itertools.product(range(4), repeat=2):  # a along the first (height) dim, b along width
+            taps = [_pad_coordinate(lows[0] + (a - 1), sizes[0], padding_mode, align_corners),
+                    _pad_coordinate(lows[1] + (b - 1), sizes[1], padding_mode, align_corners)]
+            term = sample([t.floor() for t in taps]) * (weights[0][a] * weights[1][b])
+            out = term if out is None else out + term
     else:
         lows = [c.floor() for c in coords]
         fractions = [c - low for c, low in zip(coords, lows)]
