@@ -199,3 +199,15 @@ def test_functional_names_and_errors():
         EF.interpolate(x, scale_factor=2, align_corners=True)
     with pytest.raises(ValueError, match="TripletMarginLoss: expected margin to be greater than 0"):
         enn.TripletMarginLoss(margin=0)
+
+
+def test_data_parallel_without_a_gpu_runs_the_module_as_torch():
+    import torch
+
+    for lib in (ember, torch):
+        lib.manual_seed(0)
+        model = lib.nn.DataParallel(lib.nn.Linear(3, 2))
+        assert model.device_ids == [] and sorted(model.state_dict()) == ["module.bias", "module.weight"]
+        out = model(lib.ones(4, 3))
+        assert tuple(out.shape) == (4, 2)
+    assert repr(ember.nn.DataParallel(ember.nn.Linear(3, 2))) == repr(torch.nn.DataParallel(torch.nn.Linear(3, 2)))
