@@ -202,8 +202,6 @@ def test_functional_names_and_errors():
 
 
 def test_data_parallel_without_a_gpu_runs_the_module_as_torch():
-    import torch
-
     for lib in (ember, torch):
         lib.manual_seed(0)
         model = lib.nn.DataParallel(lib.nn.Linear(3, 2))
