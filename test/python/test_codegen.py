@@ -370,7 +370,7 @@ class TestNativeFunctionsYamlErrors(TestCase):
 - func: f(Tensor self) -> Tensor
   dispach:
     CPU: f
-"""), """native_functions.yaml:3: f: unknown key 'dispach' (known: func, variants, dispatch, python, structured_delegate, device_check, doc)""")
+"""), """native_functions.yaml:3: f: unknown key 'dispach' (known: func, variants, dispatch, python, structured_delegate, device_check, doc, alias_of)""")
 
     def test_unknown_dispatch_key_and_variant(self):
         self.assertExpectedInline(self.error("""\
@@ -409,6 +409,46 @@ class TestNativeFunctionsYamlErrors(TestCase):
 - func: f(Tensor self) -> Tensor
   python: maybe
 """), """native_functions.yaml:1: f: python is True or False, not 'maybe'""")
+
+    def test_alias_errors(self):
+        self.assertExpectedInline(self.error("""\
+- func: f(Tensor self) -> Tensor
+  alias_of: g
+"""), """native_functions.yaml:1: f: alias_of g is not an operator of this file (that is not itself an alias)""")
+        self.assertExpectedInline(self.error("""\
+- func: g(Tensor self, int dim) -> Tensor
+- func: f(Tensor self) -> Tensor
+  alias_of: g
+"""), """native_functions.yaml:2: f: arguments or returns differ from g's""")
+        self.assertExpectedInline(self.error("""\
+- func: g(Tensor self) -> Tensor
+  dispatch:
+    CPU: g
+- func: f(Tensor self) -> Tensor
+  alias_of: g
+  dispatch:
+    CPU: f
+"""), """native_functions.yaml:4: f: alias_of excludes dispatch and structured_delegate""")
+
+    def test_an_alias_kernel_calls_its_op(self):
+        functions = parse_native_functions(parse_entries("""\
+- func: g.Tensor(Tensor self, Tensor other) -> Tensor
+  dispatch:
+    CPU: g
+- func: other_name.Tensor(Tensor self, Tensor x) -> Tensor
+  alias_of: g.Tensor
+"""))
+        self.assertEqual(functions[1].dispatch, {"CompositeImplicitAutograd": Kernel("other_name_Tensor_alias",
+                                                                                     alias=True)})
+        self.assertEqual(functions[1].doc, "Another name for ``g``.")
+        registration = gen.gen_register_cpp(functions)
+        self.assertIn("""\
+Tensor other_name_Tensor_alias(const Tensor& self, const Tensor& x) {
+  static const auto op = Dispatcher::singleton().findTyped<Tensor(const Tensor&, const Tensor&)>("aten::g", "Tensor");
+  return op.call(self, x);
+}""", registration)
+        self.assertIn('m.impl("other_name.Tensor", &other_name_Tensor_alias);', registration)
+        self.assertNotIn("other_name", gen.gen_native_functions_h(functions))
 
     def test_delegated_kernels_are_typed(self):
         functions = parse_native_functions(parse_entries("""\

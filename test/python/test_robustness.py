@@ -288,6 +288,8 @@ _ALSO_NAMED = {"floor_divide": ("div",), "true_divide": ("div",), "rsub": ("sub"
 
 def _names_of(op):
     names = [op.name.split(".")[0].strip("_"), op.aten or op.name]
+    if op.name in oi.ALIASES:  # another name runs its op, whose checks name that op
+        names.append(oi.ALIASES[op.name].split(".")[0])
     for n in names:  # grows as it goes: rsub runs sub, whose message names `-`
         names += [m for m in _ALSO_NAMED.get(n, ()) if m not in names]
     return tuple(names)

@@ -121,6 +121,8 @@ def _kernels(functions: list[NativeFunction]):
         for key, kernel in f.dispatch.items():
             if kernel.delegate:
                 yield key, f.schema, "&" + _delegate_wrapper_name(f, key), cpp.function_type(f.schema)
+            elif kernel.alias:
+                yield key, f.schema, "&" + kernel.name, cpp.function_type(f.schema)
             else:
                 ptr = f"static_cast<{cpp.function_type(f.schema).replace('(', '(*)(', 1)}>(&native::{kernel.name})"
                 yield key, f.schema, ptr, cpp.function_type(f.schema)
@@ -146,6 +148,21 @@ def _delegate_wrappers(functions: list[NativeFunction], keys) -> list[str]:
     return out
 
 
+def _alias_wrappers(functions: list[NativeFunction]) -> list[str]:
+    """The kernels of aliases: a call of the op each is another name for."""
+    by_name = {f.schema.full_name: f for f in functions}
+    out = []
+    for f in functions:
+        if not f.alias_of:
+            continue
+        target = by_name[f.alias_of].schema
+        (kernel,) = f.dispatch.values()
+        sig = cpp.signature(f.schema, with_defaults=False, name=kernel.name)
+        names = ", ".join(cpp.argument_names(f.schema))
+        out.append(f"{sig} {{\n  {cpp.typed_handle(target)}\n  return op.call({names});\n}}\n")
+    return out
+
+
 def gen_native_functions_h(functions: list[NativeFunction]) -> str:
     out = [HEADER, "#pragma once\n", "#include <aten/core/Generator.h>", "#include <aten/core/Tensor.h>\n",
            "#include <optional>", "#include <string_view>", "#include <tuple>", "#include <vector>\n",
@@ -153,7 +170,7 @@ def gen_native_functions_h(functions: list[NativeFunction]) -> str:
            "namespace ember::native {\n"]
     seen = set()
     for f in functions:
-        if f.structured_delegate:
+        if f.structured_delegate or f.alias_of:
             continue
         for kernel in dict.fromkeys(k.name for k in f.dispatch.values()):
             decl = cpp.signature(f.schema, with_defaults=False, name=kernel) + ";"
@@ -173,9 +190,11 @@ def gen_register_cpp(functions: list[NativeFunction], backend: str | None = None
     """Registrations of the core library (backend None: every op's schema and
     the kernels of all other keys) or of one backend library's key."""
     keys = (lambda k: k == backend) if backend else (lambda k: k not in BACKEND_LIBRARY_KEYS)
-    out = [HEADER, "#include <aten/core/dispatch/Library.h>", "#include <aten/generated/NativeFunctions.h>\n",
-           "namespace ember {", "namespace {\n"]
+    out = [HEADER, "#include <aten/core/dispatch/Dispatcher.h>", "#include <aten/core/dispatch/Library.h>",
+           "#include <aten/generated/NativeFunctions.h>\n", "namespace ember {", "namespace {\n"]
     out.extend(_delegate_wrappers(functions, keys))
+    if backend is None:
+        out.extend(_alias_wrappers(functions))
     if backend is None:
         out.append("EMBER_LIBRARY(aten, m) {")
         for f in functions:

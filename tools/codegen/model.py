@@ -263,10 +263,12 @@ DISPATCH_KEYS = _read_dispatch_keys()
 class Kernel:
     """What serves an op for one dispatch key: a function in ember::native, or
     (delegate) the kernel of the op's out variant, run with a fresh output
-    (functional form) or with `self` as the output (in-place form)."""
+    (functional form) or with `self` as the output (in-place form), or
+    (alias) a generated call of the op it is another name for."""
 
     name: str
     delegate: bool = False
+    alias: bool = False
 
 
 @dataclass
@@ -283,6 +285,9 @@ class NativeFunction:
     # "NoCheck": the op's tensors may be on different devices (copy_).
     device_check: str = "SameDevice"
     doc: Optional[str] = None  # the Python docstring's text after the signature
+    # "abs": this op is another name for that one (same arguments): its
+    # kernel calls it, so it needs neither a kernel nor a gradient formula.
+    alias_of: Optional[str] = None
 
     @property
     def cpp_name(self) -> str:
@@ -294,7 +299,8 @@ def _default_kernel_name(schema: Schema) -> str:
     return schema.name + ("_out" if schema.is_out_variant else "")
 
 
-NATIVE_FUNCTION_KEYS = ("func", "variants", "dispatch", "python", "structured_delegate", "device_check", "doc")
+NATIVE_FUNCTION_KEYS = ("func", "variants", "dispatch", "python", "structured_delegate", "device_check", "doc",
+                        "alias_of")
 VARIANTS = ("function", "method")
 DEVICE_CHECKS = ("SameDevice", "NoCheck")
 
@@ -325,6 +331,11 @@ def _parse_native_function(entry: dict) -> NativeFunction:
     delegate = fields.pop("structured_delegate", None)
     if delegate and dispatch:
         raise error_at(entry, f"{name}: structured_delegate and dispatch are exclusive")
+    alias_of = fields.pop("alias_of", None)
+    if alias_of and (dispatch or delegate):
+        raise error_at(entry, f"{name}: alias_of excludes dispatch and structured_delegate")
+    if alias_of:
+        dispatch = {"CompositeImplicitAutograd": Kernel(name.replace(".", "_") + "_alias", alias=True)}
     if not dispatch and not delegate:
         dispatch = {"CompositeImplicitAutograd": Kernel(_default_kernel_name(schema))}
     device_check = fields.pop("device_check", "SameDevice")
@@ -336,7 +347,7 @@ def _parse_native_function(entry: dict) -> NativeFunction:
     if fields:
         raise error_at(entry, f"{name}: unknown key{'s' if len(fields) > 1 else ''} "
                               f"{', '.join(repr(k) for k in fields)} (known: {', '.join(NATIVE_FUNCTION_KEYS)})")
-    return NativeFunction(schema, variants, dispatch, python, delegate, device_check, doc)
+    return NativeFunction(schema, variants, dispatch, python, delegate, device_check, doc, alias_of)
 
 
 def parse_native_functions(entries: list[dict]) -> list[NativeFunction]:
@@ -364,4 +375,16 @@ def parse_native_functions(entries: list[dict]) -> list[NativeFunction]:
                 raise error_at(entry, f"{f.schema.full_name}: arguments differ from its delegate "
                                       f"{f.structured_delegate}")
             f.dispatch = {key: Kernel(kernel.name, delegate=True) for key, kernel in target.dispatch.items()}
+        if f.alias_of:
+            entry = entry_of[f.schema.full_name]
+            target = by_name.get(f.alias_of)
+            if target is None or target.alias_of:
+                raise error_at(entry, f"{f.schema.full_name}: alias_of {f.alias_of} is not an operator of this file "
+                                      "(that is not itself an alias)")
+            if [str(a.type) for a in f.schema.arguments] != [str(a.type) for a in target.schema.arguments] or \
+                    [a.kwarg_only for a in f.schema.arguments] != [a.kwarg_only for a in target.schema.arguments] or \
+                    [str(r) for r in f.schema.returns] != [str(r) for r in target.schema.returns]:
+                raise error_at(entry, f"{f.schema.full_name}: arguments or returns differ from {f.alias_of}'s")
+            if f.doc is None:
+                f.doc = f"Another name for ``{target.schema.name}``."
     return functions

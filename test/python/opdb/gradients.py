@@ -166,6 +166,9 @@ ROUNDING = {"floor", "ceil", "round", "trunc", "frac"}
 CLAMPS = {"clamp", "clip", "clamp.min", "clamp.max", "clamp.tensor"}
 EXTREMUM = {"maximum", "minimum"}
 QUOTIENT = {"remainder", "__mod__", "div.trunc", "div.floor", "floor_divide", "__floordiv__"}
+# Other names fall into their op's classes.
+for _group in (NONDIFFERENTIABLE, KINK_AT_ZERO, ROUNDING, QUOTIENT):
+    _group |= {alias for alias, base in oi.ALIASES.items() if base in _group}
 REFLECTED_QUOTIENT = {"__rmod__", "__rfloordiv__"}
 # torch cannot differentiate floor_divide (its backward is "NotImplemented"); Ember gives zeros.
 # torch 2.13 has no derivative of remainder(Scalar, Tensor) for the tensor ("derivative for

@@ -23,6 +23,7 @@ them into strict xfails of exactly the (test, op, dtype) cases they break.
 """
 
 import math
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -780,6 +781,35 @@ for _name in ("clamp", "clamp.min", "clamp.max", "clip"):
                []))
 binary("clamp.tensor", ref_clamp, REAL_NUMBERS, sample_fn=sample_clamp, aten="clamp", specials=False,
        function_inplace=True)
+
+
+# ---- other names (alias_of in native_functions.yaml) ------------------------------
+
+
+def alias(name, base, **changes):
+    """torch's other spelling of `base`: the same reference, dtypes and known failures (its own samples)."""
+    base_op = next(o for o in _unary + _binary if o.name == base)
+    op = dataclasses.replace(base_op, name=name, aten=name.split(".")[0], **changes)
+    op.xfails = list(base_op.xfails) + list(changes.get("xfails", []))
+    (_unary if base_op.kind == "unary" else _binary).append(op)
+    return op
+
+
+# Other name -> the database entry of its op (also how opdb/gradients.py classifies them).
+ALIASES = {"absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "atan", "negative": "neg", "fix": "trunc",
+           "arctan2": "atan2", "multiply": "mul", "divide": "div", "divide.trunc": "div.trunc",
+           "divide.floor": "div.floor", "subtract": "sub", "subtract.alpha": "sub.alpha", "greater": "gt",
+           "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne"}
+# A 0-d float64 divisor of a bfloat16 tensor: torch divides by the float value, Ember by it rounded to
+# bfloat16 first (2 / 1.0039 truncates to 1 in torch, to 2 here). div.trunc's own samples miss the case.
+_SCALAR_PRECISION = "bfloat16 / 0-d float64: torch keeps the scalar's float precision, Ember rounds it to bfloat16"
+for _name, _base in ALIASES.items():
+    # torch.absolute_ does not exist (the method does); the other in-place aliases follow their op.
+    _changes = {"function_inplace": False} if _name == "absolute" else {}
+    if _name == "divide.trunc":
+        _changes["xfails"] = [XFail(t, _SCALAR_PRECISION, ("bfloat16",), needs_torch=True)
+                              for t in ("test_like_torch", "test_inplace_like_torch")]
+    alias(_name, _base, **_changes)
 
 
 # ---- Python operators ------------------------------------------------------------
