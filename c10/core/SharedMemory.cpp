@@ -180,7 +180,19 @@ namespace {
 // more here (a reference of the pool's own), most recently used last.
 std::mutex pool_mutex;
 std::vector<DataPtr> recycling_pool;
+pid_t pool_owner = getpid();
 constexpr size_t kPoolSegments = 8;
+
+// A forked child inherits the pool's entries but not their references: they
+// are its parent's, and reusing one would write into a segment the parent
+// may hand out too. The child forgets them without letting go (a release
+// would drop the parent's reference); the inherited mappings stay mapped.
+void forget_inherited_pool() {
+  if (pool_owner == getpid()) return;
+  new std::vector<DataPtr>(std::move(recycling_pool));  // NOLINT: deliberately never destroyed
+  recycling_pool.clear();
+  pool_owner = getpid();
+}
 
 // Another mapping of `pooled` for a new owner, taking a reference.
 DataPtr remap(const DataPtr& pooled, size_t nbytes, bool populate) {
@@ -195,6 +207,7 @@ DataPtr remap(const DataPtr& pooled, size_t nbytes, bool populate) {
 
 DataPtr recycled_shared_memory(size_t nbytes) {
   std::lock_guard<std::mutex> lock(pool_mutex);
+  forget_inherited_pool();
   for (auto it = recycling_pool.begin(); it != recycling_pool.end(); ++it) {
     const Segment* segment = segment_of(*it);
     // Only the pool's own reference left: no other mapping, nothing in transit.

@@ -300,3 +300,22 @@ def test_recycling_never_overwrites_a_batch_still_held():
                 held.append((images, labels))  # kept alive while later epochs recycle other segments
     for images, labels in held:
         assert ember.equal(images, labels.float().reshape(-1, 1, 1, 1).expand(images.shape))
+
+
+def _child_batch_inode(queue):
+    queue.put(_inode(ember._C._empty_shared([777], ember.float32)))
+
+
+def test_a_forked_child_does_not_reuse_its_parents_segments():
+    import multiprocessing as mp
+
+    first = ember._C._empty_shared([777], ember.float32)
+    parents = _inode(first)
+    del first  # free in this process's pool
+    queue = mp.get_context("fork").Queue()
+    child = mp.get_context("fork").Process(target=_child_batch_inode, args=(queue,))
+    child.start()
+    childs = queue.get(timeout=30)
+    child.join(30)
+    assert childs != parents
+    assert _inode(ember._C._empty_shared([777], ember.float32)) == parents  # still ours to reuse
