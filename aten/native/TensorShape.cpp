@@ -116,7 +116,6 @@ Tensor t(const Tensor& self) {
   return self.dim() < 2 ? ember::alias(self) : ember::transpose(self, 0, 1);
 }
 
-Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) { return ember::transpose(self, axis0, axis1); }
 
 Tensor view_as(const Tensor& self, const Tensor& other) { return ember::view(self, other.sizes()); }
 

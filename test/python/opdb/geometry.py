@@ -169,6 +169,8 @@ SAMPLES.update({
 
 SAMPLES.update({
     "movedim.int": lambda d: t(d, 2, 3, 4).movedim(0, -1),
+    "moveaxis.int": lambda d: ember.moveaxis(t(d, 2, 3, 4), 0, -1),
+    "swapdims": lambda d: t(d, 2, 3, 4).swapdims(0, 2),
     "batch_norm": lambda d: ember.batch_norm(t(d, 2, 3, 4), t(d, 3), t(d, 3), None, None, True, 0.1, 1e-5, False),
 })
 
