@@ -6,7 +6,7 @@ import ember
 
 from .. import functional as F
 from .. import init
-from ..functional import _ntuple, _pair, _reverse_repeat_tuple, _single, _triple
+from ..functional import _ntuple, _reverse_repeat_tuple
 from ..parameter import Parameter
 from .module import Module
 
@@ -97,59 +97,44 @@ class _ConvNd(Module):
             self.padding_mode = "zeros"
 
 
-class Conv1d(_ConvNd):
+class _ConvForwardNd(_ConvNd):
+    """A convolution over _dims spatial dims: padding may be an int, a tuple, 'valid' or 'same', and a
+    padding_mode other than zeros pads the input first."""
+
+    _dims = 2
+
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
                  padding_mode="zeros", device=None, dtype=None):
-        padding_ = padding if isinstance(padding, str) else _single(padding)
-        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride), padding_,
-                         _single(dilation), False, _single(0), groups, bias, padding_mode, device, dtype)
+        n = _ntuple(self._dims)
+        padding_ = padding if isinstance(padding, str) else n(padding)
+        super().__init__(in_channels, out_channels, n(kernel_size), n(stride), padding_, n(dilation), False, n(0),
+                         groups, bias, padding_mode, device, dtype)
 
     def _conv_forward(self, input, weight, bias):
+        conv = _CONV[self._dims]
         if self.padding_mode != "zeros":
-            return F.conv1d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight,
-                            bias, self.stride, _single(0), self.dilation, self.groups)
-        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+            return conv(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
+                        self.stride, _ntuple(self._dims)(0), self.dilation, self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def forward(self, input):
         return self._conv_forward(input, self.weight, self.bias)
 
 
-class Conv2d(_ConvNd):
+class Conv1d(_ConvForwardNd):
+    _dims = 1
+
+
+class Conv2d(_ConvForwardNd):
     r"""2-D convolution; padding may be an int, a pair, 'valid' or 'same'."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        padding_ = padding if isinstance(padding, str) else _pair(padding)
-        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride), padding_, _pair(dilation),
-                         False, _pair(0), groups, bias, padding_mode, device, dtype)
-
-    def _conv_forward(self, input, weight, bias):
-        if self.padding_mode != "zeros":
-            return F.conv2d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight,
-                            bias, self.stride, _pair(0), self.dilation, self.groups)
-        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
-
-    def forward(self, input):
-        return self._conv_forward(input, self.weight, self.bias)
+    _dims = 2
 
 
-class Conv3d(_ConvNd):
+class Conv3d(_ConvForwardNd):
     r"""3-d convolution (composed from conv2d; see F.conv3d); padding may be an int, a triple, 'valid' or 'same'."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode="zeros", device=None, dtype=None):
-        padding_ = padding if isinstance(padding, str) else _triple(padding)
-        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride), padding_,
-                         _triple(dilation), False, _triple(0), groups, bias, padding_mode, device, dtype)
-
-    def _conv_forward(self, input, weight, bias):
-        if self.padding_mode != "zeros":
-            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight,
-                            bias, self.stride, _triple(0), self.dilation, self.groups)
-        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
-
-    def forward(self, input):
-        return self._conv_forward(input, self.weight, self.bias)
+    _dims = 3
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -199,4 +184,5 @@ class ConvTranspose3d(_ConvTransposeNd):
     _dims = 3
 
 
+_CONV = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
 _CONV_TRANSPOSE = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
