@@ -465,8 +465,7 @@ Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement,
 
 Tensor multinomial_out(const Tensor& self, int64_t num_samples, bool replacement,
                        const std::optional<Generator>& generator, const Tensor& out) {
-  const Tensor drawn = ember::multinomial(self, num_samples, replacement, generator);
-  return out.resize_(drawn.sizes()).copy_(drawn);
+  return resize_out(out, ember::multinomial(self, num_samples, replacement, generator));
 }
 
 }  // namespace ember::native

@@ -2,6 +2,7 @@
 // Argument and result handling shared by the reductions of every device.
 
 #include <aten/core/Tensor.h>
+#include <aten/native/Resize.h>
 
 #include <algorithm>
 #include <optional>
@@ -28,11 +29,7 @@ inline std::vector<bool> reduced_mask(const Tensor& self, std::optional<IntArray
 // sum and prod of integers (and bools) accumulate in int64, as torch.
 inline ScalarType integer_to_long(ScalarType t) { return c10::isIntegralType(t, true) ? ScalarType::Long : t; }
 
-// A result computed into a fresh tensor, then written to out= (resized to it).
-inline Tensor into_out(const Tensor& result, const Tensor& out) {
-  if (!out.defined()) return result;
-  if (out.sizes() != result.sizes()) out.resize_(result.sizes());
-  return out.copy_(result);
-}
+// A result computed into a fresh tensor, then written to out= (resized to it) where one was given.
+inline Tensor into_out(const Tensor& result, const Tensor& out) { return out.defined() ? resize_out(out, result) : result; }
 
 }  // namespace ember::native
