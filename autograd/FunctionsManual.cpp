@@ -173,6 +173,35 @@ Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& o
   return grad * (wins + ties * 0.5);
 }
 
+// copysign flips self's sign or keeps it: the derivative is that ratio (0 at self == 0, as torch).
+Tensor copysign_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  return grad * (result / self).masked_fill(self.eq(0), 0);
+}
+
+// d/dx sin(pi x)/(pi x) = (pi x cos(pi x) - sin(pi x)) / (pi x^2); 0 at x = 0.
+Tensor sinc_backward(const Tensor& grad, const Tensor& self) {
+  const Tensor px = self * M_PI;
+  const Tensor slope = (px * px.cos() - px.sin()) / (px * self);
+  return grad * slope.masked_fill(self.eq(0), 0);
+}
+
+// Real inputs: the sign is flat (0). Complex ones: the derivative of z/|z|
+// along the circle, (g - Re(g conj(s)) s) / |z| (0 at 0), as torch.
+Tensor sgn_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  if (!self.is_complex()) return ember::zeros_like(grad);
+  const Tensor magnitude = self.abs();
+  const Tensor projection = grad * result.conj();  // Re(projection) = (p + conj(p)) / 2
+  const Tensor along = (projection + projection.conj()) * 0.5 * result;
+  return ((grad - along) / magnitude).masked_fill(magnitude.eq(0), 0);
+}
+
+// 1 / (x (1 - x)); with eps, 0 where x was clamped (outside [eps, 1 - eps]).
+Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps) {
+  const Tensor slope = grad / (self * (1 - self));
+  if (!eps) return slope;
+  return slope.masked_fill(self.lt(*eps).logical_or(self.gt(1 - *eps)), 0);
+}
+
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max) {
   Tensor keep = ember::ones_like(self, ScalarType::Bool);

@@ -45,6 +45,10 @@ Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& e
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result);
 Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool is_max);
+Tensor copysign_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+Tensor sinc_backward(const Tensor& grad, const Tensor& self);
+Tensor sgn_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps);
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);

@@ -3,7 +3,7 @@
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/TensorIterator.h>
-#include <aten/native/cpu/DtypeVisit.h>
+#include <aten/native/cpu/BinaryKernel.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
 #include <aten/native/cpu/Loops.h>
 
@@ -23,17 +23,7 @@ using cpu::IntegralOrBool;
 using cpu::NotComplex;
 using cpu::not_implemented;
 using cpu::visit_supported;
-
-// A binary op computing in opmath_t: f(M a, M b) -> M.
-template <template <typename> class Supports, typename F>
-Tensor arithmetic(TensorIterator iter, const char* name, F f) {
-  visit_supported<Supports>(iter, name, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using M = opmath_t<T>;
-    cpu::cpu_kernel(iter, [f](T a, T b) -> T { return static_cast<T>(f(static_cast<M>(a), static_cast<M>(b))); });
-  });
-  return iter.output();
-}
+using cpu::arithmetic;
 
 template <typename T>
 T integer_div_check(T b) {
@@ -217,6 +207,29 @@ Tensor remainder_out(const Tensor& self, const Tensor& other, const Tensor& out)
   return iter.output();
 }
 
+// C's fmod: the remainder takes the dividend's sign (remainder() takes the divisor's).
+Tensor fmod_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  auto iter = TensorIterator::binary_op(out, self, other, "fmod");
+  visit_supported<NotComplex>(iter, "fmod", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    if constexpr (std::is_same_v<T, bool>) {
+      not_implemented("fmod", ScalarType::Bool);
+    } else if constexpr (is_integral_v<T>) {
+      cpu::cpu_kernel(iter, [](T a, T b) -> T {
+        integer_div_check(b);
+        return is_minus_one(b) ? T(0) : static_cast<T>(a % b);
+      });
+    } else {
+      cpu::cpu_kernel(iter, [](T a, T b) -> T { return static_cast<T>(std::fmod(M(a), M(b))); });
+    }
+  });
+  return iter.output();
+}
+
+Tensor fmod(const Tensor& self, const Scalar& other) { return ember::fmod(self, wrap(other)); }
+Tensor fmod_(const Tensor& self, const Scalar& other) { return self.fmod_(wrap(other)); }
+
 Tensor maximum_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   EMBER_CHECK(!self.is_complex() && !other.is_complex(), "maximum not implemented for complex tensors.");
   return arithmetic<NotComplex>(TensorIterator::binary_op(out, self, other, "maximum"), "maximum", [](auto a, auto b) {
@@ -393,6 +406,58 @@ Tensor pow(const Tensor& self, const Scalar& exponent) {
 }
 Tensor pow_(const Tensor& self, const Scalar& exponent) { return self.pow_(wrap(exponent)); }
 Tensor pow(const Scalar& self, const Tensor& exponent) { return ember::pow(wrap(self), exponent); }
+
+// float_power: pow computed in double (complex double where an operand is complex).
+namespace {
+ScalarType float_power_dtype(bool any_complex) { return any_complex ? ScalarType::ComplexDouble : ScalarType::Double; }
+ScalarType float_power_dtype(const Tensor& self, const Tensor& exponent) {
+  return float_power_dtype(self.is_complex() || exponent.is_complex());
+}
+ScalarType float_power_dtype(const Tensor& self, const Scalar& exponent) {
+  return float_power_dtype(self.is_complex() || exponent.isComplex());
+}
+ScalarType float_power_dtype(const Scalar& self, const Tensor& exponent) {
+  return float_power_dtype(self.isComplex() || exponent.is_complex());
+}
+void check_float_power_out(const Tensor& out, ScalarType dtype) {
+  EMBER_CHECK(out.scalar_type() == dtype, "the output given to float_power has dtype {} but the operation's result "
+              "requires dtype {}", c10::toString(out.scalar_type()), c10::toString(dtype));
+}
+void check_float_power_inplace(const Tensor& self, ScalarType dtype) {
+  EMBER_CHECK(self.scalar_type() == dtype, "the base given to float_power_ has dtype {} but the operation's result "
+              "requires dtype {}", c10::toString(self.scalar_type()), c10::toString(dtype));
+}
+}  // namespace
+
+Tensor float_power(const Tensor& self, const Tensor& exponent) {
+  const ScalarType dtype = float_power_dtype(self, exponent);
+  return ember::pow(self.to(dtype), exponent.to(dtype));
+}
+Tensor float_power(const Tensor& self, const Scalar& exponent) {
+  return ember::pow(self.to(float_power_dtype(self, exponent)), exponent);
+}
+Tensor float_power(const Scalar& self, const Tensor& exponent) {
+  return ember::pow(self, exponent.to(float_power_dtype(self, exponent)));
+}
+Tensor float_power_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
+  const ScalarType dtype = float_power_dtype(self, exponent);
+  check_float_power_out(out, dtype);
+  return ember::pow_outf(self.to(dtype), exponent.to(dtype), out);
+}
+Tensor float_power_out(const Scalar& self, const Tensor& exponent, const Tensor& out) {
+  const ScalarType dtype = float_power_dtype(self, exponent);
+  check_float_power_out(out, dtype);
+  return ember::pow_outf(self, exponent.to(dtype), out);
+}
+Tensor float_power_(const Tensor& self, const Tensor& exponent) {
+  const ScalarType dtype = float_power_dtype(self, exponent);
+  check_float_power_inplace(self, dtype);
+  return self.pow_(exponent.to(dtype));
+}
+Tensor float_power_(const Tensor& self, const Scalar& exponent) {
+  check_float_power_inplace(self, float_power_dtype(self, exponent));
+  return self.pow_(exponent);
+}
 
 // ---- where and clamp ----------------------------------------------------------
 

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace ember::native {
 
@@ -113,6 +114,13 @@ struct Atan { template <typename T> static constexpr bool supports = float_or_co
 struct Sinh { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::sinh(x); } };
 struct Cosh { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::cosh(x); } };
 struct Tanh { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::tanh(x); } };
+struct Asinh { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::asinh(x); } };
+struct Acosh { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::acosh(x); } };
+struct Atanh { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return std::atanh(x); } };
+// The normalized sinc, sin(pi x) / (pi x), and 1 at 0.
+struct Sinc { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { if (x == T(0)) return T(1); const T px = x * T(M_PI); return std::sin(px) / px; } };
+struct Deg2rad { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return x * T(M_PI / 180.0); } };
+struct Rad2deg { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return x * T(180.0 / M_PI); } };
 struct Sigmoid { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return T(1) / (T(1) + std::exp(-x)); } };
 struct Erf { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::erf(x); } };
 struct Erfc { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return std::erfc(x); } };
@@ -172,6 +180,18 @@ Tensor tanh_out(const Tensor& self, const Tensor& out) {
 }
 Tensor sigmoid_out(const Tensor& self, const Tensor& out) {
   return float_unary_vectorized<Sigmoid>(self, out, "sigmoid", &cpu::sigmoid_floats);
+}
+Tensor asinh_out(const Tensor& self, const Tensor& out) { return float_unary<Asinh>(self, out, "asinh"); }
+Tensor acosh_out(const Tensor& self, const Tensor& out) { return float_unary<Acosh>(self, out, "acosh"); }
+Tensor atanh_out(const Tensor& self, const Tensor& out) { return float_unary<Atanh>(self, out, "atanh"); }
+Tensor sinc_out(const Tensor& self, const Tensor& out) { return float_unary<Sinc>(self, out, "sinc"); }
+Tensor deg2rad_out(const Tensor& self, const Tensor& out) {
+  EMBER_CHECK(!self.is_complex(), "deg2rad is not supported for complex tensors.");
+  return float_unary<Deg2rad>(self, out, "deg2rad", kReal);
+}
+Tensor rad2deg_out(const Tensor& self, const Tensor& out) {
+  EMBER_CHECK(!self.is_complex(), "rad2deg is not supported for complex tensors.");
+  return float_unary<Rad2deg>(self, out, "rad2deg", kReal);
 }
 Tensor erf_out(const Tensor& self, const Tensor& out) {
   return float_unary_vectorized<Erf>(self, out, "erf", &cpu::erf_floats, kReal);
@@ -233,6 +253,72 @@ Tensor abs_out(const Tensor& self, const Tensor& out) {
     } else {
       using M = opmath_t<T>;
       cpu::cpu_kernel(iter, [](T x) -> T { return static_cast<T>(std::abs(static_cast<M>(x))); });
+    }
+  });
+  return iter.output();
+}
+
+Tensor signbit_out(const Tensor& self, const Tensor& out) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "signbit is not implemented for complex tensors.");
+  TensorIteratorConfig config;
+  config.name("signbit").add_output(out).add_input(self);
+  config.declare_static_output_dtype(ScalarType::Bool);
+  auto iter = config.cast_common_dtype_to_outputs().build();
+  c10::visit_scalar_type(self.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
+      cpu::cpu_kernel(iter, [](T) -> bool { return false; });
+    } else if constexpr (!c10::is_complex_v<T>) {
+      // Read from the bits: GCC 12 fails to compile the vectorized std::signbit (an internal error).
+      cpu::cpu_kernel(iter, [](T x) -> bool {
+        if constexpr (std::is_integral_v<T>) {
+          return x < 0;
+        } else {
+          using M = opmath_t<T>;
+          using Bits = std::conditional_t<sizeof(M) == 8, uint64_t, uint32_t>;
+          const M value = static_cast<M>(x);
+          Bits bits;
+          std::memcpy(&bits, &value, sizeof bits);
+          return (bits >> (8 * sizeof(Bits) - 1)) != 0;
+        }
+      });
+    }
+  });
+  return iter.output();
+}
+
+// sign() for real numbers; z / |z| (0 at 0) for complex ones.
+Tensor sgn_out(const Tensor& self, const Tensor& out) {
+  if (!self.is_complex()) return ember::sign_outf(self, out);
+  auto iter = TensorIterator::unary_op(out, self, "sgn");
+  c10::visit_scalar_type(iter.common_dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (c10::is_complex_v<T>) {
+      cpu::cpu_kernel(iter, [](T z) -> T {
+        const auto magnitude = std::abs(z);
+        return magnitude == 0 ? T(0) : z / magnitude;
+      });
+    }
+  });
+  return iter.output();
+}
+
+// log(x / (1 - x)), with x first clamped to [eps, 1 - eps] when eps is given.
+Tensor logit_out(const Tensor& self, std::optional<double> eps, const Tensor& out) {
+  auto iter = TensorIterator::unary_float_op(out, self, "logit");
+  const ScalarType t = iter.common_dtype();
+  EMBER_CHECK_NOT_IMPLEMENTED(accepts(kReal, t), "\"logit\" not implemented for '{}'", c10::toString(t));
+  c10::visit_scalar_type(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using M = opmath_t<T>;
+    if constexpr (real_float<T>) {
+      const M lo = eps ? M(*eps) : M(0), hi = eps ? M(1 - *eps) : M(1);
+      const bool clamp = eps.has_value();
+      cpu::cpu_kernel(iter, [=](T v) -> T {
+        M x = M(v);
+        if (clamp) x = x < lo ? lo : (x > hi ? hi : x);
+        return static_cast<T>(std::log(x / (M(1) - x)));
+      });
     }
   });
   return iter.output();
@@ -388,6 +474,25 @@ Tensor nan_to_num_(const Tensor& self, std::optional<double> nan, std::optional<
 Tensor nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                       std::optional<double> neginf, const Tensor& out) {
   return resize_out(out, ember::nan_to_num(self, nan, posinf, neginf));
+}
+
+// ---- compositions -----------------------------------------------------------------
+
+// self * self as pow(self, 2); bools square as int64, as torch.
+Tensor square(const Tensor& self) {
+  return ember::pow(self.scalar_type() == ScalarType::Bool ? self.to(ScalarType::Long) : self, 2);
+}
+Tensor square_(const Tensor& self) { return self.pow_(2); }
+Tensor square_out(const Tensor& self, const Tensor& out) {
+  return ember::pow_outf(self.scalar_type() == ScalarType::Bool ? self.to(ScalarType::Long) : self,
+                         wrapped_scalar_tensor(2), out);
+}
+
+// Unary plus: self itself.
+Tensor positive(const Tensor& self) {
+  EMBER_CHECK(self.scalar_type() != ScalarType::Bool,
+              "positive: the `+` operator, on a bool tensor, is not supported.");
+  return self;
 }
 
 }  // namespace ember::native

@@ -95,6 +95,9 @@ def torch_quirk(op, sample):
     # although the result is complex64.
     if op.name == "__rtruediv__" and isinstance(sample.args[1], complex) and sample.args[0].dtype == "bfloat16":
         return True
+    # torch's half/bfloat16 logit is off by an ulp or two more than Ember's (within the reference's tolerance).
+    if op.aten == "logit" and sample.args[0].dtype in ("float16", "bfloat16"):
+        return True
     return False
 
 
@@ -137,7 +140,9 @@ def test_special_values(op, dtype):
     args, kwargs = sample.materialize(ember)
     result = op(ember, *args, **kwargs)
     assert_like_reference(result, op, sample, args, kwargs)
-    if torch is not None:
+    # torch turns a float NaN into a bfloat16 NaN with the sign bit set (Ember keeps the sign): ops that
+    # read NaN's sign (signbit, copysign) differ there, a representation choice rather than a value.
+    if torch is not None and not (op.aten in ("signbit", "copysign") and dtype == "bfloat16"):
         targs, tkwargs = sample.materialize(torch)
         expected = op(torch, *targs, **tkwargs)
         if op.aten == "gelu":
@@ -279,6 +284,8 @@ def test_out(op, dtype):
 @pytest.mark.parametrize("op, dtype", params("test_out_wider_dtype", OUT_OPS))
 def test_out_wider_dtype(op, dtype):
     """The result is cast into an out of a wider dtype (as torch does)."""
+    if op.aten == "float_power":
+        pytest.skip("float_power takes only an out of its result's dtype, as torch (test_pointwise_ops.py)")
     for sample in out_samples(op, dtype, limit=5):
         args, kwargs = sample.materialize(ember)
         expected = op(ember, *args, **kwargs)

@@ -171,3 +171,21 @@ def test_gelu_keeps_relative_accuracy_in_the_negative_tail():
     ref_grad = [0.5 * math.erfc(-x / math.sqrt(2)) + x * math.exp(-x * x / 2) / math.sqrt(2 * math.pi)
                 for x in xs.astype(np.float64)]
     np.testing.assert_allclose(grad, ref_grad, atol=3e-7)
+
+
+def test_float_power_takes_only_an_out_of_its_result_dtype():
+    x = np.array([1.5, 2.0, 4.0], dtype=np.float32)
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match="float_power has dtype Float but the operation's result requires"):
+            lib.float_power(lib.from_numpy(x), 2, out=lib.empty(0))
+        with pytest.raises(RuntimeError, match="float_power_ has dtype Float"):
+            lib.from_numpy(x).float_power_(2)
+    out = ember.empty(0, dtype=ember.float64)
+    assert ember.float_power(ember.from_numpy(x), 0.5, out=out) is out
+    np.testing.assert_allclose(N(out), np.sqrt(x.astype(np.float64)), rtol=1e-15)
+
+
+def test_lcm_wraps_like_torch_when_the_multiple_overflows():
+    a, b = np.array([100, -120, 0], dtype=np.int8), np.array([77, 7, 5], dtype=np.int8)
+    assert ember.lcm(E(torch.from_numpy(a)), E(torch.from_numpy(b))).tolist() == \
+        torch.lcm(torch.from_numpy(a), torch.from_numpy(b)).tolist()

@@ -282,6 +282,7 @@ _ALSO_NAMED = {"floor_divide": ("div",), "true_divide": ("div",), "rsub": ("sub"
                "masked_fill": ("where",), "mse_loss": ("sub",), "l1_loss": ("sub",),
                "mv": ("mm",), "dot": ("mm",), "cross_entropy_loss": ("log_softmax", "nll_loss"),
                "addmv": ("addmm",), "addbmm": ("addmm",), "baddbmm": ("bmm",), "bucketize": ("searchsorted",),
+               "float_power": ("pow",), "square": ("pow",),
                # torch's wording, which names no op
                "item": ("cannot be converted to Scalar",)}
 

@@ -160,12 +160,13 @@ def tensors_of(result):
 
 NONDIFFERENTIABLE = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor", "logical_not",
                      "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
-                     "bitwise_left_shift", "bitwise_right_shift"}
-KINK_AT_ZERO = {"abs", "relu", "sign", "__abs__"}
+                     "bitwise_left_shift", "bitwise_right_shift", "signbit", "heaviside", "nextafter", "gcd", "lcm"}
+KINK_AT_ZERO = {"abs", "relu", "sign", "sgn", "__abs__"}
+SIGN_FROM_OTHER = {"copysign"}  # a kink where either operand is 0
 ROUNDING = {"floor", "ceil", "round", "trunc", "frac"}
 CLAMPS = {"clamp", "clip", "clamp.min", "clamp.max", "clamp.tensor"}
-EXTREMUM = {"maximum", "minimum"}
-QUOTIENT = {"remainder", "__mod__", "div.trunc", "div.floor", "floor_divide", "__floordiv__"}
+EXTREMUM = {"maximum", "minimum", "fmax", "fmin"}
+QUOTIENT = {"remainder", "fmod", "__mod__", "div.trunc", "div.floor", "floor_divide", "__floordiv__"}
 # Other names fall into their op's classes.
 for _group in (NONDIFFERENTIABLE, KINK_AT_ZERO, ROUNDING, QUOTIENT):
     _group |= {alias for alias, base in oi.ALIASES.items() if base in _group}
@@ -173,12 +174,17 @@ REFLECTED_QUOTIENT = {"__rmod__", "__rfloordiv__"}
 # torch cannot differentiate floor_divide (its backward is "NotImplemented"); Ember gives zeros.
 # torch 2.13 has no derivative of remainder(Scalar, Tensor) for the tensor ("derivative for
 # aten::remainder is not implemented"); Ember's (-floor(s / x)) passes gradcheck.
-TORCH_CANNOT = {"floor_divide", "__floordiv__", "__rfloordiv__", "__rmod__"}
+# torch 2.13's gradient of sgn on real inputs is an "efficient zero tensor" that cannot be read (gradcheck
+# covers Ember's zeros).
+TORCH_CANNOT = {"floor_divide", "__floordiv__", "__rfloordiv__", "__rmod__", "sgn"}
+# torch 2.13 has no derivative of the in-place inverse hyperbolic functions ("the derivative for 'inplace
+# version of asinh' is not implemented"); Ember's passes gradcheck.
+TORCH_CANNOT_INPLACE = {"asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh"}
 # (op, sample) pairs torch 2.13 itself cannot differentiate: clamp with tensor bounds that
 # broadcast self to a larger result fails in torch's backward ("output with shape [3] doesn't
 # match the broadcast shape [2, 3]"); gradcheck covers Ember there.
 TORCH_CANNOT_SAMPLES = {("clamp.tensor", "bounds broadcast the result")}
-POW = {"pow", "__pow__"}
+POW = {"pow", "__pow__", "float_power"}
 MARGIN = 0.05
 
 
@@ -212,6 +218,11 @@ def sample_is_smooth(op, sample):
             return np.all(np.abs(args[0]) > MARGIN)
         if name in ROUNDING:
             return np.all(_dist_to_grid(args[0], 0.5) > MARGIN)
+        if name in SIGN_FROM_OTHER:
+            return all(np.all(np.abs(np.asarray(a, dtype=np.float64)) > MARGIN) for a in args[:2])
+        if name == "logit.eps":  # kinks where the clamp to [eps, 1 - eps] starts
+            eps = op.kwargs["eps"]
+            return np.all(np.abs(args[0] - eps) > MARGIN) and np.all(np.abs(args[0] - (1 - eps)) > MARGIN)
         if name in CLAMPS:
             bounds = [b for b in list(args[1:]) + list(kwargs.values()) if b is not None]
             return all(np.all(np.abs(args[0] - np.asarray(b, dtype=np.float64)) > MARGIN) for b in bounds)
@@ -327,7 +338,7 @@ def opinfo_cases():
                     return _op.call_inplace(lib, [x.clone()] + list(a), kw)
 
                 cases.append(Case(op.name, "inplace", desc, inplace, args, kwargs, gg=False,
-                                  tc=op.torch_has_inplace and torch_can))
+                                  tc=op.torch_has_inplace and torch_can and op.name not in TORCH_CANNOT_INPLACE))
     return cases
 
 

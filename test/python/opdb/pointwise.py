@@ -325,6 +325,13 @@ def special_values(d):
     return cast_like(np.array(SPECIAL_FLOATS), d)
 
 
+def same_dtype_samples(op, d, rng):
+    """The binary samples whose operands are all tensors of dtype d (heaviside takes no others)."""
+    for sample in sample_binary(op, d, rng):
+        if all(isinstance(a, TensorSpec) and a.dtype == d for a in sample.args):
+            yield sample
+
+
 def sample_unary(op, d, rng):
     for shape in UNARY_SHAPES:
         yield SampleInput((T(op, d, shape, rng),), desc=f"shape {shape}")
@@ -550,6 +557,45 @@ def ref_sign(x):
     return np.where(np.isnan(x), 0, np.sign(x)) if x.dtype.kind == "f" else np.sign(x)
 
 
+def ref_sgn(x):
+    if x.dtype.kind == "c":
+        magnitude = np.abs(x)
+        return np.where(magnitude == 0, 0, x / np.where(magnitude == 0, 1, magnitude))
+    return ref_sign(x)
+
+
+def ref_logit(x, eps=None):
+    x = _float(x)
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    return np.log(x / (1 - x))
+
+
+def ref_logaddexp(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype.kind == "c" or b.dtype.kind == "c":  # torch's branch: the larger real part factored out
+        a, b = np.broadcast_arrays(a.astype(np.complex128), b.astype(np.complex128))
+        larger, smaller = np.where(a.real >= b.real, a, b), np.where(a.real >= b.real, b, a)
+        return larger + np.log(1 + np.exp(smaller - larger))
+    return np.logaddexp(a, b)
+
+
+def ref_xlogy(x, y):
+    x, y = _float(x), _float(y)
+    return np.where(np.isnan(y), np.nan, np.where(x == 0, 0.0, x * np.log(y)))
+
+
+def ref_heaviside(x, values):
+    # torch's step at NaN is 0 (NumPy's is NaN): Ember follows torch.
+    return np.where(x == 0, values, x > 0).astype(np.result_type(x, values))
+
+
+def ref_float_power(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    dtype = np.complex128 if a.dtype.kind == "c" or b.dtype.kind == "c" else np.float64
+    return np.power(a.astype(dtype), b.astype(dtype))
+
+
 def ref_gelu(x, approximate="none"):
     x = _float(x)
     if approximate == "tanh":
@@ -685,8 +731,22 @@ for _approx in ("none", "tanh"):
 unary("logical_not", np.logical_not, ALL, to_float=False)
 unary("bitwise_not", np.invert, INTEGRAL, to_float=False)
 
+unary("asinh", np.arcsinh, ALL)
+unary("acosh", np.arccosh, ALL, domain=(1.05, 6.0), int_domain=(1, 20))
+unary("atanh", np.arctanh, ALL, domain=(-0.95, 0.95), int_domain=(-1, 1))
+unary("sinc", lambda x: np.sinc(_float(x)), ALL)
+unary("deg2rad", lambda x: np.deg2rad(_float(x)), REAL)
+unary("rad2deg", lambda x: np.rad2deg(_float(x)), REAL)
+unary("signbit", lambda x: np.signbit(_float(x)), REAL, to_float=False, has_inplace=False)
+unary("sgn", ref_sgn, ALL, to_float=False)
+unary("square", lambda x: np.square(x.astype(np.int64) if x.dtype == bool else x), ALL, to_float=False)
+unary("positive", lambda x: x, NUMBERS, to_float=False, has_inplace=False, supports_out=False,
+      torch_supports_out=False)
+unary("logit", ref_logit, REAL, domain=(0.05, 0.95), int_domain=(0, 1))
+unary("logit.eps", ref_logit, REAL, aten="logit", kwargs={"eps": 0.1}, domain=(0.02, 0.98), int_domain=(0, 1))
+
 for _op in _unary:
-    if _op.name in ("sign", "logical_not", "bitwise_not", "gelu.tanh"):
+    if _op.name in ("sign", "logical_not", "bitwise_not", "gelu.tanh", "sgn", "signbit", "positive"):
         _op.function_inplace = False  # torch has no torch.sign_ etc. (Ember has; silu_/gelu_ are Ember's own)
 
 # ---- binary -------------------------------------------------------------------
@@ -727,6 +787,28 @@ binary("pow", ref_pow, NUMBERS, domain=(0.5, 3.0), other_domain=(-3.0, 3.0), int
 binary("maximum", np.maximum, REAL, scalar_other=False, discrete=True, torch_has_inplace=False)
 binary("minimum", np.minimum, REAL, scalar_other=False, discrete=True, torch_has_inplace=False)
 binary("atan2", np.arctan2, REAL, scalar_other=False, promotes_int_to_float=True)
+binary("fmod", np.fmod, REAL_NUMBERS, other_nonzero=True, scalars=DIV_SCALARS)
+binary("logaddexp", ref_logaddexp, FLOATS + COMPLEX, scalar_other=False, has_inplace=False)
+binary("logaddexp2", np.logaddexp2, FLOATS, scalar_other=False, has_inplace=False)
+binary("hypot", np.hypot, FLOATS, scalar_other=False)
+binary("nextafter", np.nextafter, FLOATS, scalar_other=False, specials=False)
+binary("copysign", lambda a, b: np.copysign(_float(a), _float(b)), REAL, promotes_int_to_float=True)
+binary("xlogy", ref_xlogy, REAL, promotes_int_to_float=True, function_inplace=True, other_domain=(0.1, 6.0),
+       other_int_domain=(1, 20), scalars={"int": 2, "float": 1.5, "bool": True})
+binary("xlogy.scalar_self", lambda a, s: ref_xlogy(s, a), REAL, aten="xlogy",
+       fn=lambda lib, a, s, **kw: lib.xlogy(s, a, **kw), reflected=True, method=False, has_inplace=False,
+       promotes_int_to_float=True, specials=False, domain=(0.1, 6.0), int_domain=(1, 20),
+       scalars={"int": 2, "float": 2.5})
+binary("heaviside", ref_heaviside, REAL, scalar_other=False, sample_fn=same_dtype_samples)
+binary("fmax", np.fmax, REAL, scalar_other=False, discrete=True, has_inplace=False)
+binary("fmin", np.fmin, REAL, scalar_other=False, discrete=True, has_inplace=False)
+binary("gcd", np.gcd, INTS, scalar_other=False, function_inplace=True, int_domain=(-30, 30))
+binary("lcm", np.lcm, INTS, scalar_other=False, function_inplace=True, int_domain=(-30, 30))
+binary("float_power", ref_float_power, ALL, domain=(0.5, 3.0), other_domain=(-3.0, 3.0), int_domain=(1, 5),
+       other_int_domain=(-3, 3), scalars={"int": 2, "float": 0.5, "complex": 0.5 + 1j})
+binary("float_power.scalar_self", lambda a, s: ref_float_power(s, a), ALL, aten="float_power",
+       fn=lambda lib, a, s, **kw: lib.float_power(s, a, **kw), reflected=True, method=False, has_inplace=False,
+       specials=False, int_domain=(-3, 3), domain=(-3.0, 3.0), scalars={"int": 2, "float": 2.5, "complex": 0.5 + 1j})
 for _name, _fn, _dt in [("eq", np.equal, ALL), ("ne", np.not_equal, ALL), ("lt", np.less, REAL),
                         ("le", np.less_equal, REAL), ("gt", np.greater, REAL), ("ge", np.greater_equal, REAL)]:
     binary(_name, _fn, _dt, discrete=True)
@@ -799,7 +881,8 @@ def alias(name, base, **changes):
 ALIASES = {"absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "atan", "negative": "neg", "fix": "trunc",
            "arctan2": "atan2", "multiply": "mul", "divide": "div", "divide.trunc": "div.trunc",
            "divide.floor": "div.floor", "subtract": "sub", "subtract.alpha": "sub.alpha", "greater": "gt",
-           "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne"}
+           "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne", "arcsinh": "asinh",
+           "arccosh": "acosh", "arctanh": "atanh"}
 # A 0-d float64 divisor of a bfloat16 tensor: torch divides by the float value, Ember by it rounded to
 # bfloat16 first (2 / 1.0039 truncates to 1 in torch, to 2 here). div.trunc's own samples miss the case.
 _SCALAR_PRECISION = "bfloat16 / 0-d float64: torch keeps the scalar's float precision, Ember rounds it to bfloat16"
@@ -951,6 +1034,8 @@ def result_type(operands):
 
 def promoted_operands(op, sample):
     """(positional indices, kwarg names) of the operands taking part in type promotion."""
+    if op.aten == "float_power":  # each operand goes to float64 (complex128) on its own
+        return [], []
     first = 1 if op.aten == "where" else 0
     idx = [i for i in range(first, len(sample.args)) if sample.args[i] is not None]
     names = [k for k, v in sample.kwargs.items() if isinstance(v, TensorSpec) or k in ("min", "max")]

@@ -2070,6 +2070,17 @@ def make_tensor(lib, d, shape, seed=0, view=None, kind="normal"):
 
 
 OUT_CASES = [
+    # Tensor-and-number overloads of elementwise ops (the pointwise entries call their out= with tensors).
+    ("fmod_scalar", lambda lib, out: lib.fmod(make_tensor(lib, "float32", (3, 4)), 1.5, out=out), "float32"),
+    ("copysign_scalar", lambda lib, out: lib.copysign(make_tensor(lib, "float32", (3, 4)), -1.0, out=out),
+     "float32"),
+    ("xlogy_scalar_other", lambda lib, out: lib.xlogy(make_tensor(lib, "float64", (3, 4)), 2.5, out=out), "float64"),
+    ("xlogy_scalar_self", lambda lib, out: lib.xlogy(3.0, make_tensor(lib, "float64", (3, 4)).abs(), out=out),
+     "float64"),
+    ("float_power_tensor_scalar",
+     lambda lib, out: lib.float_power(make_tensor(lib, "float32", (3, 4)).abs(), 0.5, out=out), "float64"),
+    ("float_power_scalar_self", lambda lib, out: lib.float_power(2.0, make_tensor(lib, "float32", (3, 4)), out=out),
+     "float64"),
     ("sum_dims", lambda lib, out: lib.sum(make_tensor(lib, "float32", (3, 4, 5)), [0, 2], out=out), "float32"),
     ("sum_keepdim", lambda lib, out: lib.sum(make_tensor(lib, "float64", (3, 4)), [1], True, out=out), "float64"),
     ("sum_int_to_long", lambda lib, out: lib.sum(make_tensor(lib, "int32", (3, 4)), [0], out=out), "int64"),

@@ -1,0 +1,155 @@
+// Binary math functions beyond arithmetic: log-sum-exp of pairs, hypot,
+// xlogy, sign transfer, the next float, step and the NaN-ignoring extrema,
+// greatest common divisor and least common multiple.
+
+#include <aten/Functions.h>
+#include <aten/generated/NativeFunctions.h>
+#include <aten/native/TensorIterator.h>
+#include <aten/native/cpu/BinaryKernel.h>
+
+#include <cmath>
+#include <numeric>
+#include <type_traits>
+
+namespace ember::native {
+
+namespace {
+
+using cpu::arithmetic;
+using cpu::FloatingOnly;
+using cpu::FloatingOrComplex;
+using cpu::IntegralOnly;
+using cpu::NotComplex;
+
+Tensor wrap(const Scalar& s) { return wrapped_scalar_tensor(s); }
+
+// log(exp(a) + exp(b)) without overflow; equal infinities give themselves
+// (their difference would be NaN).
+template <typename M>
+M log_add_exp(M a, M b) {
+  if constexpr (c10::is_complex_v<M>) {
+    // Factor out the operand with the larger real part: exp(other - larger) stays bounded.
+    const bool a_larger = a.real() >= b.real();
+    const M larger = a_larger ? a : b, smaller = a_larger ? b : a;
+    if (std::isinf(larger.real()) && larger == smaller) return larger;
+    return larger + std::log(M(1) + std::exp(smaller - larger));
+  } else {
+    const M larger = std::max(a, b);
+    if (std::isinf(larger) && a == b) return a;
+    return larger + std::log1p(std::exp(-std::abs(a - b)));
+  }
+}
+
+template <typename M>
+M log_add_exp2(M a, M b) {
+  const M larger = std::max(a, b);
+  if (std::isinf(larger) && a == b) return a;
+  return larger + std::log1p(std::exp2(-std::abs(a - b))) / M(M_LN2);
+}
+
+// fmax/fmin: a NaN operand gives the other one (NaN only when both are).
+template <bool IsMax, typename M>
+M extremum_ignoring_nan(M a, M b) {
+  if constexpr (std::is_floating_point_v<M>) {
+    if (std::isnan(a)) return b;
+    if (std::isnan(b)) return a;
+  }
+  return IsMax ? (a < b ? b : a) : (b < a ? b : a);
+}
+
+}  // namespace
+
+Tensor logaddexp_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return arithmetic<FloatingOrComplex>(TensorIterator::binary_op(out, self, other, "logaddexp"), "logaddexp",
+                                  [](auto a, auto b) { return log_add_exp(a, b); });
+}
+
+Tensor logaddexp2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return arithmetic<FloatingOnly>(TensorIterator::binary_op(out, self, other, "logaddexp2"), "logaddexp2",
+                                  [](auto a, auto b) { return log_add_exp2(a, b); });
+}
+
+Tensor hypot_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return arithmetic<FloatingOnly>(TensorIterator::binary_op(out, self, other, "hypot"), "hypot",
+                                  [](auto a, auto b) { return std::hypot(a, b); });
+}
+
+Tensor nextafter_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return arithmetic<FloatingOnly>(TensorIterator::binary_op(out, self, other, "nextafter"), "nextafter",
+                                  [](auto a, auto b) { return std::nextafter(a, b); });
+}
+
+// x * log(y), 0 where x is 0 (unless y is NaN): the entropy convention.
+Tensor xlogy_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  auto iter = TensorIterator::binary_float_op(out, self, other, "xlogy");
+  return arithmetic<FloatingOnly>(std::move(iter), "xlogy", [](auto x, auto y) {
+    using M = decltype(x);
+    if (std::isnan(y)) return y;
+    return x == M(0) ? M(0) : x * std::log(y);
+  });
+}
+Tensor xlogy_out(const Scalar& self, const Tensor& other, const Tensor& out) {
+  return ember::xlogy_outf(wrap(self), other, out);
+}
+Tensor xlogy(const Scalar& self, const Tensor& other) { return ember::xlogy(wrap(self), other); }
+Tensor xlogy(const Tensor& self, const Scalar& other) { return ember::xlogy(self, wrap(other)); }
+Tensor xlogy_(const Tensor& self, const Scalar& other) { return self.xlogy_(wrap(other)); }
+
+Tensor copysign_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return arithmetic<FloatingOnly>(TensorIterator::binary_float_op(out, self, other, "copysign"), "copysign",
+                                  [](auto a, auto b) { return std::copysign(a, b); });
+}
+Tensor copysign(const Tensor& self, const Scalar& other) { return ember::copysign(self, wrap(other)); }
+Tensor copysign_(const Tensor& self, const Scalar& other) { return self.copysign_(wrap(other)); }
+
+// The step function: 0 below zero, 1 above it, `values` at zero (0 at NaN, as torch; NumPy gives NaN).
+Tensor heaviside_out(const Tensor& self, const Tensor& values, const Tensor& out) {
+  EMBER_CHECK(!self.is_complex() && !values.is_complex(), "heaviside is not yet implemented for complex tensors.");
+  EMBER_CHECK(self.scalar_type() == values.scalar_type(),
+              "heaviside is not yet implemented for tensors with different dtypes.");
+  return arithmetic<NotComplex>(TensorIterator::binary_op(out, self, values, "heaviside"), "heaviside",
+                                [](auto x, auto v) {
+                                  using M = decltype(x);
+                                  return x == M(0) ? v : static_cast<M>(x > M(0));
+                                });
+}
+
+Tensor fmax_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  EMBER_CHECK(!self.is_complex() && !other.is_complex(), "fmax not implemented for complex tensors.");
+  return arithmetic<NotComplex>(TensorIterator::binary_op(out, self, other, "fmax"), "fmax",
+                                [](auto a, auto b) { return extremum_ignoring_nan<true>(a, b); });
+}
+
+Tensor fmin_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  EMBER_CHECK(!self.is_complex() && !other.is_complex(), "fmin not implemented for complex tensors.");
+  return arithmetic<NotComplex>(TensorIterator::binary_op(out, self, other, "fmin"), "fmin",
+                                [](auto a, auto b) { return extremum_ignoring_nan<false>(a, b); });
+}
+
+// Computed in the common dtype itself (not its opmath type, which for small
+// integers is wider): the results wrap as torch's do.
+Tensor gcd_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  auto iter = TensorIterator::binary_op(out, self, other, "gcd");
+  cpu::visit_supported<IntegralOnly>(iter, "gcd", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cpu::cpu_kernel(iter, [](T a, T b) -> T { return static_cast<T>(std::gcd(a, b)); });
+  });
+  return iter.output();
+}
+
+Tensor lcm_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  auto iter = TensorIterator::binary_op(out, self, other, "lcm");
+  cpu::visit_supported<IntegralOnly>(iter, "lcm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // |a / g * b| in 64 bits, then wrapped into T (torch's results for overflowing lcms).
+    cpu::cpu_kernel(iter, [](T a, T b) -> T {
+      const int64_t g = std::gcd(int64_t(a), int64_t(b));
+      if (g == 0) return T(0);
+      const int64_t l = int64_t(a) / g * int64_t(b);
+      return static_cast<T>(l < 0 ? -l : l);
+    });
+  });
+  return iter.output();
+}
+
+}  // namespace ember::native
