@@ -98,6 +98,18 @@ Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim,
   return out;
 }
 
+Tensor diagonal_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  Tensor out = ember::zeros(input_sizes, grad.options());
+  out.diagonal(offset, dim1, dim2).copy_(grad);
+  return out;
+}
+
+// Each running extreme's gradient goes to the element it came from.
+Tensor running_extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim) {
+  if (self.dim() == 0) return grad;
+  return ember::zeros_like(self, grad.scalar_type()).scatter_add(dim, indices, grad);
+}
+
 Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step) {
   Tensor out = ember::zeros(input_sizes, grad.options());

@@ -556,4 +556,14 @@ Tensor clip_out(const Tensor& self, const std::optional<Scalar>& min, const std:
 Tensor pow_out(const Scalar& self, const Tensor& exponent, const Tensor& out) {
   return ember::pow_outf(wrapped_scalar_tensor(self), exponent, out);
 }
+// clamp with one bound.
+Tensor clamp_min(const Tensor& self, const Scalar& min) { return ember::clamp(self, min, std::nullopt); }
+Tensor clamp_max(const Tensor& self, const Scalar& max) { return ember::clamp(self, std::nullopt, max); }
+Tensor clamp_min(const Tensor& self, const Tensor& min) { return ember::clamp(self, min, std::nullopt); }
+Tensor clamp_max(const Tensor& self, const Tensor& max) { return ember::clamp(self, std::nullopt, max); }
+Tensor clamp_min_(const Tensor& self, const Scalar& min) { return ember::clamp_(self, min, std::nullopt); }
+Tensor clamp_max_(const Tensor& self, const Scalar& max) { return ember::clamp_(self, std::nullopt, max); }
+Tensor clamp_min_(const Tensor& self, const Tensor& min) { return ember::clamp_(self, min, std::nullopt); }
+Tensor clamp_max_(const Tensor& self, const Tensor& max) { return ember::clamp_(self, std::nullopt, max); }
+
 }  // namespace ember::native

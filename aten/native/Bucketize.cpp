@@ -5,6 +5,7 @@
 #include <aten/Functions.h>
 #include <aten/Parallel.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/SameDevice.h>
 #include <aten/native/TensorIterator.h>
 #include <c10/util/TypeCast.h>
 
@@ -110,6 +111,26 @@ Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, b
 
 Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
   return ember::bucketize(wrapped_scalar_tensor(self).to(boundaries.device()), boundaries, out_int32, right);
+}
+
+// Whether each element occurs in test_elements: a binary search in their
+// sorted values (n log m rather than an n x m comparison).
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool assume_unique, bool invert) {
+  EMBER_CHECK(!elements.is_complex() && !test_elements.is_complex(), "isin: complex inputs are not supported");
+  check_same_device("isin", elements, test_elements);
+  const ScalarType common = c10::promoteTypes(elements.scalar_type(), test_elements.scalar_type());
+  const Tensor values = elements.to(common);
+  if (test_elements.numel() == 0) return ember::full(elements.sizes(), invert, ScalarType::Bool, elements.device());
+  const Tensor sorted = std::get<0>(ember::sort(test_elements.to(common).reshape({-1}), 0, false));
+  const Tensor position = ember::searchsorted(sorted, values.reshape({-1})).clamp_max(sorted.numel() - 1);
+  const Tensor found = sorted.index_select(0, position).eq(values.reshape({-1})).reshape(elements.sizes());
+  return invert ? found.logical_not() : found;
+}
+Tensor isin(const Tensor& elements, const Scalar& test_element, bool assume_unique, bool invert) {
+  return ember::isin(elements, wrapped_scalar_tensor(test_element).to(elements.device()), assume_unique, invert);
+}
+Tensor isin(const Scalar& element, const Tensor& test_elements, bool assume_unique, bool invert) {
+  return ember::isin(wrapped_scalar_tensor(element).to(test_elements.device()), test_elements, assume_unique, invert);
 }
 
 }  // namespace ember::native

@@ -1,4 +1,5 @@
-// cumsum and cumprod: a running sum or product along one dim.
+// Running reductions along one dim: cumsum, cumprod, and cummax/cummin with
+// the index of each running extreme.
 
 #include <aten/Functions.h>
 #include <aten/Parallel.h>
@@ -9,6 +10,8 @@
 #include <c10/util/TypeCast.h>
 
 #include <algorithm>
+#include <cmath>
+#include <tuple>
 
 namespace ember::native {
 
@@ -52,5 +55,60 @@ Tensor cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype)
               c10::toString(self.dtype()), c10::toString(*dtype));
   return self.copy_(ember::cumsum(self, dim, dtype));
 }
+
+namespace {
+
+// The running max (or min) and the last index where it was reached; NaN, once
+// seen, stays the extreme (as torch).
+std::tuple<Tensor, Tensor> running_extreme(const Tensor& self, int64_t dim, bool is_max, const char* name) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "\"{}\" not implemented for '{}'", name,
+                              c10::toString(self.scalar_type()));
+  if (self.dim() > 0) c10::maybe_wrap_dim(dim, self.dim());
+  if (self.is_meta() || self.numel() == 0)
+    return {ember::empty(self.sizes(), self.scalar_type(), self.device()),
+            ember::empty(self.sizes(), ScalarType::Long, self.device())};
+  const AlongDim a = along_dim(self, dim, self.scalar_type());
+  Tensor values = ember::empty_like(a.rows);
+  Tensor indices = ember::empty(a.rows.sizes(), ScalarType::Long, self.device());
+  c10::visit_scalar_type(self.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!c10::is_complex_v<T>) {
+      using M = cpu::opmath_t<T>;
+      const T* in = static_cast<const T*>(a.rows.data_ptr());
+      T* v = static_cast<T*>(values.data_ptr());
+      int64_t* ix = indices.data_ptr<int64_t>();
+      parallel_for(0, a.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(a.n, 1)), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          const T* row = in + r * a.n;
+          M best = M(row[0]);
+          int64_t at = 0;
+          for (int64_t i = 0; i < a.n; ++i) {
+            const M x = M(row[i]);
+            bool take;
+            if constexpr (std::is_floating_point_v<M>) {
+              take = std::isnan(x) || (!std::isnan(best) && (is_max ? x >= best : x <= best));
+            } else {
+              take = is_max ? x >= best : x <= best;
+            }
+            if (take) {
+              best = x;
+              at = i;
+            }
+            v[r * a.n + i] = static_cast<T>(best);
+            ix[r * a.n + i] = at;
+          }
+        }
+      });
+    }
+  });
+  Tensor rv = a.restore(values), ri = a.restore(indices);
+  if (self.dim() == 0) return {rv.reshape({}), ri.reshape({})};
+  return {rv, ri};
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) { return running_extreme(self, dim, true, "cummax"); }
+std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) { return running_extreme(self, dim, false, "cummin"); }
 
 }  // namespace ember::native

@@ -6,6 +6,7 @@
 #include <aten/Parallel.h>
 #include <aten/core/ExpandUtils.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/SameDevice.h>
 #include <aten/native/Resize.h>
 #include <aten/native/TensorIterator.h>
 #include <c10/util/TypeCast.h>
@@ -205,6 +206,99 @@ std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
   for (int64_t i = 0; i < self.size(dim); ++i) out.push_back(self.select(dim, i));
   return out;
 }
+
+// tensor_split: views of self between the given indices along dim, or
+// `sections` nearly equal parts (the first size % sections one longer).
+std::vector<Tensor> tensor_split(const Tensor& self, IntArrayRef indices, int64_t dim) {
+  EMBER_CHECK(self.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+  dim = c10::maybe_wrap_dim(dim, self.dim());
+  const int64_t size = self.size(dim);
+  std::vector<Tensor> parts;
+  int64_t start = 0;
+  for (int64_t index : indices) {
+    // Python slicing: a cut before the previous one gives an empty part, and the next starts there.
+    const int64_t end = std::clamp<int64_t>(index < 0 ? index + size : index, 0, size);
+    parts.push_back(self.slice(dim, start, std::max(start, end)));
+    start = end;
+  }
+  parts.push_back(self.slice(dim, start, size));
+  return parts;
+}
+std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim) {
+  EMBER_CHECK(self.dim() > 0, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims");
+  EMBER_CHECK(sections > 0, "number of sections must be larger than 0, got {}", sections);
+  const int64_t size = self.size(c10::maybe_wrap_dim(dim, self.dim()));
+  std::vector<int64_t> indices;
+  const int64_t base = size / sections, longer = size % sections;
+  int64_t at = 0;
+  for (int64_t i = 0; i + 1 < sections; ++i) indices.push_back(at += base + (i < longer ? 1 : 0));
+  return ember::tensor_split(self, IntArrayRef(indices), dim);
+}
+std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& tensor_indices_or_sections, int64_t dim) {
+  const Tensor& t = tensor_indices_or_sections;
+  EMBER_CHECK(t.device().is_cpu(), "tensor_split expected tensor_indices_or_sections to be on cpu, but it's on {}",
+              t.device().str());
+  EMBER_CHECK(t.scalar_type() == ScalarType::Long,
+              "tensor_split expected tensor_indices_or_sections to have dtype of long, but got {}",
+              c10::toString(t.scalar_type()));
+  EMBER_CHECK(t.dim() <= 1, "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+              "one-dimensional tensor, but got a tensor with {} dims", t.dim());
+  if (t.dim() == 0) return ember::tensor_split(self, t.item().toLong(), dim);
+  const Tensor values = t.contiguous();
+  const int64_t* data = values.data_ptr<int64_t>();
+  return ember::tensor_split(self, IntArrayRef(data, static_cast<size_t>(values.numel())), dim);
+}
+
+namespace {
+// hsplit, vsplit and dsplit: tensor_split along a fixed dim, with torch's checks.
+int64_t split_dim(const Tensor& self, const char* name, int64_t min_dims, int64_t dim) {
+  EMBER_CHECK(self.dim() >= min_dims, "torch.{} requires a tensor with at least {} dimension, but got a tensor with "
+              "{} dimensions!", name, min_dims, self.dim());
+  return dim;
+}
+std::vector<Tensor> split_in_sections(const Tensor& self, int64_t sections, const char* name, int64_t min_dims,
+                                      int64_t dim) {
+  dim = split_dim(self, name, min_dims, dim);
+  EMBER_CHECK(sections != 0 && self.size(dim) % sections == 0, "torch.{} attempted to split along dimension {}, but "
+              "the size of the dimension {} is not divisible by the split_size {}!", name, dim, self.size(dim),
+              sections);
+  return ember::tensor_split(self, sections, dim);
+}
+}  // namespace
+
+std::vector<Tensor> hsplit(const Tensor& self, int64_t sections) {
+  return split_in_sections(self, sections, "hsplit", 1, self.dim() == 1 ? 0 : 1);
+}
+std::vector<Tensor> hsplit(const Tensor& self, IntArrayRef indices) {
+  return ember::tensor_split(self, indices, split_dim(self, "hsplit", 1, self.dim() == 1 ? 0 : 1));
+}
+std::vector<Tensor> vsplit(const Tensor& self, int64_t sections) { return split_in_sections(self, sections, "vsplit", 2, 0); }
+std::vector<Tensor> vsplit(const Tensor& self, IntArrayRef indices) {
+  return ember::tensor_split(self, indices, split_dim(self, "vsplit", 2, 0));
+}
+std::vector<Tensor> dsplit(const Tensor& self, int64_t sections) { return split_in_sections(self, sections, "dsplit", 3, 2); }
+std::vector<Tensor> dsplit(const Tensor& self, IntArrayRef indices) {
+  return ember::tensor_split(self, indices, split_dim(self, "dsplit", 3, 2));
+}
+
+// The elements at flat (row-major) positions; negative positions count from the end.
+Tensor take(const Tensor& self, const Tensor& index) {
+  EMBER_CHECK(index.scalar_type() == ScalarType::Long, "take(): Expected a long tensor for index, but got {}",
+              c10::toString(index.scalar_type()));
+  check_same_device("take", self, index);
+  const int64_t n = self.numel();
+  const Tensor flat_index = index.reshape({-1});
+  if (flat_index.numel() > 0 && !self.is_meta()) {
+    const int64_t lowest = flat_index.min().item().toLong(), highest = flat_index.max().item().toLong();
+    EMBER_CHECK_INDEX(lowest >= -n && highest < n, "take(): index {} out of range for tensor of size {}.",
+                      lowest < -n ? lowest : highest, c10::str_sizes(self.sizes()));
+  }
+  const Tensor wrapped = ember::where(flat_index.lt(0), flat_index + n, flat_index);
+  return self.reshape({-1}).index_select(0, wrapped).reshape(index.sizes());
+}
+
+// The positions of the nonzero elements, one row each (nonzero's result).
+Tensor argwhere(const Tensor& self) { return ember::nonzero(self); }
 
 std::vector<Tensor> split(const Tensor& self, IntArrayRef split_size, int64_t dim) {
   return ember::split_with_sizes(self, split_size, dim);

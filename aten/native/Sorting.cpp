@@ -231,5 +231,7 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
   return {value, index};
 }
 
+Tensor msort(const Tensor& self) { return std::get<0>(ember::sort(self, 0, false)); }
+
 }  // namespace ember::native
 

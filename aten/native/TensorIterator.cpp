@@ -267,7 +267,8 @@ void TensorIterator::compute_types(TensorIteratorConfig& config) {
       EMBER_CHECK(config.cast_outputs_, "{}: expected the output to have dtype {} but got {}", name_,
                   c10::python_name(output_dtype), c10::python_name(op.tensor.dtype()));
       EMBER_CHECK(!config.safe_cast_ || can_cast(output_dtype, op.tensor.dtype()),
-                  "result type {} can't be cast to the desired output type {}", c10::toString(output_dtype),
+                  "{}{}result type {} can't be cast to the desired output type {}", name_, name_.empty() ? "" : ": ",
+                  c10::toString(output_dtype),
                   c10::toString(op.tensor.dtype()));
     } else if (config.promote_inputs_ && op.tensor.dtype() != common_dtype_ && !is_meta_) {
       op.tensor = op.tensor.to(common_dtype_);

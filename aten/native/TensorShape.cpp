@@ -232,6 +232,46 @@ Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
   return ember::reshape(self, shape);
 }
 
+// dim split into sizes (one of them may be -1: inferred), the inverse of flatten.
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  EMBER_CHECK(self.dim() > 0, "unflatten: Dimension size must be non-empty (a 0-dim tensor has none)");
+  EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
+  dim = maybe_wrap_dim(dim, self.dim());
+  int64_t known = 1, inferred = -1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      EMBER_CHECK(inferred < 0, "unflatten: only one dimension can be inferred");
+      inferred = static_cast<int64_t>(i);
+    } else {
+      EMBER_CHECK(sizes[i] >= 0, "unflatten: invalid size {} in sizes {}", sizes[i], str_sizes(sizes));
+      known *= sizes[i];
+    }
+  }
+  std::vector<int64_t> split(sizes.begin(), sizes.end());
+  if (inferred >= 0) {
+    EMBER_CHECK(known != 0 && self.size(dim) % known == 0,
+                "unflatten: Provided sizes {} don't multiply up to the size of dim {} ({}) in the input tensor",
+                str_sizes(sizes), dim, self.size(dim));
+    split[inferred] = self.size(dim) / known;
+  } else {
+    EMBER_CHECK(known == self.size(dim),
+                "unflatten: Provided sizes {} don't multiply up to the size of dim {} ({}) in the input tensor",
+                str_sizes(sizes), dim, self.size(dim));
+  }
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().begin() + dim);
+  shape.insert(shape.end(), split.begin(), split.end());
+  shape.insert(shape.end(), self.sizes().begin() + dim + 1, self.sizes().end());
+  return self.view(shape);
+}
+
+Tensor ravel(const Tensor& self) { return self.reshape({-1}); }
+
+// The conjugate transpose of the last two dims (a view).
+Tensor adjoint(const Tensor& self) {
+  EMBER_CHECK(self.dim() >= 2, "tensor.adjoint() is only supported on matrices or batches of matrices. Got 1-D tensor.");
+  return self.transpose(-2, -1).conj();
+}
+
 Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset) {
   const int64_t offset = storage_offset.value_or(self.storage_offset());
   EMBER_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");

@@ -99,6 +99,36 @@ Tensor diff_out(const Tensor& self, int64_t n, int64_t dim, const std::optional<
   return resize_out(out, ember::diff(self, n, dim, prepend, append));
 }
 
+Tensor fliplr(const Tensor& self) {
+  EMBER_CHECK(self.dim() >= 2, "Input must be >= 2-d.");
+  return ember::flip(self, {1});
+}
+Tensor flipud(const Tensor& self) {
+  EMBER_CHECK(self.dim() >= 1, "Input must be >= 1-d.");
+  return ember::flip(self, {0});
+}
+
+// k quarter turns in the plane of dims, from the first dim towards the second.
+Tensor rot90(const Tensor& self, int64_t k, IntArrayRef dims) {
+  EMBER_CHECK(dims.size() == 2, "expected total rotation dims == 2, but got dims = {}", dims.size());
+  EMBER_CHECK(self.dim() >= 2, "expected total dims >= 2, but got total dims = {}", self.dim());
+  const int64_t d0 = maybe_wrap_dim(dims[0], self.dim()), d1 = maybe_wrap_dim(dims[1], self.dim());
+  EMBER_CHECK(d0 != d1, "expected rotation dims to be different, but got dim0 = {} and dim1 = {}", d0, d1);
+  switch (((k % 4) + 4) % 4) {
+    case 1: return ember::flip(self, {d1}).transpose(d0, d1);
+    case 2: return ember::flip(self, {d0, d1});
+    case 3: return ember::flip(self, {d0}).transpose(d0, d1);
+    default: return self.clone();
+  }
+}
+
+// repeat() with dims padded by leading 1s when fewer than self's.
+Tensor tile(const Tensor& self, IntArrayRef dims) {
+  std::vector<int64_t> repeats(std::max<int64_t>(0, self.dim() - static_cast<int64_t>(dims.size())), 1);
+  repeats.insert(repeats.end(), dims.begin(), dims.end());
+  return self.repeat(repeats);
+}
+
 Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   if (dims.empty()) {
     EMBER_CHECK(shifts.size() == 1, "shifts and dimensions must align. shifts: {}, dims:{}", shifts.size(), dims.size());

@@ -95,7 +95,8 @@ for _name in _C._generated_functions:
     globals()[_name] = getattr(_C, _name)
 del _name
 from .functional import (  # noqa: E402,F401
-    broadcast_shapes, broadcast_tensors, cdist, einsum, meshgrid, tensordot, unique, unique_consecutive,
+    block_diag, broadcast_shapes, broadcast_tensors, cartesian_prod, cdist, einsum, meshgrid, tensordot, unique,
+    unique_consecutive,
 )  # noqa: E402,F401
 
 __version__ = "0.1.0"

@@ -237,3 +237,29 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     rows, moved_shape = _as_rows(input, dim)
     run, firsts = _runs(rows)
     return _unique_results(_from_rows(rows[firsts], moved_shape, dim), run, run, return_inverse, return_counts)
+
+
+def block_diag(*tensors):
+    """block_diag(*tensors) -> Tensor
+
+    The tensors (at most 2-D) as blocks along the diagonal of one matrix.
+
+    >>> ember.block_diag(ember.tensor([[1, 2]]), ember.tensor(3))
+    tensor([[1, 2, 0],
+            [0, 0, 3]])
+    """
+    return _C.block_diag(list(tensors))
+
+
+def cartesian_prod(*tensors):
+    """cartesian_prod(*tensors) -> Tensor
+
+    Every combination of one element from each 1-D tensor, one row each.
+
+    >>> ember.cartesian_prod(ember.tensor([1, 2]), ember.tensor([3, 4]))
+    tensor([[1, 3],
+            [1, 4],
+            [2, 3],
+            [2, 4]])
+    """
+    return _C.cartesian_prod(list(tensors))

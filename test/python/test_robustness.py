@@ -282,7 +282,9 @@ _ALSO_NAMED = {"floor_divide": ("div",), "true_divide": ("div",), "rsub": ("sub"
                "masked_fill": ("where",), "mse_loss": ("sub",), "l1_loss": ("sub",),
                "mv": ("mm",), "dot": ("mm",), "cross_entropy_loss": ("log_softmax", "nll_loss"),
                "addmv": ("addmm",), "addbmm": ("addmm",), "baddbmm": ("bmm",), "bucketize": ("searchsorted",),
-               "float_power": ("pow",), "square": ("pow",),
+               "float_power": ("pow",), "square": ("pow",), "argwhere": ("nonzero",), "ger": ("outer",),
+               "inner": ("mm",), "vdot": ("dot",), "var_mean": ("std and var",), "std_mean": ("std and var",),
+               "clamp_min": ("clamp",), "clamp_max": ("clamp",),
                # torch's wording, which names no op
                "item": ("cannot be converted to Scalar",)}
 

@@ -362,6 +362,8 @@ def structured_entry_cases():
         for sample in op.samples("float64"):
             if sample.marks or any(isinstance(a, list) for a in sample.args):
                 continue
+            if "ties" in sample.desc:  # finite differences split a tie, the op picks one side
+                continue
             args = tuple(_from_entry_argument(a, i in op.grad) for i, a in enumerate(sample.args))
             kwargs = {k: _from_entry_argument(v, False) for k, v in sample.kwargs.items()}
 

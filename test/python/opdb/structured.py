@@ -227,6 +227,356 @@ def compare_ref(e, r, scale_tol=1.0):
         assert_values(to_numpy(a), np.asarray(b), dtype_name(a.dtype), scale_tol, f"output {i} vs NumPy")
 
 
+# ---- shapes, diagonals, splits and the smaller reductions and products ---------------------------
+
+
+def diagonal_samples(d):
+    return [
+        Sample((A(d, (4, 5), 0),), desc="main"),
+        Sample((A(d, (4, 5), 1),), {"offset": 2}, desc="above"),
+        Sample((A(d, (4, 5), 2),), {"offset": -3}, desc="below"),
+        Sample((A(d, (3, 4, 5), 3),), {"offset": 1, "dim1": 2, "dim2": 0}, desc="dims_2_0"),
+        Sample((A(d, (4, 6), 4, view="T"),), {"offset": -1}, desc="transposed"),
+        Sample((A(d, (3, 3), 5),), {"offset": 5}, desc="past_the_corner"),
+    ]
+
+
+def ref_diagonal(a, offset=0, dim1=0, dim2=1):
+    return np.diagonal(a, offset, dim1, dim2).copy()
+
+
+def diag_embed_samples(d):
+    return [
+        Sample((A(d, (2, 3), 0),), desc="batch"),
+        Sample((A(d, (3,), 1),), {"offset": -1}, desc="below"),
+        Sample((A(d, (2, 3), 2),), {"offset": 2, "dim1": 0, "dim2": 2}, desc="dims_0_2"),
+    ]
+
+
+def ref_diag_embed(a, offset=0, dim1=-2, dim2=-1):
+    n = a.shape[-1] + abs(offset)
+    out = np.zeros(a.shape[:-1] + (n, n), a.dtype)
+    rows = np.arange(a.shape[-1]) + max(-offset, 0)
+    out[..., rows, rows + offset] = a
+    d1, d2 = dim1 % (a.ndim + 1), dim2 % (a.ndim + 1)
+    return np.moveaxis(out, (-2, -1), (d1, d2)) if (d1, d2) != (a.ndim - 1, a.ndim) else out
+
+
+def diagonal_scatter_samples(d):
+    return [
+        Sample((A(d, (3, 4), 0), A(d, (3,), 1)), desc="main"),
+        Sample((A(d, (3, 4), 2), A(d, (2,), 3)), {"offset": 2}, desc="above"),
+        Sample((A(d, (2, 3, 3), 4), A(d, (2, 2), 5)), {"offset": -1, "dim1": 1, "dim2": 2}, desc="batched_below"),
+    ]
+
+
+def ref_diagonal_scatter(a, src, offset=0, dim1=0, dim2=1):
+    out = a.copy()
+    view = np.moveaxis(out, (dim1, dim2), (-2, -1))
+    rows = np.arange(src.shape[-1]) + max(-offset, 0)
+    view[..., rows, rows + offset] = src
+    return out
+
+
+def block_diag_samples(d):
+    return [Sample((A(d, (2, 3), 0), A(d, (1,), 1), A(d, (), 2), A(d, (2, 2), 3)), desc="mixed_ranks"),
+            Sample((A(d, (0, 2), 4), A(d, (2, 1), 5)), desc="empty_block")]
+
+
+def ref_block_diag(*blocks):
+    blocks = [b.reshape(1, -1) if b.ndim < 2 else b for b in blocks]
+    out = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)), blocks[0].dtype)
+    r = c = 0
+    for b in blocks:
+        out[r:r + b.shape[0], c:c + b.shape[1]] = b
+        r, c = r + b.shape[0], c + b.shape[1]
+    return out
+
+
+def unflatten_samples(d):
+    return [Sample((A(d, (2, 12), 0), 1, (3, 4)), desc="last"),
+            Sample((A(d, (6, 2), 1), 0, (-1, 2)), desc="inferred"),
+            Sample((A(d, (4, 6), 2, view="T"), -1, (3, 2, 1)), desc="transposed")]
+
+
+def ref_unflatten(a, dim, sizes):
+    dim %= a.ndim
+    sizes = list(sizes)
+    if -1 in sizes:
+        sizes[sizes.index(-1)] = a.shape[dim] // -int(np.prod(sizes))
+    return a.reshape(a.shape[:dim] + tuple(sizes) + a.shape[dim + 1:])
+
+
+def one_tensor_samples(*shapes):
+    def samples(d):
+        return [Sample((A(d, shape, i),), desc="x".join(map(str, shape)) or "0d") for i, shape in enumerate(shapes)] + \
+            [Sample((A(d, (4, 3), 9, view="T"),), desc="transposed")]
+    return samples
+
+
+def tensor_split_samples(kind):
+    def samples(d):
+        if kind == "tensor_split.sections":
+            return [Sample((A(d, (7, 2), 0), 3), desc="uneven"), Sample((A(d, (2, 5), 1), 2), {"dim": 1}, desc="dim1"),
+                    Sample((A(d, (2, 3), 2), 5), {"dim": -1}, desc="more_than_size")]
+        if kind == "tensor_split.indices":
+            return [Sample((A(d, (7, 2), 0), [1, 4]), desc="two_cuts"),
+                    Sample((A(d, (3, 6), 1), [-2, 9, 2]), {"dim": 1}, desc="negative_past_and_backwards")]
+        if kind == "tensor_split.tensor":
+            return [Sample((A(d, (7, 2), 0), index_arr([2, 5])), desc="indices_tensor"),
+                    Sample((A(d, (7, 2), 1), index_arr(3)), desc="sections_tensor")]
+        name, form = kind.split(".")
+        shape = {"hsplit": (2, 4, 2), "vsplit": (4, 2), "dsplit": (1, 2, 4)}[name]
+        return [Sample((A(d, shape, 0), 2 if form == "int" else [1, 3]), desc=form)]
+    return samples
+
+
+def ref_tensor_split(a, sections_or_indices, dim=0):
+    if isinstance(sections_or_indices, np.ndarray) and sections_or_indices.ndim == 0:
+        sections_or_indices = int(sections_or_indices)
+    elif isinstance(sections_or_indices, np.ndarray):
+        sections_or_indices = list(sections_or_indices)
+    return np.array_split(a, sections_or_indices, axis=dim)
+
+
+def ref_named_split(name):
+    axis = {"vsplit": 0, "dsplit": 2}
+
+    def ref(a, sections):
+        return np.array_split(a, sections, axis=axis.get(name, 1 if a.ndim > 1 else 0))
+    return ref
+
+
+def rot90_samples(d):
+    return [Sample((A(d, (3, 4), 0),), desc="once"),
+            Sample((A(d, (2, 3, 4), 1), 2, [2, 0]), desc="twice_dims_2_0"),
+            Sample((A(d, (3, 4), 2), -1), desc="backwards"),
+            Sample((A(d, (3, 4), 3), 4), desc="full_turn"),
+            Sample((A(d, (4, 3), 4, view="T"), 3), desc="transposed")]
+
+
+def ref_rot90(a, k=1, dims=(0, 1)):
+    return np.rot90(a, k, axes=tuple(dims)).copy()
+
+
+def tile_samples(d):
+    return [Sample((A(d, (2, 3), 0), (2, 1)), desc="same_rank"),
+            Sample((A(d, (3,), 1), (2, 1, 2)), desc="more_dims"),
+            Sample((A(d, (2, 3, 2), 2), (3,)), desc="fewer_dims"),
+            Sample((A(d, (4, 3), 3, view="T"), (0, 2)), desc="zero_times")]
+
+
+def take_samples(d):
+    return [Sample((A(d, (3, 4), 0), index_arr([[0, 11], [-1, 5]])), desc="2d_index"),
+            Sample((A(d, (4, 3), 1, view="T"), index_arr([2, -12])), desc="transposed_negative"),
+            Sample((A(d, (), 2), index_arr([0, 0])), desc="0d")]
+
+
+def ref_take(a, index):
+    return np.take(a.reshape(-1), index)
+
+
+def argwhere_samples(d):
+    v = values(d, (3, 4), 0, kind="ties")
+    return [Sample((Arr(v, d),), desc="ties"), Sample((Arr(v.T.copy(), d, view="T"),), desc="transposed"),
+            Sample((Arr(np.asarray(v[0, 0]), d),), desc="0d")]
+
+
+def ref_argwhere(a):
+    return np.argwhere(a)
+
+
+def isin_samples(kind):
+    def samples(d):
+        x = values(d, (3, 4), 0, kind="ties")
+        test = values(d, (5,), 1, kind="ties")
+        if kind == "Tensor_Tensor":
+            return [Sample((Arr(x, d), Arr(test, d)), desc="ties"),
+                    Sample((Arr(x, d), Arr(test[:0], d)), desc="empty_test"),
+                    Sample((Arr(x.T.copy(), d, view="T"), Arr(test.reshape(5, 1), d)), {"invert": True},
+                           desc="invert_2d_test")]
+        if kind == "Tensor_Scalar":
+            return [Sample((Arr(x, d), 1), desc="scalar_test"), Sample((Arr(x, d), 0), {"invert": True}, desc="invert")]
+        return [Sample((1, Arr(test, d)), desc="scalar_element"), Sample((7, Arr(test, d)), desc="absent")]
+    return samples
+
+
+def ref_isin(elements, test_elements, assume_unique=False, invert=False):
+    return np.isin(elements, test_elements, invert=invert)
+
+
+def clamp_one_samples(bound_kind):
+    def samples(d):
+        if bound_kind == "scalar":
+            return [Sample((A(d, (3, 4), 0), 1), desc="scalar_bound"),
+                    Sample((A(d, (4, 3), 1, view="T"), -2), desc="transposed")]
+        return [Sample((A(d, (3, 4), 0), A(d, (4,), 1)), desc="broadcast_bound"),
+                Sample((A(d, (3, 4), 2), A(d, (3, 4), 3)), desc="same_shape")]
+    return samples
+
+
+def ref_clamp_one(lower):
+    return lambda a, bound: np.maximum(a, bound) if lower else np.minimum(a, bound)
+
+
+def inplace(name):
+    return lambda lib, x, *a, **k: getattr(x.clone(), name)(*a, **k)
+
+
+def cumulative_samples(d):
+    return [Sample((A(d, (3, 5), 0), 1), desc="rows"),
+            Sample((A(d, (4, 3), 1), 0), desc="columns"),
+            Sample((A(d, (3, 4), 2, kind="ties"), -1), desc="ties_last_wins"),
+            Sample((A(d, (5, 3), 3, view="T"), 1), desc="transposed"),
+            Sample((A(d, (), 4), 0), desc="0d")]
+
+
+def ref_running_extreme(is_max):
+    def ref(a, dim):
+        if a.ndim == 0:
+            return a, np.array(0)
+        moved = np.moveaxis(a, dim, -1)
+        vals, idxs = np.empty_like(moved), np.zeros(moved.shape, np.int64)
+        for pos in np.ndindex(moved.shape[:-1]):
+            best, at = moved[pos + (0,)], 0
+            for i, x in enumerate(moved[pos]):
+                if (x >= best) if is_max else (x <= best):
+                    best, at = x, i
+                vals[pos + (i,)], idxs[pos + (i,)] = best, at
+        return np.moveaxis(vals, -1, dim), np.moveaxis(idxs, -1, dim)
+    return ref
+
+
+def count_samples(d):
+    return [Sample((A(d, (3, 4), 0, kind="ties"),), desc="all"),
+            Sample((A(d, (3, 4), 1, kind="ties"),), {"dim": 1}, desc="dim1"),
+            Sample((A(d, (3, 4, 2), 2, kind="ties"), [0, 2]), desc="dims_0_2"),
+            Sample((A(d, (4, 3), 3, kind="ties", view="T"),), {"dim": 0}, desc="transposed")]
+
+
+def ref_count_nonzero(a, dim=None):
+    return np.count_nonzero(a, axis=tuple(dim) if isinstance(dim, list) else dim)
+
+
+def with_nans(d, shape, seed):
+    v = values(d, shape, seed)
+    if d in FLOATS:
+        v = v.copy()
+        v.reshape(-1)[::3] = np.nan
+    return Arr(v, d)
+
+
+def nan_reduction_samples(d):
+    return [Sample((with_nans(d, (3, 4), 0),), desc="all"),
+            Sample((with_nans(d, (3, 4), 1),), {"dim": 1}, desc="dim1"),
+            Sample((with_nans(d, (3, 4, 2), 2),), {"dim": [0, 2], "keepdim": True}, desc="dims_keepdim")]
+
+
+def ref_nansum(a, dim=None, keepdim=False):
+    return np.nansum(a, axis=axis(dim, a.ndim), keepdims=keepdim)
+
+
+def ref_nanmean(a, dim=None, keepdim=False):
+    with np.errstate(all="ignore"):
+        return np.nanmean(a, axis=axis(dim, a.ndim), keepdims=keepdim)
+
+
+def aminmax_samples(d):
+    return [Sample((A(d, (3, 4), 0),), desc="all"),
+            Sample((A(d, (3, 4), 1),), {"dim": 1}, desc="dim1"),
+            Sample((A(d, (3, 4), 2),), {"dim": 0, "keepdim": True}, desc="dim0_keepdim"),
+            Sample((A(d, (4, 3), 3, view="T"),), {"keepdim": True}, desc="transposed_all_keepdim")]
+
+
+def ref_aminmax(a, dim=None, keepdim=False):
+    return np.amin(a, axis=dim, keepdims=keepdim), np.amax(a, axis=dim, keepdims=keepdim)
+
+
+def moments_samples(overload):
+    def samples(d):
+        if overload == "correction":
+            return [Sample((A(d, (3, 4), 0),), desc="all"),
+                    Sample((A(d, (3, 4), 1), [1]), {"correction": 0, "keepdim": True}, desc="dim1_population"),
+                    Sample((A(d, (4, 3), 2, view="T"),), {"dim": [0]}, desc="transposed")]
+        if overload == "unbiased":
+            return [Sample((A(d, (3, 4), 3), False), desc="biased_all")]
+        return [Sample((A(d, (3, 4), 4), [0], True, True), desc="dim0_keepdim")]
+    return samples
+
+
+def ref_moments(std):
+    def ref(a, dim=None, unbiased=True, keepdim=False, correction=None):
+        if isinstance(dim, bool):  # the (self, unbiased) overload
+            dim, unbiased = None, dim
+        ddof = (1 if unbiased else 0) if correction is None else correction
+        ax = axis(dim, a.ndim)
+        spread = np.std if std else np.var
+        return spread(a, axis=ax, ddof=ddof, keepdims=keepdim), np.mean(a, axis=ax, keepdims=keepdim)
+    return ref
+
+
+def cross_samples(d):
+    return [Sample((A(d, (4, 3), 0), A(d, (4, 3), 1)), {"dim": 1}, desc="rows"),
+            Sample((A(d, (3, 2), 2), A(d, (3, 1), 3)), {"dim": 0}, desc="broadcast_columns"),
+            Sample((A(d, (2, 3), 4), A(d, (2, 3), 5)), desc="first_dim_of_3")]
+
+
+def ref_cross(a, b, dim=None):
+    if dim is None:
+        dim = next(i for i, n in enumerate(np.broadcast_shapes(a.shape, b.shape)) if n == 3)
+    return np.cross(a, b, axis=dim)
+
+
+def two_tensor_samples(*pairs):
+    def samples(d):
+        return [Sample((A(d, sa, 2 * i), A(d, sb, 2 * i + 1)), desc=f"{sa}_{sb}") for i, (sa, sb) in enumerate(pairs)]
+    return samples
+
+
+def ref_inner(a, b):
+    return np.inner(a, b)
+
+
+def addr_samples(d):
+    return [Sample((A(d, (3, 4), 0), A(d, (3,), 1), A(d, (4,), 2)), desc="plain"),
+            Sample((A(d, (4,), 3), A(d, (3,), 4), A(d, (4,), 5)), {"beta": 2, "alpha": 3}, desc="broadcast_scaled"),
+            Sample((A(d, (3, 4), 6), A(d, (3,), 7), A(d, (4,), 8)), {"beta": 0}, desc="beta0")]
+
+
+def addr_inplace_samples(d):
+    return [s for s in addr_samples(d) if s.desc != "broadcast_scaled"]
+
+
+def ref_addr(a, v1, v2, beta=1, alpha=1):
+    product = alpha * np.outer(v1, v2)
+    return product + (0 * a if beta == 0 else beta * a)
+
+
+def dist_samples(d):
+    return [Sample((A(d, (3, 4), 0), A(d, (3, 4), 1)), desc="p2"),
+            Sample((A(d, (3, 4), 2), A(d, (4,), 3), 1), desc="p1_broadcast"),
+            Sample((A(d, (5,), 4), A(d, (5,), 5), INF), desc="pinf"),
+            Sample((A(d, (5,), 6), A(d, (5,), 7), 3.5), desc="p3.5")]
+
+
+def ref_dist(a, b, p=2):
+    diff = np.abs(a - b).reshape(-1)
+    return diff.max() if p == INF else (diff ** p).sum() ** (1 / p)
+
+
+def cartesian_samples(d):
+    return [Sample((A(d, (2,), 0), A(d, (3,), 1)), desc="two"), Sample((A(d, (2,), 2), A(d, (1,), 3), A(d, (2,), 4)),
+                                                                  desc="three"),
+            Sample((A(d, (3,), 5),), desc="one")]
+
+
+def ref_cartesian_prod(*vectors):
+    if len(vectors) == 1:
+        return vectors[0]
+    grids = np.meshgrid(*vectors, indexing="ij")
+    return np.stack([g.reshape(-1) for g in grids], axis=1)
+
+
 # ---- the table ------------------------------------------------------------------------
 
 
@@ -2037,6 +2387,63 @@ OPS = [
     Op("bucketize", bucketize_samples, ("int64", "float32", "float64"), ref_bucketize),
     Op("bincount", bincount_samples, ("float32", "float64"), ref_bincount, method=True, data_dependent=True),
     Op("histc", histc_samples, ("float32", "float64"), ref_histc, method=True),
+    # -- shapes, diagonals, splits, the smaller reductions and products --
+    Op("diagonal", diagonal_samples, ("bool", "int64", "float32", "float64"), ref_diagonal, method=True, grad=(0,)),
+    Op("diag_embed", diag_embed_samples, ("bool", "int64", "float32", "float64"), ref_diag_embed, method=True,
+       grad=(0,)),
+    Op("diagflat", lambda d: [Sample((A(d, (2, 2), 0),), desc="matrix"), Sample((A(d, (3,), 1), -1), desc="below")],
+       ("int64", "float32", "float64"), lambda a, offset=0: np.diagflat(a, offset), method=True),
+    Op("diagonal_scatter", diagonal_scatter_samples, ("bool", "int64", "float32", "float64"), ref_diagonal_scatter,
+       method=True, grad=(0, 1)),
+    Op("block_diag", block_diag_samples, ("bool", "int64", "float32", "float64"), ref_block_diag, grad=(0, 1)),
+    Op("unflatten", unflatten_samples, ("int64", "float32", "float64"), ref_unflatten, method=True),
+    Op("ravel", one_tensor_samples((2, 3, 2), ()), ("bool", "int64", "float32"), np.ravel, method=True),
+    Op("adjoint", lambda d: one_tensor_samples((2, 3, 2), (3, 2))(d), ("int64", "float32", "complex64"),
+       lambda a: np.swapaxes(a, -1, -2).conj(), method=True),
+    Op("tensor_split.sections", tensor_split_samples("tensor_split.sections"), ("int64", "float32"), ref_tensor_split,
+       aten="tensor_split", method=True),
+    Op("tensor_split.indices", tensor_split_samples("tensor_split.indices"), ("int64", "float32"), ref_tensor_split,
+       aten="tensor_split", method=True),
+    Op("tensor_split.tensor", tensor_split_samples("tensor_split.tensor"), ("int64", "float32"), ref_tensor_split,
+       aten="tensor_split", method=True, data_dependent=True),
+    *[Op(f"{name}.{form}", tensor_split_samples(f"{name}.{form}"), ("int64", "float32"), ref_named_split(name), aten=name,
+         method=True) for name in ("hsplit", "vsplit", "dsplit") for form in ("int", "array")],
+    Op("fliplr", one_tensor_samples((3, 4), (2, 3, 2)), ("bool", "int64", "float32"), np.fliplr, method=True),
+    Op("flipud", one_tensor_samples((3, 4), (5,)), ("bool", "int64", "float32"), np.flipud, method=True),
+    Op("rot90", rot90_samples, ("bool", "int64", "float32", "float64"), ref_rot90, method=True),
+    Op("tile", tile_samples, ("bool", "int64", "float32", "float64"), np.tile, method=True),
+    Op("take", take_samples, ("bool", "int64", "float32", "float64"), ref_take, method=True, data_dependent=True),
+    Op("argwhere", argwhere_samples, ("bool", "int64", "float32"), ref_argwhere, method=True, data_dependent=True),
+    *[Op(f"isin.{kind}", isin_samples(kind), ("int64", "float32", "float64"), ref_isin, aten="isin")
+      for kind in ("Tensor_Tensor", "Tensor_Scalar", "Scalar_Tensor")],
+    Op("msort", one_tensor_samples((4, 3), (5,)), ("int64", "float32", "float64"), lambda a: np.sort(a, axis=0),
+       method=True),
+    *[Op(f"{name}{suffix}", clamp_one_samples(kind), ("int64", "float32", "float64"), ref_clamp_one(name == "clamp_min"),
+         aten=name + ("_" if suffix.startswith("_") else ""), method=not suffix.startswith("_"),
+         fn=inplace(name + "_") if suffix.startswith("_") else None, torch_fn=None)
+      for name in ("clamp_min", "clamp_max") for suffix, kind in (("", "scalar"), (".Tensor", "tensor"),
+                                                                  ("_", "scalar"), ("_.Tensor", "tensor"))],
+    Op("cummax", cumulative_samples, ("int64", "float32", "float64"), ref_running_extreme(True), method=True,
+       named=("values", "indices"), grad=(0,)),
+    Op("cummin", cumulative_samples, ("int64", "float32", "float64"), ref_running_extreme(False), method=True,
+       named=("values", "indices"), grad=(0,)),
+    Op("count_nonzero", count_samples, ("bool", "int64", "float32"), ref_count_nonzero, method=True),
+    Op("nansum", nan_reduction_samples, ("int64", "float32", "float64"), ref_nansum, method=True),
+    Op("nanmean", nan_reduction_samples, ("float32", "float64"), ref_nanmean, method=True),
+    Op("aminmax", aminmax_samples, ("int64", "float32", "float64"), ref_aminmax, method=True, named=("min", "max")),
+    *[Op(f"{name}.{overload}", moments_samples(overload), ("float32", "float64"), ref_moments(name == "std_mean"),
+         aten=name) for name in ("var_mean", "std_mean") for overload in ("correction", "unbiased", "dim")],
+    Op("cross", cross_samples, ("int64", "float32", "float64"), ref_cross, method=True),
+    Op("kron", two_tensor_samples(((2, 3), (2, 2)), ((3,), (2, 1, 2)), ((), (3,))), ("int64", "float32", "float64"),
+       np.kron, method=True),
+    Op("inner", two_tensor_samples(((2, 3), (4, 3)), ((3,), (3,)), ((2, 2, 3), (3,)), ((), (2, 3))),
+       ("int64", "float32", "float64"), ref_inner, method=True),
+    Op("vdot", two_tensor_samples(((4,), (4,)),), ("int64", "float32", "complex64"), np.vdot, method=True),
+    Op("addr", addr_samples, ("int64", "float32", "float64"), ref_addr, method=True),
+    Op("addr_", addr_inplace_samples, ("int64", "float32", "float64"), ref_addr, aten="addr_", fn=inplace("addr_")),
+    Op("dist", dist_samples, ("float32", "float64"), ref_dist, method=True),
+    Op("cartesian_prod", cartesian_samples, ("int64", "float32", "float64"), ref_cartesian_prod),
+    Op("ger", two_tensor_samples(((3,), (4,)),), ("int64", "float32", "float64"), np.outer, method=True),
     # -- neural-network functions --
     Op("embedding", embedding_samples, ("int64", "float32", "float64"), ref_embedding,
        torch_fn=lambda *a: torch.embedding(*a)),
@@ -2070,6 +2477,8 @@ def make_tensor(lib, d, shape, seed=0, view=None, kind="normal"):
 
 
 OUT_CASES = [
+    ("nansum", lambda lib, out: lib.nansum(make_tensor(lib, "float32", (3, 4)), 1, out=out), "float32"),
+    ("nanmean", lambda lib, out: lib.nanmean(make_tensor(lib, "float64", (3, 4)), 0, out=out), "float64"),
     # Tensor-and-number overloads of elementwise ops (the pointwise entries call their out= with tensors).
     ("fmod_scalar", lambda lib, out: lib.fmod(make_tensor(lib, "float32", (3, 4)), 1.5, out=out), "float32"),
     ("copysign_scalar", lambda lib, out: lib.copysign(make_tensor(lib, "float32", (3, 4)), -1.0, out=out),
