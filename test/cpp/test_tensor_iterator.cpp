@@ -52,7 +52,7 @@ TEST(TensorIterator, RefusesUnsafeOutputsAndWrongShapes) {
     add_out(out, zeros({2}), full({2}, 1.5));
     FAIL();
   } catch (const c10::Error& e) {
-    expect_inline(e.what(), R"(result type Float can't be cast to the desired output type Long)");
+    expect_inline(e.what(), R"(add: result type Float can't be cast to the desired output type Long)");
   }
   try {
     Tensor x = zeros({2, 3});
