@@ -4,6 +4,7 @@ The heavy lifting happens in the C++ extension ``ember._C``; this package
 adds the Pythonic surface (``ember.zeros(2, 3)``, ``repr``, ``ember.Size``).
 """
 
+import builtins as _builtins
 import os as _os
 
 # Ember splits GEMMs over its own thread pool and calls OpenBLAS one thread
@@ -99,6 +100,18 @@ from .functional import (  # noqa: E402,F401
     unique_consecutive,
 )  # noqa: E402,F401
 
+# nn.functional's functions that torch also offers at the top level (torch.conv1d, torch.pixel_shuffle, ...).
+from .nn import functional as _F  # noqa: E402
+
+for _name in ("adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "avg_pool1d", "bilinear", "celu",
+              "channel_shuffle", "conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+              "cosine_similarity", "feature_alpha_dropout", "hardshrink", "max_pool1d", "max_pool3d",
+              "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu", "rrelu", "selu", "threshold"):
+    if _name not in globals():
+        globals()[_name] = getattr(_F, _name)
+del _name
+from . import distributions, testing  # noqa: E402,F401
+
 __version__ = "0.1.0"
 
 
@@ -141,5 +154,45 @@ def get_rng_state():
 
 def set_rng_state(new_state):
     default_generator.set_state(new_state)
+
+
+
+def result_type(tensor1, tensor2):
+    """The dtype an arithmetic op on the two operands (tensors or numbers) gives by the promotion rules: found
+    by adding meta stand-ins of the same dtypes and dims (0-d tensors and numbers take part by category only)."""
+    def stand_in(x):
+        return empty(x.shape, dtype=x.dtype, device="meta") if isinstance(x, Tensor) else x
+    a, b = stand_in(tensor1), stand_in(tensor2)
+    if not isinstance(a, Tensor):
+        if not isinstance(b, Tensor):
+            return (tensor(tensor1) + tensor2).dtype
+        a, b = b, a
+    return _C.add(a, b).dtype if isinstance(b, Tensor) else (a + b).dtype
+
+
+def can_cast(from_, to):
+    """Whether a value of dtype from_ may be cast to dtype to by the rules of out= and in-place ops (no
+    float to integral, complex to real or non-bool to bool)."""
+    def kind(d):
+        return 0 if d == bool else 3 if d.is_complex else 2 if d.is_floating_point else 1
+    return kind(from_) <= kind(to)
+
+
+def is_nonzero(input):
+    """bool(input) for a single-element tensor (RuntimeError otherwise)."""
+    if input.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if input.numel() > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return _builtins.bool(input.item())
+
+
+def is_same_size(input, other):
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def is_storage(obj):
+    return type(obj).__name__ in ("UntypedStorage", "TypedStorage") and type(obj).__module__.startswith("ember")
+
 
 globals().update(_LEGACY_TYPES)  # ember.FloatTensor, ember.LongTensor, ...

@@ -180,3 +180,38 @@ def test_unsupported_modules_import_and_say_so_when_used():
     with pytest.raises(RuntimeError, match="exporting to ONNX is not supported by Ember"):
         ember.onnx.export(ember.nn.Linear(1, 1), ember.ones(1), "model.onnx")
     assert ember.onnx.is_in_onnx_export() is False
+
+
+def test_result_type_can_cast_and_small_predicates_match_torch():
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    operands = [np.ones(2, np.int32), np.ones(2, np.uint8), np.ones(2, np.int8), np.array(2.5), np.array(1, np.int64),
+                np.ones(2, bool), np.ones(2, np.float16), 2, 2.5, True, 1j]
+    for a in operands:
+        for b in operands:
+            ea = ember.from_numpy(np.array(a)) if isinstance(a, np.ndarray) else a
+            eb = ember.from_numpy(np.array(b)) if isinstance(b, np.ndarray) else b
+            ta = torch.from_numpy(np.array(a)) if isinstance(a, np.ndarray) else a
+            tb = torch.from_numpy(np.array(b)) if isinstance(b, np.ndarray) else b
+            if not isinstance(ta, torch.Tensor) and not isinstance(tb, torch.Tensor):
+                continue  # torch.result_type takes at least one tensor
+            if torch.result_type(ta, tb) == torch.complex32:
+                continue  # float16 with a complex number: Ember has no complex32 (chalf) yet
+            assert str(ember.result_type(ea, eb)).split(".")[1] == str(torch.result_type(ta, tb)).split(".")[1], (a, b)
+    dtypes = ["bool", "uint8", "int32", "int64", "float16", "float32", "float64", "complex64"]
+    for x in dtypes:
+        for y in dtypes:
+            assert ember.can_cast(getattr(ember, x), getattr(ember, y)) == torch.can_cast(getattr(torch, x),
+                                                                                        getattr(torch, y)), (x, y)
+    assert ember.is_nonzero(ember.tensor([3])) and not ember.is_nonzero(ember.tensor(0.0))
+    with pytest.raises(RuntimeError, match="more than one value"):
+        ember.is_nonzero(ember.ones(2))
+    assert ember.is_same_size(ember.ones(2, 3), ember.zeros(2, 3)) and not ember.is_same_size(ember.ones(2), ember.ones(3))
+
+
+def test_functional_names_torch_offers_at_the_top_level():
+    x = ember.ones(1, 2, 5)
+    assert ember.conv1d(x, ember.ones(3, 2, 2)).shape == (1, 3, 4)
+    assert ember.max_pool1d(x, 2).shape == (1, 2, 2)
+    assert ember.pixel_shuffle(ember.ones(1, 4, 2, 2), 2).shape == (1, 1, 4, 4)
+    assert float(ember.cosine_similarity(ember.ones(2, 3), ember.ones(2, 3))[0]) == pytest.approx(1.0)

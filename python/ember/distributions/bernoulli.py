@@ -1,0 +1,71 @@
+import ember
+import ember.nn.functional as F
+
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+
+
+class Bernoulli(Distribution):
+    """1 with probability probs (or sigmoid(logits)), else 0."""
+
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            (self.probs,) = broadcast_all(probs)
+            shape = self.probs.shape
+        else:
+            (self.logits,) = broadcast_all(logits)
+            shape = self.logits.shape
+        super().__init__(shape, validate_args=validate_args)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param().shape
+
+    def _param(self):
+        return self.__dict__["probs"] if "probs" in self.__dict__ else self.__dict__["logits"]
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def mode(self):
+        mode = (self.probs >= 0.5).to(self.probs.dtype)
+        return mode.masked_fill(self.probs == 0.5, float("nan"))
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=ember.Size()):
+        shape = self._extended_shape(sample_shape)
+        with ember.no_grad():
+            return ember.bernoulli(self.probs.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        logits, value = ember.broadcast_tensors(self.logits, value.to(self.logits.dtype))
+        return -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
+
+    def entropy(self):
+        return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+    def enumerate_support(self, expand=True):
+        values = ember.arange(2, dtype=self._param().dtype).reshape((-1,) + (1,) * len(self._batch_shape))
+        return values.expand((-1,) + tuple(self._batch_shape)) if expand else values

@@ -1,0 +1,55 @@
+"""Helpers shared by the distributions: broadcasting parameters, converting
+between probabilities and logits, and values computed once on first use."""
+
+import numbers
+
+import ember
+import ember.nn.functional as F
+
+
+def broadcast_all(*values):
+    """The values (tensors or numbers) as tensors of one broadcast shape; numbers take the tensors' dtype
+    (the default dtype when there are none)."""
+    tensors = [v for v in values if isinstance(v, ember.Tensor)]
+    for v in values:
+        if not isinstance(v, (ember.Tensor, numbers.Number)):
+            raise ValueError("Input arguments must all be instances of numbers.Number or ember.Tensor.")
+    dtype = tensors[0].dtype if tensors else ember.get_default_dtype()
+    device = tensors[0].device if tensors else None
+    as_tensors = [v if isinstance(v, ember.Tensor) else ember.tensor(float(v), dtype=dtype, device=device)
+                  for v in values]
+    return ember.broadcast_tensors(*as_tensors)
+
+
+def clamp_probs(probs):
+    eps = ember.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def probs_to_logits(probs, is_binary=False):
+    clamped = clamp_probs(probs)
+    if is_binary:
+        return ember.log(clamped) - ember.log1p(-clamped)
+    return ember.log(clamped)
+
+
+def logits_to_probs(logits, is_binary=False):
+    if is_binary:
+        return ember.sigmoid(logits)
+    return F.softmax(logits, dim=-1)
+
+
+class lazy_property:
+    """A property computed on first access and then stored on the instance."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        with ember.enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
