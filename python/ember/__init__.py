@@ -57,6 +57,9 @@ from ._C import (  # noqa: F401  dtypes
 from ._size import Size
 from ._tensor_str import get_printoptions, printoptions, set_printoptions  # noqa: F401
 from . import _tensor  # noqa: F401  (adds the Python-level Tensor methods)
+from ._memory_format import (  # noqa: F401
+    channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format,
+)
 from . import autograd, cuda, library, nn, optim, overrides  # noqa: F401
 from . import multiprocessing, utils  # noqa: F401  (after nn: their pickler knows Parameter)
 from . import accelerator, amp, backends, onnx  # noqa: F401

@@ -49,10 +49,13 @@ ScalarType dtype_arg(py::handle h) {
 
 // Tensor.to(dtype) / to(device, dtype) / to(other): positional arguments are
 // recognised by type, as in PyTorch.
-Tensor to_from_args(const Tensor& self, const py::args& args, const py::kwargs& kwargs) {
+// A memory_format other than preserve_format lays the result out in it (through
+// the Python-level contiguous, which knows the formats).
+py::object to_from_args(const Tensor& self, const py::args& args, const py::kwargs& kwargs) {
   std::optional<Device> device;
   std::optional<ScalarType> dtype;
   bool copy = false;
+  py::object memory_format = py::none();
   for (py::handle a : args) {
     if (py::isinstance<c10::TensorImpl>(a)) {
       const Tensor other = a.cast<Tensor>();
@@ -74,11 +77,15 @@ Tensor to_from_args(const Tensor& self, const py::args& args, const py::kwargs& 
       if (!value.is_none()) device = device_arg(value);
     } else if (k == "copy") {
       copy = value.cast<bool>();
-    } else if (k != "non_blocking" && k != "memory_format") {
+    } else if (k == "memory_format") {
+      memory_format = py::reinterpret_borrow<py::object>(value);
+    } else if (k != "non_blocking") {
       throw py::type_error(fmt::format("to() got an unexpected keyword argument '{}'", k));
     }
   }
-  return ember::to(self, device.value_or(self.device()), dtype, false, copy);
+  py::object result = py::cast(ember::to(self, device.value_or(self.device()), dtype, false, copy));
+  if (memory_format.is_none() || py::repr(memory_format).cast<std::string>() == "ember.preserve_format") return result;
+  return result.attr("contiguous")(memory_format);
 }
 
 Tensor converted(const Tensor& self, ScalarType t) { return self.to(t); }

@@ -215,3 +215,26 @@ def test_functional_names_torch_offers_at_the_top_level():
     assert ember.max_pool1d(x, 2).shape == (1, 2, 2)
     assert ember.pixel_shuffle(ember.ones(1, 4, 2, 2), 2).shape == (1, 1, 4, 4)
     assert float(ember.cosine_similarity(ember.ones(2, 3), ember.ones(2, 3))[0]) == pytest.approx(1.0)
+
+
+def test_channels_last_layouts_match_torch():
+    import numpy as np
+    values = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)
+    for fmt, shape in (("channels_last", (2, 3, 4, 5)), ("channels_last_3d", (1, 2, 3, 4, 5))):
+        e = ember.from_numpy(values.reshape(shape)).contiguous(memory_format=getattr(ember, fmt))
+        t = torch.from_numpy(values.reshape(shape)).contiguous(memory_format=getattr(torch, fmt))
+        assert e.stride() == t.stride()
+        assert e.is_contiguous(memory_format=getattr(ember, fmt)) and not e.is_contiguous()
+        np.testing.assert_array_equal(e.numpy(), t.numpy())
+    moved = ember.from_numpy(values).to(ember.float64, memory_format=ember.channels_last)
+    assert moved.dtype == ember.float64 and moved.stride() == (60, 1, 15, 3)
+    model = ember.nn.Sequential(ember.nn.Conv2d(3, 4, 3), ember.nn.BatchNorm2d(4)).to(memory_format=ember.channels_last)
+    assert model[0].weight.is_contiguous(memory_format=ember.channels_last)
+    assert isinstance(model[0].weight, ember.nn.Parameter) and model[1].weight.dim() == 1
+    out = model(ember.from_numpy(values).contiguous(memory_format=ember.channels_last))
+    np.testing.assert_allclose(out.detach().numpy(), model(ember.from_numpy(values)).detach().numpy(), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="required rank 4"):
+        ember.ones(2, 3).contiguous(memory_format=ember.channels_last)
+    with pytest.raises(RuntimeError, match="preserve memory format"):
+        ember.ones(2, 3).contiguous(memory_format=ember.preserve_format)
+    assert repr(ember.channels_last) == "ember.channels_last"

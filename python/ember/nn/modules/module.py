@@ -448,7 +448,7 @@ class Module:
                                                                                        device=device), recurse)
 
     def to(self, *args, **kwargs):
-        device, dtype, non_blocking = _parse_to(*args, **kwargs)
+        device, dtype, non_blocking, memory_format = _parse_to(*args, **kwargs)
         if dtype is not None:
             is_float = dtype in (ember.float16, ember.bfloat16, ember.float32, ember.float64)
             is_complex = dtype in (ember.complex64, ember.complex128)
@@ -458,8 +458,13 @@ class Module:
 
         def convert(t):
             if dtype is not None and (t.is_floating_point() or t.is_complex()):
-                return t.to(device=device, dtype=dtype) if device is not None else t.to(dtype)
-            return t.to(device) if device is not None else t
+                t = t.to(device=device, dtype=dtype) if device is not None else t.to(dtype)
+            elif device is not None:
+                t = t.to(device)
+            # Only 4-d (5-d) parameters take channels_last (channels_last_3d), as in torch.
+            if memory_format is not None and memory_format._order is not None and t.dim() == len(memory_format._order):
+                t = t.contiguous(memory_format=memory_format)
+            return t
 
         return self._apply(convert)
 
@@ -950,7 +955,7 @@ def _parse_to(*args, **kwargs):
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     tensor = kwargs.pop("tensor", None)
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments: {sorted(kwargs)}")
@@ -970,4 +975,4 @@ def _parse_to(*args, **kwargs):
     if tensor is not None:
         device = tensor.device
         dtype = tensor.dtype
-    return device, dtype, non_blocking
+    return device, dtype, non_blocking, memory_format
