@@ -3,6 +3,7 @@
 #include <aten/Functions.h>
 #include <aten/Parallel.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/TensorIterator.h>
 #include <c10/util/TypeCast.h>
 
 #include <algorithm>
@@ -134,6 +135,112 @@ Tensor median(const Tensor& self) {
     return ember::full({}, Scalar(std::nan("")), self.scalar_type(), self.device());
   }
   return std::get<0>(ember::median(self.reshape({-1}), 0, false));
+}
+
+// The lower median of the values that are not NaN (NaN where all are).
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim) {
+  if (!self.is_floating_point()) return ember::median(self, dim, keepdim);
+  dim = maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
+  const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
+  EMBER_CHECK_INDEX(size > 0, "nanmedian(): Expected reduction dim {} to have non-zero size.", dim);
+  const Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
+  const Tensor valid = x.isnan().logical_not().sum(IntArrayRef({dim}), /*keepdim=*/true);
+  // NaN sorts after the numbers: the lower middle of the first `valid` ones.
+  const Tensor position = ember::div((valid - 1).clamp_min(0), wrapped_scalar_tensor(2), "floor");
+  auto [values, indices] = pick_sorted(x, dim, position, keepdim || self.dim() == 0);
+  if (self.dim() == 0) return {values.reshape({}), indices.reshape({})};
+  return {values, indices};
+}
+
+Tensor nanmedian(const Tensor& self) {
+  if (self.numel() == 0) {
+    EMBER_CHECK(self.is_floating_point(), "nanmedian() of an empty tensor is undefined for dtype {}",
+                c10::toString(self.scalar_type()));
+    return ember::full({}, Scalar(std::nan("")), self.scalar_type(), self.device());
+  }
+  return std::get<0>(ember::nanmedian(self.reshape({-1}), 0, false));
+}
+
+namespace {
+
+// quantile and nanquantile: self sorted along dim (NaN last), the q-th
+// positions of each slice's (non-NaN) values, read with the interpolation.
+Tensor quantile_of(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                   std::string_view interpolation, bool ignore_nan, const char* name) {
+  EMBER_CHECK(self.numel() > 0, "{}() input tensor must be non-empty", name);
+  EMBER_CHECK(q.dim() <= 1, "{}() q must be a scalar or 1D tensor", name);
+  EMBER_CHECK(self.scalar_type() == ScalarType::Float || self.scalar_type() == ScalarType::Double,
+              "{}() input tensor must be either float or double dtype", name);
+  EMBER_CHECK(q.scalar_type() == self.scalar_type(), "{}() q tensor must be same dtype as the input tensor", name);
+  EMBER_CHECK(q.device() == self.device(), "{}() q tensor must be on the same device as the input tensor", name);
+  const bool linear = interpolation == "linear", lower = interpolation == "lower", higher = interpolation == "higher",
+             midpoint = interpolation == "midpoint", nearest = interpolation == "nearest";
+  EMBER_CHECK(linear || lower || higher || midpoint || nearest,
+              "{}() interpolation must be one of linear, lower, higher, midpoint or nearest. Got {}", name,
+              interpolation);
+  if (!q.is_meta() && q.numel() > 0) {
+    EMBER_CHECK(q.ge(0).logical_and(q.le(1)).all().item().toBool(), "{}() q values must be in the range [0, 1]",
+                name);
+  }
+  Tensor x = dim ? self : self.reshape({-1});
+  if (x.dim() == 0) x = x.reshape({1});
+  const int64_t d = dim ? maybe_wrap_dim(*dim, x.dim()) : 0;
+  const Tensor sorted = std::get<0>(ember::sort(x, d, false)).movedim(d, -1);  // (..., n)
+  const int64_t n = sorted.size(-1);
+  std::vector<int64_t> batch(sorted.sizes().begin(), sorted.sizes().end() - 1);
+  const Tensor qs = q.reshape({-1});
+  std::vector<int64_t> ranked = batch;
+  ranked.push_back(qs.numel());
+  const Tensor nans = sorted.isnan();
+  Tensor last;  // the highest position holding a value, per slice
+  if (ignore_nan) {
+    last = nans.logical_not().sum(IntArrayRef({-1}), true).to(self.scalar_type()) - 1;
+  } else {
+    last = ember::full({1}, Scalar(n - 1), self.scalar_type(), self.device());
+  }
+  Tensor ranks = (qs * last).expand(ranked);
+  if (lower) ranks = ranks.floor();
+  if (higher) ranks = ranks.ceil();
+  if (nearest) ranks = ranks.round();
+  const Tensor below = ranks.floor(), above = ranks.ceil();
+  auto read = [&](const Tensor& at) { return sorted.gather(-1, at.to(ScalarType::Long).clamp(0, n - 1)); };
+  const Tensor low_values = read(below), high_values = read(above);
+  Tensor result = midpoint ? ember::lerp(low_values, high_values, Scalar(0.5))
+                           : ember::lerp(low_values, high_values, ranks - below);
+  const Tensor undefined = ignore_nan ? last.lt(0) : nans.any(-1, true);
+  result = result.masked_fill(undefined, Scalar(std::nan("")));
+  result = result.movedim(-1, 0);  // (k, ...)
+  if (keepdim) {
+    if (dim) {
+      result = result.unsqueeze(d + 1);
+    } else {
+      std::vector<int64_t> shape{result.size(0)};
+      shape.insert(shape.end(), self.dim(), 1);
+      result = result.reshape(shape);
+    }
+  }
+  return q.dim() == 0 ? result.squeeze(0) : result;
+}
+
+}  // namespace
+
+Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                std::string_view interpolation) {
+  return quantile_of(self, q, dim, keepdim, interpolation, false, "quantile");
+}
+Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
+                std::string_view interpolation) {
+  return quantile_of(self, ember::full({}, Scalar(q), self.scalar_type(), self.device()), dim, keepdim, interpolation,
+                     false, "quantile");
+}
+Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                   std::string_view interpolation) {
+  return quantile_of(self, q, dim, keepdim, interpolation, true, "nanquantile");
+}
+Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
+                   std::string_view interpolation) {
+  return quantile_of(self, ember::full({}, Scalar(q), self.scalar_type(), self.device()), dim, keepdim, interpolation,
+                     true, "nanquantile");
 }
 
 std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse,

@@ -6,6 +6,7 @@
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/FactoryUtils.h>
 #include <aten/native/Resize.h>
+#include <aten/native/TensorIterator.h>
 #include <c10/core/DeviceHooks.h>
 #include <c10/util/TypeCast.h>
 
@@ -258,6 +259,80 @@ Tensor tril_indices(int64_t row, int64_t col, int64_t offset, OptDtype dtype, Op
 
 Tensor triu_indices(int64_t row, int64_t col, int64_t offset, OptDtype dtype, OptDevice device) {
   return triangle_indices("triu_indices", row, col, offset, false, dtype, device);
+}
+
+// ---- windows for spectral analysis ------------------------------------------------------------
+// Computed in the window's dtype by torch's formulas (the values agree with its to an ulp).
+
+namespace {
+
+ScalarType window_dtype(const char* name, OptDtype dtype) {
+  const ScalarType t = dtype.value_or(c10::get_default_dtype());
+  EMBER_CHECK(c10::isFloatingType(t), "{} expects floating point dtypes, got: {}", name, c10::toString(t));
+  return t;
+}
+
+// The positions 0 .. length-1, or nullopt for the lengths whose window is fixed (empty, a single 1).
+std::optional<Tensor> window_positions(const char* name, int64_t length, ScalarType t, OptDevice device) {
+  EMBER_CHECK(length >= 0, "{} requires non-negative window_length, got window_length={}", name, length);
+  if (length <= 1) return std::nullopt;
+  return ember::arange(length, t, device);
+}
+
+Tensor fixed_window(int64_t length, ScalarType t, OptDevice device) {
+  return length == 0 ? ember::empty({0}, t, device) : ember::ones({1}, t, device);
+}
+
+}  // namespace
+
+Tensor hamming_window(int64_t window_length, bool periodic, double alpha, double beta, OptDtype dtype,
+                      OptDevice device) {
+  const ScalarType t = window_dtype("hamming_window", dtype);
+  const auto n = window_positions("hamming_window", window_length, t, device);
+  if (!n) return fixed_window(window_length, t, device);
+  const int64_t span = periodic ? window_length : window_length - 1;
+  return n->mul(2 * M_PI / static_cast<double>(span)).cos().mul(-beta).add(alpha);
+}
+
+Tensor hann_window(int64_t window_length, bool periodic, OptDtype dtype, OptDevice device) {
+  window_dtype("hann_window", dtype);
+  return ember::hamming_window(window_length, periodic, 0.5, 0.5, dtype, device);
+}
+
+Tensor blackman_window(int64_t window_length, bool periodic, OptDtype dtype, OptDevice device) {
+  const ScalarType t = window_dtype("blackman_window", dtype);
+  const auto n = window_positions("blackman_window", window_length, t, device);
+  if (!n) return fixed_window(window_length, t, device);
+  const int64_t span = periodic ? window_length : window_length - 1;
+  const Tensor angle = n->mul(M_PI / static_cast<double>(span));
+  return angle.mul(4).cos().mul(0.08) - angle.mul(2).cos().mul(0.5) + 0.42;
+}
+
+Tensor bartlett_window(int64_t window_length, bool periodic, OptDtype dtype, OptDevice device) {
+  const ScalarType t = window_dtype("bartlett_window", dtype);
+  const auto n = window_positions("bartlett_window", window_length, t, device);
+  if (!n) return fixed_window(window_length, t, device);
+  const int64_t span = periodic ? window_length : window_length - 1;
+  Tensor window = n->mul(2.0 / static_cast<double>(span));
+  const int64_t rising = (span >> 1) + 1;
+  window.narrow(0, rising, window_length - rising).mul_(-1).add_(2);
+  return window;
+}
+
+// base ** linspace(start, end, steps).
+Tensor logspace(const Scalar& start, const Scalar& end, int64_t steps, double base, OptDtype dtype, OptDevice device) {
+  const ScalarType t = dtype.value_or(c10::get_default_dtype());
+  const Tensor exponents = ember::linspace(start, end, steps, ScalarType::Double, device);
+  return ember::pow(wrapped_scalar_tensor(Scalar(base)).to(exponents.device()), exponents).to(t);
+}
+
+// torch.range: like arange, but end is included and the default dtype is the default float.
+Tensor range(const Scalar& start, const Scalar& end, const Scalar& step, OptDtype dtype, OptDevice device) {
+  const double a = start.toDouble(), b = end.toDouble(), s = step.toDouble();
+  EMBER_CHECK(s != 0, "range: step must be nonzero");
+  EMBER_CHECK((s > 0 && b >= a) || (s < 0 && b <= a), "range: upper bound and larger bound inconsistent with step sign");
+  const int64_t count = static_cast<int64_t>(std::floor((b - a) / s)) + 1;
+  return ember::arange(count, ScalarType::Double, device).mul(s).add(a).to(dtype.value_or(c10::get_default_dtype()));
 }
 
 }  // namespace ember::native

@@ -41,6 +41,9 @@ def _layout_order(self, fmt, op):
 
 
 def _is_contiguous(self, memory_format=contiguous_format):
+    """is_contiguous(memory_format=ember.contiguous_format) -> bool
+
+    Whether the elements lie in memory in the order of the format, without gaps."""
     order = _layout_order(self, memory_format, "is_contiguous")
     if order is None:
         return _plain_is_contiguous(self)
@@ -48,6 +51,9 @@ def _is_contiguous(self, memory_format=contiguous_format):
 
 
 def _contiguous(self, memory_format=contiguous_format):
+    """contiguous(memory_format=ember.contiguous_format) -> Tensor
+
+    self laid out densely in the order of the format (self itself where it already is)."""
     order = _layout_order(self, memory_format, "contiguous")
     if order is None:
         return _plain_contiguous(self)

@@ -209,3 +209,14 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
 
 
 Tensor.backward = _backward
+
+
+# Conjugate transposes and small queries torch scripts use.
+Tensor.H = property(lambda self: self.t().conj() if self.dim() == 2 else _bad_H(self))
+Tensor.mH = property(lambda self: _C.adjoint(self))
+Tensor.get_device = lambda self: self.device.index if self.device.type != "cpu" else -1
+Tensor.is_signed = lambda self: self.dtype not in (_C.bool, _C.uint8)
+
+
+def _bad_H(self):
+    raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.")

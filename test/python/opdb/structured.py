@@ -577,6 +577,98 @@ def ref_cartesian_prod(*vectors):
     return np.stack([g.reshape(-1) for g in grids], axis=1)
 
 
+# ---- windows, spaced values and quantiles -------------------------------------------------------------
+
+
+def window_samples(d):
+    kw = {"dtype": DT(d)}
+    return [Sample((0,), kw, desc="empty"), Sample((1,), kw, desc="one"), Sample((6,), kw, desc="periodic"),
+            Sample((7, False), kw, desc="symmetric")]
+
+
+def ref_window(name):
+    def ref(length, periodic=True, alpha=0.54, beta=0.46, dtype=None):
+        if length <= 1:
+            return np.ones(length)
+        span = length if periodic else length - 1
+        n = np.arange(length)
+        if name == "hann":
+            return 0.5 - 0.5 * np.cos(2 * np.pi * n / span)
+        if name == "hamming":
+            return alpha - beta * np.cos(2 * np.pi * n / span)
+        if name == "blackman":
+            return 0.42 - 0.5 * np.cos(2 * np.pi * n / span) + 0.08 * np.cos(4 * np.pi * n / span)
+        return 1 - np.abs(2 * n / span - 1)
+    return ref
+
+
+def logspace_samples(d):
+    return [Sample((-1, 2, 4), {"dtype": DT(d)}, desc="decades"),
+            Sample((0, 3, 4), {"base": 2.0, "dtype": DT(d)}, desc="base2"),
+            Sample((1, 1, 0), {"dtype": DT(d)}, desc="empty")]
+
+
+def ref_logspace(start, end, steps, base=10.0, dtype=None):
+    values_ = base ** np.linspace(start, end, steps)
+    return values_.astype(np.int64) if dtype in INTS else values_  # truncated, as the cast to integers
+
+
+def range_samples(d):
+    return [Sample((0, 4), {"dtype": DT(d)}, desc="integers"), Sample((1, 2, 0.25), {"dtype": DT(d)}, desc="quarters"),
+            Sample((3, 0, -1.5), {"dtype": DT(d)}, desc="down")]
+
+
+def ref_range(start, end, step=1, dtype=None):
+    return start + step * np.arange(int(np.floor((end - start) / step)) + 1)
+
+
+def quantile_samples(overload, nan):
+    def samples(d):
+        x = values(d, (4, 7), 0)
+        if nan:
+            x = x.copy()
+            x[1, 2] = x[3, 0] = np.nan
+        q = Arr(np.array([0.0, 0.3, 1.0]), d) if overload == "tensor" else 0.3
+        return [Sample((Arr(x, d), q), desc="all"),
+                Sample((Arr(x, d), q, 1), desc="dim1"),
+                Sample((Arr(x, d), q, 0, True), desc="dim0_keepdim"),
+                Sample((Arr(x, d), q), {"interpolation": "lower"}, desc="lower"),
+                Sample((Arr(x, d), q, -1), {"interpolation": "midpoint"}, desc="midpoint"),
+                Sample((Arr(x, d), q, 0), {"interpolation": "nearest"}, desc="nearest"),
+                Sample((Arr(x.T.copy(), d, view="T"), q, 1), {"interpolation": "higher"}, desc="transposed_higher")]
+    return samples
+
+
+def ref_quantile(nan):
+    def ref(a, q, dim=None, keepdim=False, interpolation="linear"):
+        method = "nanquantile" if nan else "quantile"
+        return getattr(np, method)(a, q, axis=dim, keepdims=keepdim, method=interpolation)
+    return ref
+
+
+def nanmedian_samples(d):
+    x = values(d, (3, 5), 0)
+    if d in FLOATS:
+        x = x.copy()
+        x[0, 1] = x[2, :] = np.nan
+    return [Sample((Arr(x, d),), desc="all"), Sample((Arr(x, d), 1), desc="dim1"),
+            Sample((Arr(x.T.copy(), d, view="T"), 0, True), desc="transposed_keepdim")]
+
+
+def ref_nanmedian(a, dim=None, keepdim=False):
+    if dim is None:
+        flat = np.sort(a.reshape(-1))
+        valid = flat[~np.isnan(flat)] if flat.dtype.kind == "f" else flat
+        return valid[(len(valid) - 1) // 2] if len(valid) else np.nan
+    moved = np.sort(np.moveaxis(a, dim, -1), axis=-1)
+    out = []
+    for row in moved.reshape(-1, moved.shape[-1]):
+        valid = row[~np.isnan(row)] if row.dtype.kind == "f" else row
+        out.append(valid[(len(valid) - 1) // 2] if len(valid) else np.nan)
+    values_ = np.array(out).reshape(moved.shape[:-1])
+    return np.expand_dims(values_, dim) if keepdim else values_
+
+
 # ---- the table ------------------------------------------------------------------------
 
 
@@ -2444,6 +2536,21 @@ OPS = [
     Op("dist", dist_samples, ("float32", "float64"), ref_dist, method=True),
     Op("cartesian_prod", cartesian_samples, ("int64", "float32", "float64"), ref_cartesian_prod),
     Op("ger", two_tensor_samples(((3,), (4,)),), ("int64", "float32", "float64"), np.outer, method=True),
+    # -- windows, spaced values and quantiles --
+    *[Op(f"{name}_window", window_samples, ("float32", "float64"), ref_window(name))
+      for name in ("hann", "hamming", "blackman", "bartlett")],
+    Op("hamming_window.coefficients", lambda d: [Sample((6, False, 0.5, 0.3), {"dtype": DT(d)}, desc="alpha_beta")],
+       ("float32", "float64"), ref_window("hamming"), aten="hamming_window"),
+    Op("logspace", logspace_samples, ("int64", "float32", "float64"), ref_logspace),
+    Op("range", range_samples, ("float32", "float64"), ref_range),
+    *[Op(f"{name}.{overload}", quantile_samples(overload, name == "nanquantile"), ("float32", "float64"),
+         ref_quantile(name == "nanquantile"), aten=name, method=True, data_dependent=True, grad=(0,))
+      for name in ("quantile", "nanquantile") for overload in ("tensor", "scalar")],
+    Op("nanmedian", lambda d: [s for s in nanmedian_samples(d) if len(s.args) == 1], ("int64", "float32", "float64"),
+       ref_nanmedian, method=True),
+    Op("nanmedian.dim", lambda d: [s for s in nanmedian_samples(d) if len(s.args) > 1],
+       ("int64", "float32", "float64"), lambda *a: ref_nanmedian(*a), aten="nanmedian",
+       fn=lambda lib, *a, **k: lib.nanmedian(*a, **k).values),
     # -- neural-network functions --
     Op("embedding", embedding_samples, ("int64", "float32", "float64"), ref_embedding,
        torch_fn=lambda *a: torch.embedding(*a)),
