@@ -24,6 +24,8 @@ using cpu::NotComplex;
 using cpu::not_implemented;
 using cpu::visit_supported;
 using cpu::arithmetic;
+using cpu::arithmetic_keeping_scalar;
+using cpu::with_unrounded_scalar;
 
 template <typename T>
 T integer_div_check(T b) {
@@ -143,12 +145,12 @@ Tensor mul_out(const Tensor& self, const Tensor& other, const Tensor& out) {
     cpu::cpu_kernel(iter, [](bool a, bool b) -> bool { return a && b; });
     return iter.output();
   }
-  return arithmetic<AnyType>(std::move(iter), "mul", [](auto a, auto b) { return a * b; });
+  return arithmetic_keeping_scalar<AnyType>(std::move(iter), "mul", [](auto a, auto b) { return a * b; });
 }
 
 Tensor div_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return arithmetic<AnyType>(TensorIterator::binary_float_op(out, self, other, "div"), "div",
-                             [](auto a, auto b) { return a / b; });
+  return arithmetic_keeping_scalar<AnyType>(TensorIterator::binary_float_op(out, self, other, "div"), "div",
+                                           [](auto a, auto b) { return a / b; });
 }
 
 Tensor div_out(const Tensor& self, const Tensor& other, std::optional<std::string_view> mode, const Tensor& out) {
@@ -173,9 +175,9 @@ Tensor div_out(const Tensor& self, const Tensor& other, std::optional<std::strin
     } else if constexpr (std::is_same_v<T, bool>) {
       cpu::cpu_kernel(iter, [](T a, T b) -> T { return integer_div_check(b) ? a : a; });
     } else {
-      cpu::cpu_kernel(iter, [floor](T a, T b) -> T {
-        return static_cast<T>(floor ? floor_divide_float(M(a), M(b)) : std::trunc(M(a) / M(b)));
-      });
+      auto quotient = [floor](M a, M b) { return floor ? floor_divide_float(a, b) : std::trunc(a / b); };
+      if (with_unrounded_scalar<T>(iter, quotient)) return;
+      cpu::cpu_kernel(iter, [quotient](T a, T b) -> T { return static_cast<T>(quotient(M(a), M(b))); });
     }
   });
   return iter.output();

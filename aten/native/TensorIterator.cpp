@@ -271,6 +271,7 @@ void TensorIterator::compute_types(TensorIteratorConfig& config) {
                   c10::toString(output_dtype),
                   c10::toString(op.tensor.dtype()));
     } else if (config.promote_inputs_ && op.tensor.dtype() != common_dtype_ && !is_meta_) {
+      if (op.tensor.dim() == 0 && op.tensor.device().is_cpu()) op.uncast = op.tensor;
       op.tensor = op.tensor.to(common_dtype_);
     }
   }
@@ -396,6 +397,13 @@ bool TensorIterator::is_contiguous() const {
   for (const Operand& op : operands_)
     if (op.strides[0] != static_cast<int64_t>(op.tensor.element_size())) return false;
   return true;
+}
+
+std::optional<Scalar> TensorIterator::uncast_scalar(int i) const {
+  const Operand& op = operands_[noutputs_ + i];
+  if (op.uncast.defined()) return op.uncast.item();
+  if (op.tensor.dim() == 0 && op.tensor.device().is_cpu() && !is_meta_) return op.tensor.item();
+  return std::nullopt;
 }
 
 bool TensorIterator::is_scalar(int i) const {

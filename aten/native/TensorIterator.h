@@ -9,6 +9,7 @@
 #include <aten/core/Tensor.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,10 @@ class TensorIterator {
   bool is_contiguous() const;
   // A 0-d or broadcast input is constant across the inner loop.
   bool is_scalar(int i) const;
+  // Input i's value as the caller gave it (before any cast to the common
+  // dtype), when it is 0-d: what half and bfloat16 arithmetic uses at float
+  // precision instead of the value rounded to the tensor's dtype, as torch.
+  std::optional<Scalar> uncast_scalar(int i) const;
 
   // Runs `loop` over every element: in parallel chunks when numel() is at
   // least grain_size. Afterwards, outputs computed in a temporary dtype are
@@ -101,6 +106,7 @@ class TensorIterator {
   struct Operand {
     Tensor tensor;    // what the loop reads or writes
     Tensor original;  // the caller's out= tensor when `tensor` is a cast temporary
+    Tensor uncast;    // a 0-d input as the caller gave it, before the cast to the common dtype
     std::vector<int64_t> strides;  // bytes, per iteration dim
     bool is_output = false;
     // Allocated by the iterator: nobody else has seen it, so writing it is

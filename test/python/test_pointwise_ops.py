@@ -189,3 +189,20 @@ def test_lcm_wraps_like_torch_when_the_multiple_overflows():
     a, b = np.array([100, -120, 0], dtype=np.int8), np.array([77, 7, 5], dtype=np.int8)
     assert ember.lcm(E(torch.from_numpy(a)), E(torch.from_numpy(b))).tolist() == \
         torch.lcm(torch.from_numpy(a), torch.from_numpy(b)).tolist()
+
+
+@pytest.mark.parametrize("op", ["mul", "div", "div_trunc", "div_floor"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_a_0d_second_operand_keeps_its_precision_with_half_types(op, dtype):
+    # torch's half/bfloat16 mul and div use a 0-d second operand at its own (float) value, not rounded to the
+    # tensor's dtype first: bfloat16(2) / 1.0039 truncates to 1, where the rounded divisor (1.0) would give 2.
+    values = np.linspace(-4, 4, 97).astype(np.float32)
+    for scalar in (1.0039, 0.3, -2.71828):
+        results = []
+        for lib in (ember, torch):
+            x = lib.from_numpy(values).to(getattr(lib, dtype))
+            s = lib.tensor(scalar, dtype=lib.float64)
+            name, _, mode = op.partition("_")
+            kwargs = {"rounding_mode": mode} if mode else {}
+            results.append(getattr(lib, name)(x, s, **kwargs).float().numpy())
+        np.testing.assert_array_equal(results[0], results[1])

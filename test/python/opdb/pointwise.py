@@ -883,15 +883,9 @@ ALIASES = {"absolute": "abs", "arccos": "acos", "arcsin": "asin", "arctan": "ata
            "divide.floor": "div.floor", "subtract": "sub", "subtract.alpha": "sub.alpha", "greater": "gt",
            "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne", "arcsinh": "asinh",
            "arccosh": "acosh", "arctanh": "atanh"}
-# A 0-d float64 divisor of a bfloat16 tensor: torch divides by the float value, Ember by it rounded to
-# bfloat16 first (2 / 1.0039 truncates to 1 in torch, to 2 here). div.trunc's own samples miss the case.
-_SCALAR_PRECISION = "bfloat16 / 0-d float64: torch keeps the scalar's float precision, Ember rounds it to bfloat16"
 for _name, _base in ALIASES.items():
     # torch.absolute_ does not exist (the method does); the other in-place aliases follow their op.
     _changes = {"function_inplace": False} if _name == "absolute" else {}
-    if _name == "divide.trunc":
-        _changes["xfails"] = [XFail(t, _SCALAR_PRECISION, ("bfloat16",), needs_torch=True)
-                              for t in ("test_like_torch", "test_inplace_like_torch")]
     alias(_name, _base, **_changes)
 
 
@@ -1051,12 +1045,26 @@ def common_dtype(op, sample):
     return d
 
 
+# torch's half/bfloat16 mul and div read a 0-d second operand at float precision instead of rounding it to
+# the tensor's dtype (add and sub round it); Ember follows.
+SCALAR_KEEPING = {"mul", "multiply", "div", "divide", "true_divide", "floor_divide"}
+
+
+def keeps_scalar_precision(op, sample, common):
+    if op.aten not in SCALAR_KEEPING or common not in ("float16", "bfloat16") or op.reflected:
+        return False
+    second = sample.args[1] if len(sample.args) > 1 else None
+    return isinstance(second, TensorSpec) and np.ndim(second.values) == 0
+
+
 def reference_result(op, sample, args, kwargs, to_numpy):
     """The NumPy reference for a sample whose operands were built as args/kwargs
     (to_numpy reads a built tensor). Operands are first converted to the
     common dtype, as TensorIterator does, then computed in 64 bits."""
     common = common_dtype(op, sample)
     idx, names = promoted_operands(op, sample)
+    if keeps_scalar_precision(op, sample, common):
+        idx = [i for i in idx if i != 1]
 
     def convert(value, promoted):
         if hasattr(value, "dtype") and not isinstance(value, np.ndarray):  # a built tensor
