@@ -183,25 +183,29 @@ Tensor div_out(const Tensor& self, const Tensor& other, std::optional<std::strin
   return iter.output();
 }
 
-Tensor remainder_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  auto iter = TensorIterator::binary_op(out, self, other, "remainder");
-  visit_supported<NotComplex>(iter, "remainder", [&](auto tag) {
+namespace {
+
+// The remainder of a / b: C's (fmod: the sign of a) or Python's (remainder: the sign of b).
+template <bool SignOfDivisor>
+Tensor remainder_kernel(const Tensor& self, const Tensor& other, const Tensor& out, const char* name) {
+  auto iter = TensorIterator::binary_op(out, self, other, name);
+  visit_supported<NotComplex>(iter, name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
     if constexpr (std::is_same_v<T, bool>) {
-      not_implemented("remainder", ScalarType::Bool);
+      not_implemented(name, ScalarType::Bool);
     } else if constexpr (is_integral_v<T>) {
       cpu::cpu_kernel(iter, [](T a, T b) -> T {
         integer_div_check(b);
         if (is_minus_one(b)) return T(0);
-        T r = a % b;
-        if (r != 0 && ((r < 0) != (b < 0))) r += b;
+        T r = static_cast<T>(a % b);
+        if (SignOfDivisor && r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
         return r;
       });
     } else {
       cpu::cpu_kernel(iter, [](T a, T b) -> T {
         M r = std::fmod(M(a), M(b));
-        if (r != M(0) && ((r < M(0)) != (M(b) < M(0)))) r += M(b);
+        if (SignOfDivisor && r != M(0) && ((r < M(0)) != (M(b) < M(0)))) r += M(b);
         return static_cast<T>(r);
       });
     }
@@ -209,24 +213,14 @@ Tensor remainder_out(const Tensor& self, const Tensor& other, const Tensor& out)
   return iter.output();
 }
 
-// C's fmod: the remainder takes the dividend's sign (remainder() takes the divisor's).
+}  // namespace
+
+Tensor remainder_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return remainder_kernel<true>(self, other, out, "remainder");
+}
+
 Tensor fmod_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  auto iter = TensorIterator::binary_op(out, self, other, "fmod");
-  visit_supported<NotComplex>(iter, "fmod", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using M = opmath_t<T>;
-    if constexpr (std::is_same_v<T, bool>) {
-      not_implemented("fmod", ScalarType::Bool);
-    } else if constexpr (is_integral_v<T>) {
-      cpu::cpu_kernel(iter, [](T a, T b) -> T {
-        integer_div_check(b);
-        return is_minus_one(b) ? T(0) : static_cast<T>(a % b);
-      });
-    } else {
-      cpu::cpu_kernel(iter, [](T a, T b) -> T { return static_cast<T>(std::fmod(M(a), M(b))); });
-    }
-  });
-  return iter.output();
+  return remainder_kernel<false>(self, other, out, "fmod");
 }
 
 Tensor fmod(const Tensor& self, const Scalar& other) { return ember::fmod(self, wrap(other)); }

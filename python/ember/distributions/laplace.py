@@ -1,28 +1,10 @@
 import ember
 
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .location_scale import LocationScale
 
 
-class Laplace(Distribution):
+class Laplace(LocationScale):
     """The Laplace (double exponential) distribution with location loc and scale."""
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):
@@ -32,11 +14,11 @@ class Laplace(Distribution):
     def stddev(self):
         return 2 ** 0.5 * self.scale
 
-    def rsample(self, sample_shape=ember.Size()):
-        shape = self._extended_shape(sample_shape)
+    def _noise(self, shape):
+        # The inverse CDF at u uniform on (-1, 1) (the open end keeps log1p finite).
         eps = ember.finfo(self.loc.dtype).eps
         u = ember.empty(shape, dtype=self.loc.dtype, device=self.loc.device).uniform_(eps - 1, 1)
-        return self.loc - self.scale * u.sign() * ember.log1p(-u.abs())
+        return -u.sign() * ember.log1p(-u.abs())
 
     def log_prob(self, value):
         if self._validate_args:

@@ -2,29 +2,11 @@ import math
 
 import ember
 
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .location_scale import LocationScale
 
 
-class Normal(Distribution):
+class Normal(LocationScale):
     """The normal (Gaussian) distribution with mean loc and standard deviation scale."""
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def stddev(self):
@@ -34,10 +16,8 @@ class Normal(Distribution):
     def variance(self):
         return self.scale.pow(2)
 
-    def rsample(self, sample_shape=ember.Size()):
-        shape = self._extended_shape(sample_shape)
-        noise = ember.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
-        return self.loc + noise * self.scale
+    def _noise(self, shape):
+        return ember.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
 
     def log_prob(self, value):
         if self._validate_args:
