@@ -3,7 +3,6 @@
 
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
-#include <aten/native/SameDevice.h>
 
 #include <algorithm>
 
@@ -52,17 +51,6 @@ Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2
 }
 
 Tensor diagflat(const Tensor& self, int64_t offset) { return ember::diag_embed(self.reshape({-1}), offset, 0, 1); }
-
-// self with its diagonal (offset, dim1, dim2) replaced by src.
-Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
-  check_same_device("diagonal_scatter", self, src);
-  Tensor result = self.clone();
-  Tensor target = result.diagonal(offset, dim1, dim2);
-  EMBER_CHECK(target.sizes() == src.sizes(), "diagonal_scatter: expected src to have a size equal to the diagonal "
-              "of self, {}, but got {}", c10::str_sizes(target.sizes()), c10::str_sizes(src.sizes()));
-  target.copy_(src);
-  return result;
-}
 
 // The tensors (0-, 1- or 2-d) placed along the diagonal of one matrix.
 Tensor block_diag(c10::ArrayRef<Tensor> tensors) {

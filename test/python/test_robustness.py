@@ -284,7 +284,8 @@ _ALSO_NAMED = {"floor_divide": ("div",), "true_divide": ("div",), "rsub": ("sub"
                "addmv": ("addmm",), "addbmm": ("addmm",), "baddbmm": ("bmm",), "bucketize": ("searchsorted",),
                "float_power": ("pow",), "square": ("pow",), "argwhere": ("nonzero",), "ger": ("outer",),
                "inner": ("mm",), "vdot": ("dot",), "var_mean": ("std and var",), "std_mean": ("std and var",),
-               "clamp_min": ("clamp",), "clamp_max": ("clamp",),
+               "clamp_min": ("clamp",), "clamp_max": ("clamp",), "select_scatter": ("select",),
+               "slice_scatter": ("slice",),
                # torch's wording, which names no op
                "item": ("cannot be converted to Scalar",)}
 

@@ -278,6 +278,32 @@ def ref_diagonal_scatter(a, src, offset=0, dim1=0, dim2=1):
     return out
 
 
+def select_scatter_samples(d):
+    return [Sample((A(d, (3, 4), 0), A(d, (4,), 1), 0, 2), desc="row"),
+            Sample((A(d, (3, 4), 2), A(d, (3,), 3), 1, -1), desc="last_column"),
+            Sample((A(d, (4, 3), 4, view="T"), A(d, (3,), 5), 0, 0), desc="transposed")]
+
+
+def ref_select_scatter(a, src, dim, index):
+    out = a.copy()
+    np.moveaxis(out, dim, 0)[index] = src
+    return out
+
+
+def slice_scatter_samples(d):
+    return [Sample((A(d, (5, 3), 0), A(d, (2, 3), 1)), {"start": 1, "end": 5, "step": 2}, desc="every_other_row"),
+            Sample((A(d, (3, 4), 2), A(d, (3, 2), 3)), {"dim": 1, "start": -2}, desc="last_columns"),
+            Sample((A(d, (2, 3), 4), A(d, (2, 3), 5)), desc="whole")]
+
+
+def ref_slice_scatter(a, src, dim=0, start=None, end=None, step=1):
+    out = a.copy()
+    index = [slice(None)] * a.ndim
+    index[dim] = slice(start, end, step)
+    out[tuple(index)] = src
+    return out
+
+
 def block_diag_samples(d):
     return [Sample((A(d, (2, 3), 0), A(d, (1,), 1), A(d, (), 2), A(d, (2, 2), 3)), desc="mixed_ranks"),
             Sample((A(d, (0, 2), 4), A(d, (2, 1), 5)), desc="empty_block")]
@@ -2486,6 +2512,10 @@ OPS = [
     Op("diagflat", lambda d: [Sample((A(d, (2, 2), 0),), desc="matrix"), Sample((A(d, (3,), 1), -1), desc="below")],
        ("int64", "float32", "float64"), lambda a, offset=0: np.diagflat(a, offset), method=True),
     Op("diagonal_scatter", diagonal_scatter_samples, ("bool", "int64", "float32", "float64"), ref_diagonal_scatter,
+       method=True, grad=(0, 1)),
+    Op("select_scatter", select_scatter_samples, ("bool", "int64", "float32", "float64"), ref_select_scatter,
+       method=True, grad=(0, 1)),
+    Op("slice_scatter", slice_scatter_samples, ("bool", "int64", "float32", "float64"), ref_slice_scatter,
        method=True, grad=(0, 1)),
     Op("block_diag", block_diag_samples, ("bool", "int64", "float32", "float64"), ref_block_diag, grad=(0, 1)),
     Op("unflatten", unflatten_samples, ("int64", "float32", "float64"), ref_unflatten, method=True),
