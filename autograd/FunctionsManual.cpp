@@ -3,6 +3,7 @@
 #include <c10/core/GradMode.h>
 
 #include <cmath>
+#include <limits>
 
 namespace ember::autograd::manual {
 
@@ -108,6 +109,34 @@ Tensor diagonal_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t of
 Tensor running_extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim) {
   if (self.dim() == 0) return grad;
   return ember::zeros_like(self, grad.scalar_type()).scatter_add(dim, indices, grad);
+}
+
+// d result_i / d x_j = exp(x_j - result_i) for i >= j: the gradient is
+// exp(x_j) * sum_{i >= j} g_i exp(-result_i), summed in log space from the
+// end, separately for the positive and the negative parts of g. The result is
+// recomputed from self (not taken from the forward) so that double backward
+// sees how it depends on self.
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, int64_t dim) {
+  if (self.dim() == 0) return grad;
+  const Tensor result = ember::logcumsumexp(self, dim);
+  auto from_the_end = [dim](const Tensor& t) {
+    const std::vector<int64_t> along{dim};
+    return ember::flip(ember::logcumsumexp(ember::flip(t, along), dim), along);
+  };
+  // log of g's positive part, and the dtype's lowest finite value elsewhere (-inf would meet +inf in
+  // the differences below and give NaN); the log is taken only where g > 0, so that its derivative
+  // (1/g at 0 or below) cannot turn the zero gradient there into NaN in double backward.
+  const double lowest = self.scalar_type() == ScalarType::Double ? std::numeric_limits<double>::lowest()
+                        : self.scalar_type() == ScalarType::Float ? std::numeric_limits<float>::lowest()
+                        : self.scalar_type() == ScalarType::Half  ? -65504.0
+                                                                   : -3.3895313892515355e38;  // bfloat16
+  auto log_of_positive = [lowest](const Tensor& g) {
+    const Tensor keep = g.gt(0);
+    return ember::where(keep, ember::where(keep, g, ember::ones_like(g)).log(), ember::full_like(g, lowest));
+  };
+  const Tensor positive = ember::exp(self + from_the_end(log_of_positive(grad) - result));
+  const Tensor negative = ember::exp(self + from_the_end(log_of_positive(grad.neg()) - result));
+  return positive - negative;
 }
 
 Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, std::optional<int64_t> start,

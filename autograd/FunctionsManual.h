@@ -33,6 +33,7 @@ Tensor permute_backwards(const Tensor& grad, IntArrayRef dims);
 Tensor select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t index);
 Tensor diagonal_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t offset, int64_t dim1, int64_t dim2);
 Tensor running_extreme_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim);
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, int64_t dim);
 Tensor slice_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step);
 Tensor unfold_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, int64_t size, int64_t step);

@@ -6,6 +6,7 @@
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/TensorIterator.h>
 #include <aten/native/cpu/BinaryKernel.h>
+#include <aten/native/cpu/LogAddExp.h>
 
 #include <cmath>
 #include <numeric>
@@ -16,29 +17,13 @@ namespace ember::native {
 namespace {
 
 using cpu::arithmetic;
+using cpu::log_add_exp;
 using cpu::FloatingOnly;
 using cpu::FloatingOrComplex;
 using cpu::IntegralOnly;
 using cpu::NotComplex;
 
 Tensor wrap(const Scalar& s) { return wrapped_scalar_tensor(s); }
-
-// log(exp(a) + exp(b)) without overflow; equal infinities give themselves
-// (their difference would be NaN).
-template <typename M>
-M log_add_exp(M a, M b) {
-  if constexpr (c10::is_complex_v<M>) {
-    // Factor out the operand with the larger real part: exp(other - larger) stays bounded.
-    const bool a_larger = a.real() >= b.real();
-    const M larger = a_larger ? a : b, smaller = a_larger ? b : a;
-    if (std::isinf(larger.real()) && larger == smaller) return larger;
-    return larger + std::log(M(1) + std::exp(smaller - larger));
-  } else {
-    const M larger = std::max(a, b);
-    if (std::isinf(larger) && a == b) return a;
-    return larger + std::log1p(std::exp(-std::abs(a - b)));
-  }
-}
 
 template <typename M>
 M log_add_exp2(M a, M b) {

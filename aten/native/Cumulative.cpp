@@ -1,5 +1,5 @@
-// Running reductions along one dim: cumsum, cumprod, and cummax/cummin with
-// the index of each running extreme.
+// Running reductions along one dim: cumsum, cumprod, logcumsumexp, and
+// cummax/cummin with the index of each running extreme.
 
 #include <aten/Functions.h>
 #include <aten/Parallel.h>
@@ -7,10 +7,12 @@
 #include <aten/native/AlongDim.h>
 #include <aten/native/ReduceUtils.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
+#include <aten/native/cpu/LogAddExp.h>
 #include <c10/util/TypeCast.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 namespace ember::native {
@@ -110,5 +112,34 @@ std::tuple<Tensor, Tensor> running_extreme(const Tensor& self, int64_t dim, bool
 
 std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim) { return running_extreme(self, dim, true, "cummax"); }
 std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) { return running_extreme(self, dim, false, "cummin"); }
+
+// log(cumsum(exp(self))): a running log-add-exp, exact for values far apart.
+Tensor logcumsumexp(const Tensor& self, int64_t dim) {
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point(), "\"logcumsumexp\" not implemented for '{}'",
+                              c10::toString(self.scalar_type()));
+  if (self.dim() > 0) c10::maybe_wrap_dim(dim, self.dim());
+  if (self.is_meta() || self.numel() == 0) return ember::empty(self.sizes(), self.scalar_type(), self.device());
+  const AlongDim a = along_dim(self, dim, self.scalar_type());
+  Tensor out = ember::empty_like(a.rows);
+  c10::visit_scalar_type(self.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (cpu::is_floating_v<T>) {
+      using M = cpu::opmath_t<T>;
+      const T* in = static_cast<const T*>(a.rows.data_ptr());
+      T* o = static_cast<T*>(out.data_ptr());
+      parallel_for(0, a.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(a.n, 1)), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          M acc = -std::numeric_limits<M>::infinity();
+          for (int64_t i = 0; i < a.n; ++i) {
+            acc = cpu::log_add_exp(acc, M(in[r * a.n + i]));
+            o[r * a.n + i] = static_cast<T>(acc);
+          }
+        }
+      });
+    }
+  });
+  const Tensor result = a.restore(out);
+  return self.dim() == 0 ? result.reshape({}) : result;
+}
 
 }  // namespace ember::native

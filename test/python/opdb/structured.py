@@ -473,6 +473,17 @@ def ref_running_extreme(is_max):
     return ref
 
 
+def ref_logcumsumexp(a, dim):
+    if a.ndim == 0:
+        return a
+    return np.logaddexp.accumulate(a, axis=dim)
+
+
+def logcumsumexp_samples(d):
+    spread = values(d, (3, 4), 5) * 300  # far apart: exp overflows or vanishes in a plain composition
+    return [s for s in cumulative_samples(d) if "ties" not in s.desc] + [Sample((Arr(spread, d), 1), desc="spread")]
+
+
 def count_samples(d):
     return [Sample((A(d, (3, 4), 0, kind="ties"),), desc="all"),
             Sample((A(d, (3, 4), 1, kind="ties"),), {"dim": 1}, desc="dim1"),
@@ -2549,6 +2560,7 @@ OPS = [
        named=("values", "indices"), grad=(0,)),
     Op("cummin", cumulative_samples, ("int64", "float32", "float64"), ref_running_extreme(False), method=True,
        named=("values", "indices"), grad=(0,)),
+    Op("logcumsumexp", logcumsumexp_samples, FLOATS, ref_logcumsumexp, method=True, tol=lowp_loose(4.0), grad=(0,)),
     Op("count_nonzero", count_samples, ("bool", "int64", "float32"), ref_count_nonzero, method=True),
     Op("nansum", nan_reduction_samples, ("int64", "float32", "float64"), ref_nansum, method=True),
     Op("nanmean", nan_reduction_samples, ("float32", "float64"), ref_nanmean, method=True),
