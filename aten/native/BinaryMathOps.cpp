@@ -32,6 +32,22 @@ M log_add_exp2(M a, M b) {
   return larger + std::log1p(std::exp2(-std::abs(a - b))) / M(M_LN2);
 }
 
+// The next value of T after a towards b. Half and bfloat16 step on their own
+// bits: through float, the next float would round back to a.
+template <typename T>
+T next_after(T a, T b) {
+  if constexpr (c10::is_reduced_float_v<T>) {
+    const float fa = a, fb = b;
+    if (std::isnan(fa) || std::isnan(fb)) return T(fa + fb);
+    if (fa == fb) return b;
+    if (fa == 0) return T(static_cast<uint16_t>(std::signbit(fb) ? 0x8001 : 0x0001), T::from_bits());
+    const bool away_from_zero = (fa < fb) == (fa > 0);
+    return T(static_cast<uint16_t>(away_from_zero ? a.x + 1 : a.x - 1), T::from_bits());
+  } else {
+    return std::nextafter(a, b);
+  }
+}
+
 // fmax/fmin: a NaN operand gives the other one (NaN only when both are).
 template <bool IsMax, typename M>
 M extremum_ignoring_nan(M a, M b) {
@@ -60,8 +76,12 @@ Tensor hypot_out(const Tensor& self, const Tensor& other, const Tensor& out) {
 }
 
 Tensor nextafter_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return arithmetic<FloatingOnly>(TensorIterator::binary_op(out, self, other, "nextafter"), "nextafter",
-                                  [](auto a, auto b) { return std::nextafter(a, b); });
+  auto iter = TensorIterator::binary_op(out, self, other, "nextafter");
+  cpu::visit_supported<FloatingOnly>(iter, "nextafter", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    cpu::cpu_kernel(iter, [](T a, T b) -> T { return next_after(a, b); });
+  });
+  return iter.output();
 }
 
 // x * log(y), 0 where x is 0 (unless y is NaN): the entropy convention.
