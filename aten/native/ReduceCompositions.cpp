@@ -1,9 +1,11 @@
 // Reductions written in terms of others: counts, NaN-skipping sums and
-// means, the min and max together, and variance or deviation with the mean.
+// means, the min and max together, variance or deviation with the mean, and
+// the trapezoidal rule.
 
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/Resize.h>
+#include <aten/native/SameDevice.h>
 
 namespace ember::native {
 
@@ -78,6 +80,50 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased) {
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
   return ember::std_mean(self, dim, Scalar(unbiased ? 1 : 0), keepdim);
+}
+
+// ---- the trapezoidal rule ---------------------------------------------------------------------
+
+namespace {
+
+// The areas of the trapezoids between neighbouring samples of y along dim:
+// (y[i] + y[i+1]) / 2 times the spacing (x[i+1] - x[i], or dx).
+Tensor trapezoid_pieces(const Tensor& y, const Tensor* x, const Scalar& dx, int64_t dim, const char* name) {
+  EMBER_CHECK(y.dim() > 0, "{}: y must have at least one dimension", name);
+  dim = c10::maybe_wrap_dim(dim, y.dim());
+  const int64_t n = y.size(dim);
+  if (n == 0) return y.narrow(dim, 0, 0) * 0.5;  // the dtype of the pieces of a longer y
+  const Tensor heights = (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)) * 0.5;
+  if (!x) return heights * dx;
+  if (x->dim() == 1) {
+    EMBER_CHECK(x->size(0) == n, "{}: There must be one `x` value for each sample point", name);
+    std::vector<int64_t> along(y.dim(), 1);
+    along[dim] = n - 1;
+    return heights * ember::diff(*x).reshape(along);
+  }
+  return heights * ember::diff(*x, 1, dim);
+}
+
+}  // namespace
+
+// The sum of the pieces; no samples along dim give zeros of y's dtype, as torch.
+Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
+  check_same_device("trapezoid", y, x);
+  const std::vector<int64_t> along{c10::maybe_wrap_dim(dim, std::max<int64_t>(y.dim(), 1))};
+  if (y.dim() > 0 && y.size(along[0]) == 0) return y.sum(along);
+  return trapezoid_pieces(y, &x, 1, dim, "trapezoid").sum(along);
+}
+Tensor trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
+  const std::vector<int64_t> along{c10::maybe_wrap_dim(dim, std::max<int64_t>(y.dim(), 1))};
+  if (y.dim() > 0 && y.size(along[0]) == 0) return y.sum(along);
+  return trapezoid_pieces(y, nullptr, dx, dim, "trapezoid").sum(along);
+}
+Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
+  check_same_device("cumulative_trapezoid", y, x);
+  return trapezoid_pieces(y, &x, 1, dim, "cumulative_trapezoid").cumsum(c10::maybe_wrap_dim(dim, y.dim()));
+}
+Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
+  return trapezoid_pieces(y, nullptr, dx, dim, "cumulative_trapezoid").cumsum(c10::maybe_wrap_dim(dim, y.dim()));
 }
 
 }  // namespace ember::native

@@ -552,6 +552,38 @@ def ref_moments(std):
     return ref
 
 
+def trapezoid_samples(form):
+    def samples(d):
+        if form == "x":
+            x = np.sort(values("float64", (5,), 7))
+            grid = np.sort(values("float64", (3, 5), 8), axis=1)
+            return [Sample((A(d, (3, 5), 0), Arr(x, d)), desc="shared_x"),
+                    Sample((A(d, (3, 5), 1), Arr(grid, d)), {"dim": 1}, desc="x_per_row"),
+                    Sample((A(d, (5, 3), 2, view="T"), Arr(x[:3], d)), desc="transposed")]
+        return [Sample((A(d, (3, 5), 3),), desc="unit_spacing"),
+                Sample((A(d, (4, 3), 4),), {"dx": 0.5, "dim": 0}, desc="dx_dim0"),
+                Sample((A(d, (2, 0), 5),), desc="empty")]
+    return samples
+
+
+def ref_trapezoid_pieces(y, x=None, dx=1, dim=-1):
+    y = np.moveaxis(y, dim, -1)
+    heights = (y[..., 1:] + y[..., :-1]) * 0.5
+    if x is None:
+        spacing = dx
+    else:
+        spacing = np.diff(np.moveaxis(x, dim, -1) if x.ndim > 1 else x, axis=-1)
+    return heights * spacing
+
+
+def ref_trapezoid(cumulative):
+    def ref(y, x=None, dx=1, dim=-1):
+        pieces = ref_trapezoid_pieces(y, x, dx, dim)
+        out = np.cumsum(pieces, axis=-1) if cumulative else pieces.sum(-1)
+        return np.moveaxis(out, -1, dim % y.ndim) if cumulative else out
+    return ref
+
+
 def cross_samples(d):
     return [Sample((A(d, (4, 3), 0), A(d, (4, 3), 1)), {"dim": 1}, desc="rows"),
             Sample((A(d, (3, 2), 2), A(d, (3, 1), 3)), {"dim": 0}, desc="broadcast_columns"),
@@ -2567,6 +2599,9 @@ OPS = [
     Op("aminmax", aminmax_samples, ("int64", "float32", "float64"), ref_aminmax, method=True, named=("min", "max")),
     *[Op(f"{name}.{overload}", moments_samples(overload), ("float32", "float64"), ref_moments(name == "std_mean"),
          aten=name) for name in ("var_mean", "std_mean") for overload in ("correction", "unbiased", "dim")],
+    *[Op(f"{name}.{form}", trapezoid_samples(form), ("int64", "float32", "float64") if form == "dx" else FLOATS[2:],
+         ref_trapezoid(name == "cumulative_trapezoid"), aten=name, grad=(0, 1) if form == "x" else (0,))
+      for name in ("trapezoid", "cumulative_trapezoid") for form in ("x", "dx")],
     Op("cross", cross_samples, ("int64", "float32", "float64"), ref_cross, method=True),
     Op("kron", two_tensor_samples(((2, 3), (2, 2)), ((3,), (2, 1, 2)), ((), (3,))), ("int64", "float32", "float64"),
        np.kron, method=True),
