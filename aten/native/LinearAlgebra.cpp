@@ -405,6 +405,22 @@ Tensor addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, const
   return resize_out(out, ember::addmv(self, mat, vec, beta, alpha));
 }
 
+// beta * self + alpha * outer(vec1, vec2): addmm of a column and a row.
+Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  EMBER_CHECK(vec1.dim() == 1 && vec2.dim() == 1, "addr: Expected 1-D arguments vec1 and vec2, but got {}-D and {}-D",
+              vec1.dim(), vec2.dim());
+  const int64_t rows = vec1.size(0), cols = vec2.size(0);
+  const bool fits = self.dim() <= 2 && (self.dim() < 1 || self.size(-1) == 1 || self.size(-1) == cols) &&
+                    (self.dim() < 2 || self.size(0) == 1 || self.size(0) == rows);
+  EMBER_CHECK(fits, "addr: self of size {} does not broadcast to the product's size [{}, {}]",
+              c10::str_sizes(self.sizes()), rows, cols);
+  return ember::addmm(self, vec1.unsqueeze(1), vec2.unsqueeze(0), beta, alpha);
+}
+
+Tensor addr_(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
+  return write_into_self("addr_", self, ember::addr(self, vec1, vec2, beta, alpha));
+}
+
 namespace {
 
 void check_batches(const char* op, const Tensor& batch1, const Tensor& batch2) {

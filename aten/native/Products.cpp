@@ -1,5 +1,5 @@
 // Products of vectors and matrices built from the basic ones: cross, kron,
-// inner, vdot, addr (outer-product update) and dist.
+// inner, vdot, dist and cartesian_prod.
 
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
@@ -67,29 +67,6 @@ Tensor vdot(const Tensor& self, const Tensor& other) {
   EMBER_CHECK(self.dim() == 1 && other.dim() == 1, "1D tensors expected, but got {}D and {}D tensors", self.dim(),
               other.dim());
   return ember::dot(self.conj(), other);
-}
-
-// beta * self + alpha * outer(vec1, vec2); beta = 0 ignores self (NaN included).
-Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
-  EMBER_CHECK(vec1.dim() == 1 && vec2.dim() == 1, "addr: Expected 1-D arguments vec1 and vec2, but got {}-D and {}-D",
-              vec1.dim(), vec2.dim());
-  check_same_device("addr", self, vec1);
-  check_same_device("addr", self, vec2);
-  const int64_t rows = vec1.size(0), cols = vec2.size(0);
-  const bool fits = self.dim() <= 2 && (self.dim() < 1 || self.size(-1) == 1 || self.size(-1) == cols) &&
-                    (self.dim() < 2 || self.size(0) == 1 || self.size(0) == rows);
-  EMBER_CHECK(fits, "addr: self of size {} does not broadcast to the product's size [{}, {}]",
-              c10::str_sizes(self.sizes()), rows, cols);
-  const Tensor product = ember::outer(vec1, vec2);
-  const Tensor scaled = alpha.toComplexDouble() == c10::complex<double>(1, 0) ? product : product * alpha;
-  if (beta.toComplexDouble() == c10::complex<double>(0, 0)) return scaled + ember::zeros_like(self);
-  return self * beta + scaled;
-}
-Tensor addr_(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Scalar& beta, const Scalar& alpha) {
-  const Tensor result = ember::addr(self, vec1, vec2, beta, alpha);
-  EMBER_CHECK(result.sizes() == self.sizes(), "addr_: the result of size {} does not fit self of size {} in place",
-              c10::str_sizes(result.sizes()), c10::str_sizes(self.sizes()));
-  return self.copy_(result);
 }
 
 // The p-norm of self - other.

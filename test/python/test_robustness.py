@@ -281,7 +281,7 @@ _ALSO_NAMED = {"floor_divide": ("div",), "true_divide": ("div",), "rsub": ("sub"
                "sub": ("the `-` operator",), "matmul": ("mm", "bmm", "dot", "mv"), "linear": ("matmul", "addmm"),
                "masked_fill": ("where",), "mse_loss": ("sub",), "l1_loss": ("sub",),
                "mv": ("mm",), "dot": ("mm",), "cross_entropy_loss": ("log_softmax", "nll_loss"),
-               "addmv": ("addmm",), "addbmm": ("addmm",), "baddbmm": ("bmm",), "bucketize": ("searchsorted",),
+               "addmv": ("addmm",), "addr": ("addmm",), "addbmm": ("addmm",), "baddbmm": ("bmm",), "bucketize": ("searchsorted",),
                "float_power": ("pow",), "square": ("pow",), "argwhere": ("nonzero",), "ger": ("outer",),
                "inner": ("mm",), "vdot": ("dot",), "var_mean": ("std and var",), "std_mean": ("std and var",),
                "clamp_min": ("clamp",), "clamp_max": ("clamp",), "select_scatter": ("select",),
