@@ -1,5 +1,7 @@
 #include <autograd/FunctionsManual.h>
 
+#include <autograd/Variable.h>
+#include <autograd/functions/Basic.h>
 #include <c10/core/GradMode.h>
 
 #include <cmath>
@@ -438,14 +440,71 @@ std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<std::vect
   return out;
 }
 
-Tensor gather_to_source(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes) {
-  Tensor picked = grad.gather(dim, index);
-  if (picked.sizes() == src_sizes) return picked;
-  Tensor out = ember::zeros(src_sizes, grad.options());
+Tensor zero_padded(const Tensor& t, IntArrayRef sizes) {
+  if (t.sizes() == sizes) return t;
+  Tensor out = ember::zeros(sizes, t.options());
   Tensor region = out;
-  for (int64_t d = 0; d < index.dim(); ++d) region = region.narrow(d, 0, index.size(d));
-  region.copy_(picked);
+  for (int64_t d = 0; d < t.dim(); ++d) region = region.narrow(d, 0, t.size(d));
+  region.copy_(t);
   return out;
+}
+
+Tensor gather_to_source(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes) {
+  return zero_padded(grad.gather(dim, index), src_sizes);
+}
+
+std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
+                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
+                                                   bool include_self, const Tensor& result,
+                                                   std::array<bool, 2> grad_input_mask) {
+  // Only the part of src that index reaches takes part.
+  Tensor used = src;
+  for (int64_t d = 0; d < index.dim(); ++d) used = used.narrow(d, 0, index.size(d));
+  Tensor grad_self, grad_src;
+  if (reduce == "sum") {
+    grad_self = grad;
+    grad_src = grad.gather(dim, index);
+  } else if (reduce == "mean") {
+    Tensor count = include_self ? ember::ones_like(grad) : ember::zeros_like(grad);
+    count = count.scatter_add(dim, index, ember::ones_like(used));
+    count = count.masked_fill(count.eq(0), 1);
+    grad_self = grad / count;
+    grad_src = grad_self.gather(dim, index);
+  } else if (reduce == "prod") {
+    const Tensor self_nonzero = self.masked_fill(self.eq(0), 1);
+    const Tensor others_of_self = self_nonzero.scatter_reduce(dim, index, used, "prod", include_self) / self_nonzero;
+    grad_self = grad * others_of_self.conj();
+    // A src value that is the only zero in its slot gets the product of the
+    // others; where a slot holds two zeros every gradient there is 0.
+    const Tensor src_zero = used.eq(0);
+    const Tensor zeros_in_slot =
+        ember::zeros_like(self).scatter_add(dim, index, src_zero.to(self.scalar_type())).gather(dim, index);
+    const Tensor single_zero = ember::logical_and(src_zero, zeros_in_slot.eq(1));
+    const Tensor others_of_single =
+        self.scatter_reduce(dim, index, used.masked_fill(single_zero, 1), "prod", include_self).gather(dim, index);
+    const Tensor others_of_src = result.gather(dim, index) / used.masked_fill(src_zero, 1);
+    grad_src = grad.gather(dim, index) * ember::where(single_zero, others_of_single, others_of_src).conj();
+    // Where two zeros share a slot the formula above is right but its own
+    // derivative is not (it treats the product of the others as 0), so a
+    // second differentiation raises there instead of answering wrongly, as torch's does.
+    if (c10::GradMode::is_enabled() && grad_src.requires_grad() && zeros_in_slot.gt(1).any().item<bool>()) {
+      Tensor guarded = grad_src.detach();
+      impl::set_history(guarded, std::make_shared<ErrorNode>("scatter_reduce(): Double backward is unsupported for src "
+                                                       "when >1 zeros in src are scattered to the same position in "
+                                                       "self", impl::collect_next_edges(grad_src)));
+      grad_src = guarded;
+    }
+  } else {  // amax, amin (also spelled max, min)
+    Tensor self_is_result = self.eq(result).to(grad.scalar_type());
+    if (!include_self) self_is_result = self_is_result.scatter(dim, index, 0);
+    const Tensor src_is_result = used.eq(result.gather(dim, index)).to(grad.scalar_type());
+    const Tensor share = grad / self_is_result.scatter_add(dim, index, src_is_result);
+    grad_self = self_is_result * share;
+    grad_src = src_is_result * share.gather(dim, index);
+  }
+  if (!include_self) grad_self = grad_self.scatter(dim, index, 0);
+  return {grad_input_mask[0] ? grad_self : Tensor(),
+          grad_input_mask[1] ? zero_padded(grad_src, src.sizes()) : Tensor()};
 }
 
 Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index) {

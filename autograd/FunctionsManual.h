@@ -78,8 +78,17 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 
 // Joining and indexing.
 std::vector<Tensor> cat_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes, int64_t dim);
+// t at the start of a zero tensor of `sizes` (t no larger in any dim).
+Tensor zero_padded(const Tensor& t, IntArrayRef sizes);
 // scatter's src may be larger than index: elements index does not reach get 0.
 Tensor gather_to_source(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes);
+// scatter_reduce's gradients (self, src) for each reduction: a product's
+// through the exclusive product (zeros handled without dividing by them),
+// amax/amin's shared evenly among the values equal to the result.
+std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
+                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
+                                                   bool include_self, const Tensor& result,
+                                                   std::array<bool, 2> grad_input_mask);
 Tensor index_select_backward(const Tensor& grad, IntArrayRef input_sizes, int64_t dim, const Tensor& index);
 // The weight gradient of an embedding lookup: each row's gradients summed,
 // none for padding_idx, divided by the row's count in the batch if asked.

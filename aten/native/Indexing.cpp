@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <string_view>
 #include <numeric>
 
 namespace ember::native {
@@ -398,9 +400,97 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*spars
   return out;
 }
 
-Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, bool accumulate,
-                    bool inplace) {
-  const char* name = accumulate ? "scatter_add" : "scatter";
+namespace {
+
+// How scatter writes each src value into its slot: assigned, or folded in
+// by one of scatter_reduce's reductions.
+enum class ScatterReduce { Assign, Sum, Prod, Mean, Amax, Amin };
+
+// torch's names, with its undocumented "max"/"min" for amax/amin.
+ScatterReduce parse_scatter_reduce(std::string_view reduce, const char* op) {
+  if (reduce == "sum") return ScatterReduce::Sum;
+  if (reduce == "prod") return ScatterReduce::Prod;
+  if (reduce == "mean") return ScatterReduce::Mean;
+  if (reduce == "amax" || reduce == "max") return ScatterReduce::Amax;
+  if (reduce == "amin" || reduce == "min") return ScatterReduce::Amin;
+  EMBER_CHECK(false, "{}(): reduce argument must be either sum, prod, mean, amax or amin, got {}", op, reduce);
+  return ScatterReduce::Assign;
+}
+
+// scatter(reduce=...)'s older names: "add" and "multiply".
+ScatterReduce parse_legacy_scatter_reduce(std::string_view reduce) {
+  if (reduce == "add") return ScatterReduce::Sum;
+  if (reduce == "multiply") return ScatterReduce::Prod;
+  EMBER_CHECK(false, "scatter(): reduce argument must be either add or multiply, got {}", reduce);
+  return ScatterReduce::Assign;
+}
+
+template <typename T>
+constexpr bool is_floating_like_v =
+    std::is_floating_point_v<T> || std::is_same_v<T, c10::Half> || std::is_same_v<T, c10::BFloat16>;
+
+template <typename T>
+bool is_nan_value(T v) {
+  if constexpr (is_floating_like_v<T>) {
+    return v != v;
+  } else {
+    return false;
+  }
+}
+
+// The value a reduction starts from where self is left out (include_self=False).
+template <typename T>
+T reduce_identity(ScatterReduce r) {
+  if constexpr (c10::is_complex_v<T>) {
+    return r == ScatterReduce::Prod ? T(1) : T(0);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return r == ScatterReduce::Prod || r == ScatterReduce::Amin;
+  } else if constexpr (is_floating_like_v<T>) {
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    return r == ScatterReduce::Prod ? T(1.0f) : r == ScatterReduce::Amax ? T(-inf) : r == ScatterReduce::Amin ? T(inf)
+                                                                                                          : T(0.0f);
+  } else {
+    return r == ScatterReduce::Prod   ? T(1)
+           : r == ScatterReduce::Amax ? std::numeric_limits<T>::lowest()
+           : r == ScatterReduce::Amin ? std::numeric_limits<T>::max()
+                                      : T(0);
+  }
+}
+
+// slot folded with v; amax/amin keep a NaN once one arrives, as torch does.
+template <typename T>
+void fold(T& slot, T v, ScatterReduce r) {
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (r) {
+      case ScatterReduce::Assign: slot = v; break;
+      case ScatterReduce::Prod: case ScatterReduce::Amin: slot = slot && v; break;
+      default: slot = slot || v; break;
+    }
+  } else {
+    switch (r) {
+      case ScatterReduce::Assign: slot = v; break;
+      case ScatterReduce::Sum: case ScatterReduce::Mean: slot = static_cast<T>(slot + v); break;
+      case ScatterReduce::Prod: slot = static_cast<T>(slot * v); break;
+      case ScatterReduce::Amax:
+      case ScatterReduce::Amin:
+        if constexpr (!c10::is_complex_v<T>) {
+          if (is_nan_value(slot)) break;
+          if (is_nan_value(v) || (r == ScatterReduce::Amax ? v > slot : v < slot)) slot = v;
+        }
+        break;
+    }
+  }
+}
+
+const char* scatter_reduce_dtype_error(ScatterReduce r, ScalarType t) {
+  if (r == ScatterReduce::Mean && t == ScalarType::Bool) return "mean";
+  if ((r == ScatterReduce::Amax || r == ScatterReduce::Amin) && c10::isComplexType(t))
+    return r == ScatterReduce::Amax ? "amax" : "amin";
+  return nullptr;
+}
+
+Tensor scatter_impl(const char* name, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                    ScatterReduce reduce, bool include_self, bool inplace) {
   dim = maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   check_gather_arguments(self, dim, index, name);
   const bool scalar_src = src.unsafeGetTensorImpl()->is_wrapped_number();
@@ -414,47 +504,109 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
                   str_sizes(index.sizes()), str_sizes(self.sizes()), dim, str_sizes(src.sizes()));
     }
   }
+  if (const char* what = scatter_reduce_dtype_error(reduce, self.scalar_type())) {
+    EMBER_CHECK_NOT_IMPLEMENTED(false, "{}(): reduce '{}' is not implemented for '{}'", name, what,
+                                c10::toString(self.scalar_type()));
+  }
   Tensor out = inplace ? self : self.clone();
   if (self.is_meta() || index.numel() == 0) return out;
   const Tensor values = src.to(self.dtype()).contiguous();
   const int64_t size = self.dim() > 0 ? self.size(dim) : 1;
   const Tensor target = out.is_contiguous() ? out : out.contiguous();
+  const int64_t dim_stride = self.dim() > 0 ? target.stride(dim) : 0;
+  // Every index is checked before anything is written, so a bad one leaves self as it was.
+  for_each_index(index, target, dim, [&](int64_t, int64_t, int64_t i, const std::vector<int64_t>&) {
+    EMBER_CHECK(i >= 0 && i < size, "{}(): index {} is out of bounds for dimension {} with size {}", name, i,
+                dim, size);
+  });
+  const bool mean = reduce == ScatterReduce::Mean;
+  std::vector<int64_t> counts(mean ? static_cast<size_t>(target.numel()) : 0, include_self ? 1 : 0);
   c10::visit_scalar_type(self.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* t = static_cast<T*>(target.data_ptr());
     const T* v = static_cast<const T*>(values.data_ptr());
-    const bool scalar = scalar_src;
+    if (!include_self && reduce != ScatterReduce::Assign) {
+      const T start = reduce_identity<T>(reduce);
+      for_each_index(index, target, dim, [&](int64_t, int64_t offset, int64_t i, const std::vector<int64_t>&) {
+        t[offset + i * dim_stride] = start;
+      });
+    }
     for_each_index(index, target, dim, [&](int64_t, int64_t offset, int64_t i, const std::vector<int64_t>& coord) {
       int64_t vpos = 0;
-      if (!scalar) {
+      if (!scalar_src) {
         for (size_t d = 0; d < coord.size(); ++d) vpos += coord[d] * values.stride(static_cast<int64_t>(d));
       }
-      EMBER_CHECK(i >= 0 && i < size, "index {} is out of bounds for dimension {} with size {}", i, dim, size);
-      store(t[offset + i * (self.dim() > 0 ? target.stride(dim) : 0)], v[vpos], accumulate);
+      fold(t[offset + i * dim_stride], v[vpos], reduce);
+      if (mean) ++counts[static_cast<size_t>(offset + i * dim_stride)];
     });
+    if constexpr (!std::is_same_v<T, bool>) {
+      if (mean) {
+        // Integers divide with floor, as torch's mean does.
+        for (size_t k = 0; k < counts.size(); ++k) {
+          if (counts[k] <= 1) continue;
+          if constexpr (std::is_integral_v<T>) {
+            const T c = static_cast<T>(counts[k]);
+            const T q = static_cast<T>(t[k] / c);
+            t[k] = (t[k] % c != 0 && ((t[k] < 0) != (c < 0))) ? static_cast<T>(q - 1) : q;
+          } else {
+            t[k] = static_cast<T>(t[k] / static_cast<T>(counts[k]));
+          }
+        }
+      }
+    }
   });
   if (!target.is_same(out)) out.copy_(target);
   out.unsafeGetTensorImpl()->bump_version();
   return out;
 }
 
+}  // namespace
+
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_impl(self, dim, index, src, false, false);
+  return scatter_impl("scatter", self, dim, index, src, ScatterReduce::Assign, true, false);
 }
 Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_impl(self, dim, index, src, false, true);
+  return scatter_impl("scatter_", self, dim, index, src, ScatterReduce::Assign, true, true);
 }
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  return scatter_impl(self, dim, index, wrapped_scalar_tensor(value), false, false);
+  return scatter_impl("scatter", self, dim, index, wrapped_scalar_tensor(value), ScatterReduce::Assign, true, false);
 }
 Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  return scatter_impl(self, dim, index, wrapped_scalar_tensor(value), false, true);
+  return scatter_impl("scatter_", self, dim, index, wrapped_scalar_tensor(value), ScatterReduce::Assign, true, true);
 }
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_impl(self, dim, index, src, true, false);
+  return scatter_impl("scatter_add", self, dim, index, src, ScatterReduce::Sum, true, false);
 }
 Tensor scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  return scatter_impl(self, dim, index, src, true, true);
+  return scatter_impl("scatter_add_", self, dim, index, src, ScatterReduce::Sum, true, true);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  return scatter_impl("scatter", self, dim, index, src, parse_legacy_scatter_reduce(reduce), true, false);
+}
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce) {
+  return scatter_impl("scatter_", self, dim, index, src, parse_legacy_scatter_reduce(reduce), true, true);
+}
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  return scatter_impl("scatter", self, dim, index, wrapped_scalar_tensor(value), parse_legacy_scatter_reduce(reduce),
+                      true, false);
+}
+Tensor scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value, std::string_view reduce) {
+  return scatter_impl("scatter_", self, dim, index, wrapped_scalar_tensor(value), parse_legacy_scatter_reduce(reduce),
+                      true, true);
+}
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      std::string_view reduce, bool include_self) {
+  return scatter_impl("scatter_reduce", self, dim, index, src, parse_scatter_reduce(reduce, "scatter_reduce"),
+                      include_self, false);
+}
+Tensor scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                       std::string_view reduce, bool include_self) {
+  return scatter_impl("scatter_reduce_", self, dim, index, src, parse_scatter_reduce(reduce, "scatter_reduce_"),
+                      include_self, true);
+}
+Tensor scatter_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                          std::string_view reduce, bool include_self, const Tensor& out) {
+  return resize_out(out, ember::scatter_reduce(self, dim, index, src, reduce, include_self));
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
@@ -830,6 +982,28 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 Tensor index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
                      const Tensor& out) {
   return resize_out(out, ember::index_add(self, dim, index, source, alpha));
+}
+
+Tensor index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                     std::string_view reduce, bool include_self) {
+  EMBER_CHECK(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
+              "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {}.", reduce);
+  EMBER_CHECK_NOT_IMPLEMENTED(self.scalar_type() != ScalarType::Bool && !c10::isComplexType(self.scalar_type()),
+                              "index_reduce(): not implemented for '{}'", c10::toString(self.scalar_type()));
+  const IndexAlongDim a = check_index_along_dim("index_reduce_", self, dim, index);
+  a.dst.scatter_reduce_(a.dim, spread_index(a), check_source_along_dim("index_reduce_", a, source), reduce,
+                        include_self);
+  return self;
+}
+
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    std::string_view reduce, bool include_self) {
+  return self.clone().index_reduce_(dim, index, source, reduce, include_self);
+}
+
+Tensor index_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                        std::string_view reduce, bool include_self, const Tensor& out) {
+  return resize_out(out, ember::index_reduce(self, dim, index, source, reduce, include_self));
 }
 
 }  // namespace ember::native

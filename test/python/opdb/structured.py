@@ -1447,6 +1447,77 @@ def scatter_add_samples(d):
     ]
 
 
+def ref_scatter_reduce(a, dim, index, src, reduce, include_self=True):
+    """Each slot folds the src values index sends to it (self's first unless left out)."""
+    out = a.copy()
+    dim %= max(a.ndim, 1)
+    slots = {}
+    for pos in np.ndindex(*index.shape):
+        tgt = list(pos)
+        tgt[dim] = index[pos]
+        slots.setdefault(tuple(tgt), []).append(src[pos])
+    fold = {"sum": np.sum, "prod": np.prod, "mean": np.mean, "amax": np.max, "amin": np.min}[reduce]
+    for tgt, vals in slots.items():
+        vals = ([a[tgt]] if include_self else []) + vals
+        v = fold(np.array(vals, dtype=np.float64 if a.dtype.kind == "f" else a.dtype))
+        if reduce == "mean" and a.dtype.kind in "iu":
+            v = np.floor_divide(np.sum(vals), len(vals))
+        out[tgt] = v
+    return out
+
+
+def scatter_reduce_samples(d):
+    rng = np.random.default_rng(11)
+    reduces = ("sum", "prod", "mean", "amax", "amin") if d != "bool" else ("sum", "prod", "amax", "amin")
+    s = []
+    for k, r in enumerate(reduces):
+        s += [
+            Sample((A(d, (3, 5), 2 * k), 1, index_arr(rng.integers(0, 5, (3, 6))), A(d, (3, 6), 2 * k + 1), r),
+                   desc=f"{r}_dim1_duplicates"),
+            Sample((A(d, (4, 3), 2 * k, view="T"), 0, index_arr(rng.integers(0, 4, (2, 3))), A(d, (3, 5), 2 * k + 1),
+                    r), {"include_self": False}, desc=f"{r}_without_self_transposed_src_larger"),
+        ]
+    s.append(Sample((A(d, (3, 5), 20), 1, index_arr(np.zeros((3, 0), np.int64)), A(d, (3, 0), 21), "sum"),
+                    desc="empty_index"))
+    return s
+
+
+def ref_index_reduce(a, dim, index, source, reduce, include_self=True):
+    dim %= max(a.ndim, 1)
+    idx = np.asarray(index).reshape(-1)
+    spread = np.broadcast_to(idx.reshape([-1 if d == dim else 1 for d in range(a.ndim)]), source.shape)
+    return ref_scatter_reduce(a, dim, spread, source, reduce, include_self)
+
+
+def index_reduce_samples(d):
+    s = []
+    for k, r in enumerate(("prod", "mean", "amax", "amin")):
+        s += [
+            Sample((A(d, (4, 3), 2 * k), 0, index_arr([3, 0, 0]), A(d, (3, 3), 2 * k + 1), r), desc=f"{r}_dim0"),
+            Sample((A(d, (3, 4), 2 * k, view="T"), -1, index_arr([1, 3, 1], "int32"), A(d, (3, 3), 2 * k + 1), r),
+                   {"include_self": False}, desc=f"{r}_without_self_transposed_int32_index"),
+        ]
+    return s
+
+
+def legacy_scatter_reduce_samples(d):
+    rng = np.random.default_rng(5)
+    return [
+        Sample((A(d, (3, 5), 0), 1, index_arr(rng.integers(0, 5, (3, 4))), A(d, (3, 4), 1)), {"reduce": "add"},
+               desc="add"),
+        Sample((A(d, (3, 5), 2), 1, index_arr(rng.integers(0, 5, (3, 4))), A(d, (3, 4), 3)), {"reduce": "multiply"},
+               desc="multiply"),
+        Sample((A(d, (3, 5), 4), 0, index_arr(rng.integers(0, 3, (2, 5))), 2), {"reduce": "multiply"},
+               desc="value_multiply"),
+    ]
+
+
+def ref_legacy_scatter_reduce(a, dim, index, src, reduce):
+    if not isinstance(src, np.ndarray):
+        src = np.full(index.shape, src, dtype=a.dtype)
+    return ref_scatter_reduce(a, dim, index, src, {"add": "sum", "multiply": "prod"}[reduce])
+
+
 def masks(shape, seed):
     return Arr(np.random.default_rng(seed).integers(0, 2, shape).astype(bool), "bool")
 
@@ -2471,6 +2542,12 @@ OPS = [
     Op("gather", gather_samples, ("bool", "int64", "float32", "complex64"), ref_gather, method=True),
     Op("scatter", scatter_samples, ("int64", "float32", "float64", "complex64"), ref_scatter, method=True),
     Op("scatter_add", scatter_add_samples, ("int64", "float32", "float64"), ref_scatter_add, method=True),
+    Op("scatter_reduce", scatter_reduce_samples, ("bool", "int64", "float16", "float32", "float64"), ref_scatter_reduce,
+       method=True, grad=(0, 3)),
+    Op("scatter_legacy_reduce", legacy_scatter_reduce_samples, ("int64", "float32", "complex64"),
+       ref_legacy_scatter_reduce, aten="scatter", method=True),
+    Op("index_reduce", index_reduce_samples, ("int64", "float16", "float32", "float64"), ref_index_reduce, method=True,
+       grad=(0, 3)),
     Op("masked_fill", masked_fill_samples, ("bool", "int32", "int64", "float16", "float32", "complex64"),
        ref_masked_fill, method=True),
     Op("concat", cat_samples, ("int64", "float32"), ref_cat),
@@ -2700,6 +2777,13 @@ OUT_CASES = [
                                                            lib.tensor([[1], [0], [3]]), 1, out=out), "float32"),
     ("index_copy", lambda lib, out: lib.index_copy(make_tensor(lib, "float64", (3, 4)), 1, lib.tensor([2]),
                                                    make_tensor(lib, "float64", (3, 1), 1), out=out), "float64"),
+    ("scatter_reduce", lambda lib, out: lib.scatter_reduce(make_tensor(lib, "float64", (3, 4)), 1,
+                                                           lib.tensor([[2, 2], [0, 1], [3, 3]]),
+                                                           make_tensor(lib, "float64", (3, 2), 1), "amax", out=out),
+     "float64"),
+    ("index_reduce", lambda lib, out: lib.index_reduce(make_tensor(lib, "float32", (3, 4)), 1, lib.tensor([2, 2]),
+                                                       make_tensor(lib, "float32", (3, 2), 1), "mean",
+                                                       include_self=False, out=out), "float32"),
     ("addmv", lambda lib, out: lib.addmv(make_tensor(lib, "float32", (3,)), make_tensor(lib, "float32", (3, 4), 1),
                                          make_tensor(lib, "float32", (4,), 2), alpha=2, out=out), "float32"),
     ("baddbmm", lambda lib, out: lib.baddbmm(make_tensor(lib, "float32", (3, 5)), make_tensor(lib, "float32", (2, 3, 4), 1),
