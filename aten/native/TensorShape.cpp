@@ -91,6 +91,48 @@ Tensor view(const Tensor& self, IntArrayRef sizes) {
   return make_view(self, shape, *strides, self.storage_offset());
 }
 
+// The bytes of self read as `dtype`: between sizes, the contiguous last
+// dimension is split or merged by the ratio, so every element keeps its bytes.
+Tensor view(const Tensor& self, ScalarType dtype) {
+  if (dtype == self.scalar_type()) return make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  EMBER_CHECK(!self.is_conj(), "torch.Tensor.view is not supported for conjugate view tensors when converting to a "
+              "different dtype.");
+  const int64_t from = static_cast<int64_t>(self.element_size());
+  const int64_t to = static_cast<int64_t>(c10::elementSize(dtype));
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  int64_t offset = self.storage_offset();
+  if (from != to) {
+    const auto why = [&] { return fmt::format("to view {} as {} (different element sizes)",
+                                              c10::toString(self.scalar_type()), c10::toString(dtype)); };
+    EMBER_CHECK(self.dim() > 0, "self.dim() cannot be 0 {}", why());
+    EMBER_CHECK(self.stride(-1) == 1, "self.stride(-1) must be 1 {}, but got {}", why(), self.stride(-1));
+    const size_t last = sizes.size() - 1;
+    if (from > to) {
+      const int64_t ratio = from / to;
+      sizes[last] *= ratio;
+      for (size_t d = 0; d < last; ++d) strides[d] *= ratio;
+      offset *= ratio;
+    } else {
+      const int64_t ratio = to / from;
+      EMBER_CHECK(sizes[last] % ratio == 0, "self.size(-1) must be divisible by {} {}, but got {}", ratio, why(),
+                  sizes[last]);
+      EMBER_CHECK(offset % ratio == 0, "self.storage_offset() must be divisible by {} {}, but got {}", ratio, why(),
+                  offset);
+      for (size_t d = 0; d < last; ++d) {
+        EMBER_CHECK(strides[d] % ratio == 0, "self.stride({}) must be divisible by {} {}, but got {}", d, ratio,
+                    why(), strides[d]);
+        strides[d] /= ratio;
+      }
+      sizes[last] /= ratio;
+      offset /= ratio;
+    }
+  }
+  auto impl = c10::make_intrusive<c10::TensorImpl>(self.storage(), dtype, sizes, strides, offset,
+                                                   self.unsafeGetTensorImpl()->version_counter());
+  impl->set_neg(self.is_neg());
+  return Tensor(std::move(impl));
+}
+
 Tensor reshape(const Tensor& self, IntArrayRef sizes) {
   const std::vector<int64_t> shape = infer_size(sizes, self.numel());
   // Through the view operator (not make_view): reshape is a composite, so

@@ -539,3 +539,40 @@ def test_broadcast_errors_name_the_op():
     with pytest.raises(RuntimeError, match="^add: The size of tensor a"):
         ember.ones(2) + ember.ones(3)
     assert ember.broadcast_shapes() == ember.Size([])
+
+
+def test_view_dtype_shares_the_bytes_and_the_version_counter():
+    x = ember.zeros(2, 3)
+    bits = x.view(ember.int32)
+    assert bits._is_view_of(x)
+    before = x._version
+    bits[0, 1] = 1065353216  # the bits of 1.0f
+    assert x._version > before
+    np.testing.assert_array_equal(to_numpy(x), [[0, 1, 0], [0, 0, 0]])
+
+
+def test_view_dtype_geometry_is_torch_s():
+    for src, dst in (("float32", "uint8"), ("uint8", "float32"), ("float64", "int16"), ("int16", "float64")):
+        e = ember.zeros(3, 8, dtype=getattr(ember, src))[1:, 4:]
+        t = torch.zeros(3, 8, dtype=getattr(torch, src))[1:, 4:]
+        ev, tv = e.view(getattr(ember, dst)), t.view(getattr(torch, dst))
+        assert (tuple(ev.shape), ev.stride(), ev.storage_offset()) == (tuple(tv.shape), tv.stride(), tv.storage_offset())
+
+
+@pytest.mark.parametrize("make_input, dtype, message", [
+    (lambda: ember.tensor(1.0), ember.int8, r"self.dim\(\) cannot be 0 to view Float as Char"),
+    (lambda: ember.zeros(2, 3), ember.float64, r"self.size\(-1\) must be divisible by 2 to view Float as Double"),
+    (lambda: ember.zeros(2, 3).t(), ember.int8, r"self.stride\(-1\) must be 1 to view Float as Char"),
+    (lambda: ember.zeros(2, 8, dtype=ember.uint8)[:, 1:5], ember.float32,
+     r"self.storage_offset\(\) must be divisible by 4"),
+    (lambda: ember.zeros(2, dtype=ember.complex64).conj(), ember.float64, "conjugate view"),
+])
+def test_view_dtype_errors(make_input, dtype, message):
+    with pytest.raises(RuntimeError, match=message):
+        make_input().view(dtype)
+
+
+def test_view_dtype_is_not_differentiable():
+    x = ember.ones(2, requires_grad=True)
+    assert not x.view(ember.int32).requires_grad
+    assert not x.view(ember.float32).requires_grad

@@ -1518,6 +1518,29 @@ def ref_legacy_scatter_reduce(a, dim, index, src, reduce):
     return ref_scatter_reduce(a, dim, index, src, {"add": "sum", "multiply": "prod"}[reduce])
 
 
+def view_dtype_samples(d):
+    """(x, x's dtype, the dtype to view it as): the reference gets x widened, so it
+    narrows it back to its own bytes first."""
+    size = np.dtype(d).itemsize
+    same = {"bool": "uint8", "int32": "float32", "float32": "int32", "float64": "int64", "complex64": "float64"}[d]
+    s = [
+        Sample((A(d, (3, 4), 0), DT(d), DT(same)), desc="same_size"),
+        Sample((A(d, (3, 4), 1, view="T"), DT(d), DT(same)), desc="same_size_transposed"),
+        Sample((A(d, (2, 3), 2), DT(d), DT("uint8")), desc="to_bytes"),
+        Sample((A(d, (2, 3), 3), DT(d), DT(d)), desc="own_dtype"),
+    ]
+    if size < 8:
+        s.append(Sample((A(d, (3, 8 // size), 4), DT(d), DT("float64")), desc="to_wider"))
+    if size == 8:
+        s.append(Sample((A(d, (3, 2), 5), DT(d), DT("int16")), desc="to_narrower"))
+    return s
+
+
+def ref_view_dtype(a, own, dtype):
+    a = a.astype(own)
+    return (np.ascontiguousarray(a) if a.ndim and a.strides[-1] == a.itemsize else a).view(dtype)
+
+
 def masks(shape, seed):
     return Arr(np.random.default_rng(seed).integers(0, 2, shape).astype(bool), "bool")
 
@@ -2542,6 +2565,8 @@ OPS = [
     Op("gather", gather_samples, ("bool", "int64", "float32", "complex64"), ref_gather, method=True),
     Op("scatter", scatter_samples, ("int64", "float32", "float64", "complex64"), ref_scatter, method=True),
     Op("scatter_add", scatter_add_samples, ("int64", "float32", "float64"), ref_scatter_add, method=True),
+    Op("view.dtype", view_dtype_samples, ("bool", "int32", "float32", "float64", "complex64"), ref_view_dtype,
+       aten="view", fn=lambda lib, x, own, dtype: x.view(dtype)),
     Op("scatter_reduce", scatter_reduce_samples, ("bool", "int64", "float16", "float32", "float64"), ref_scatter_reduce,
        method=True, grad=(0, 3)),
     Op("scatter_legacy_reduce", legacy_scatter_reduce_samples, ("int64", "float32", "complex64"),
