@@ -77,11 +77,19 @@ static Tensor fresh_copy(Tensor empty, const Tensor& self) {
   return empty;
 }
 
-Tensor clone(const Tensor& self) { return fresh_copy(ember::empty_like(self), self); }
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  return fresh_copy(ember::empty_like(self, std::nullopt, std::nullopt, memory_format), self);
+}
 
-Tensor contiguous(const Tensor& self) {
-  if (self.is_contiguous()) return self;
-  return fresh_copy(ember::empty(self.sizes(), self.options()), self);
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
+  // preserve_format is no layout to copy into; like torch, only an already
+  // contiguous tensor gets through with it.
+  const bool plain = memory_format == MemoryFormat::Contiguous || memory_format == MemoryFormat::Preserve;
+  if (plain ? self.is_contiguous() : c10::is_contiguous_in(memory_format, self.sizes(), self.strides())) return self;
+  EMBER_CHECK(memory_format != MemoryFormat::Preserve,
+              "contiguous(): preserve memory format is unsupported by the contiguous operator");
+  c10::dims_order(memory_format, self.dim(), "contiguous()");  // a rank the format cannot lay out raises here
+  return fresh_copy(ember::empty_like(self, std::nullopt, std::nullopt, memory_format), self);
 }
 
 // Fresh tensors carry no conj/neg bits, so copying into one resolves them.

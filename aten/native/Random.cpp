@@ -311,21 +311,24 @@ Tensor normal(double mean, double std, IntArrayRef size, const std::optional<Gen
   return fresh(ember::empty(size, dtype, device).normal_(mean, std, generator));
 }
 
-Tensor randint_like(const Tensor& self, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return fresh(ember::empty_like(self, dtype, device).random_(0, high));
+Tensor randint_like(const Tensor& self, int64_t high, std::optional<ScalarType> dtype, std::optional<Device> device,
+                    std::optional<MemoryFormat> memory_format) {
+  return fresh(ember::empty_like(self, dtype, device, memory_format).random_(0, high));
 }
 
 Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<ScalarType> dtype,
-                    std::optional<Device> device) {
-  return fresh(ember::empty_like(self, dtype, device).random_(low, high));
+                    std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  return fresh(ember::empty_like(self, dtype, device, memory_format).random_(low, high));
 }
 
-Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return fresh(ember::empty_like(self, dtype, device).uniform_(0, 1));
+Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
+                 std::optional<MemoryFormat> memory_format) {
+  return fresh(ember::empty_like(self, dtype, device, memory_format).uniform_(0, 1));
 }
 
-Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return fresh(ember::empty_like(self, dtype, device).normal_(0, 1));
+Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Device> device,
+                  std::optional<MemoryFormat> memory_format) {
+  return fresh(ember::empty_like(self, dtype, device, memory_format).normal_(0, 1));
 }
 
 namespace {
@@ -389,13 +392,13 @@ Tensor bernoulli(const Tensor& self, const std::optional<Generator>& generator) 
   const Tensor p = self.detach();
   EMBER_CHECK(p.is_meta() || ember::logical_and(ember::ge(p, 0), ember::le(p, 1)).all().item<bool>(),
               "bernoulli expects all probabilities in [0, 1]");
-  const Tensor u = ember::empty_like(self, std::nullopt, std::nullopt).uniform_(0, 1, generator);
+  const Tensor u = ember::empty_like(self).uniform_(0, 1, generator);
   return fresh(ember::lt(u, p).to(self.dtype()));
 }
 
 Tensor bernoulli_(const Tensor& self, double p, const std::optional<Generator>& generator) {
   EMBER_CHECK(p >= 0 && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p={}", p);
-  const Tensor u = ember::empty_like(self, ScalarType::Double, std::nullopt).uniform_(0, 1, generator);
+  const Tensor u = ember::empty_like(self, ScalarType::Double).uniform_(0, 1, generator);
   return self.copy_(ember::lt(u, p));
 }
 

@@ -111,13 +111,18 @@ Tensor scalar_tensor(const Scalar& s, OptDtype dtype, OptDevice device) {
   return ember::full({}, s, dtype.value_or(fallback), device);
 }
 
-Tensor empty_like(const Tensor& self, OptDtype dtype, OptDevice device) {
-  // Like torch.preserve_format: keep a dense layout (e.g. a transposed
-  // matrix stays column-major), otherwise a dense one in the same dim order.
-  // (An empty tensor counts as contiguous, so it keeps its strides, as in torch.)
-  const bool keep = self.is_contiguous() || is_non_overlapping_and_dense(self.sizes(), self.strides());
-  const std::vector<int64_t> strides =
-      keep ? self.strides().vec() : infer_dense_strides(self.sizes(), self.strides());
+Tensor empty_like(const Tensor& self, OptDtype dtype, OptDevice device, std::optional<MemoryFormat> memory_format) {
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  std::vector<int64_t> strides;
+  if (format != MemoryFormat::Preserve) {
+    strides = c10::strides_in(format, self.sizes(), "empty_like");
+  } else if (self.is_contiguous() || is_non_overlapping_and_dense(self.sizes(), self.strides())) {
+    // preserve_format keeps a dense layout (a transposed matrix stays column-major;
+    // an empty tensor counts as contiguous, so it keeps its strides, as in torch),
+    strides = self.strides().vec();
+  } else {
+    strides = infer_dense_strides(self.sizes(), self.strides());  // else a dense one in the same dim order
+  }
   return ember::empty_strided(self.sizes(), strides, dtype_or(dtype, self), device_or(device, self));
 }
 
@@ -139,16 +144,17 @@ Tensor new_full(const Tensor& self, IntArrayRef size, const Scalar& fill_value, 
   return ember::full(size, fill_value, dtype_or(dtype, self), device_or(device, self));
 }
 
-Tensor zeros_like(const Tensor& self, OptDtype dtype, OptDevice device) {
-  return fresh(ember::empty_like(self, dtype, device).zero_());
+Tensor zeros_like(const Tensor& self, OptDtype dtype, OptDevice device, std::optional<MemoryFormat> memory_format) {
+  return fresh(ember::empty_like(self, dtype, device, memory_format).zero_());
 }
 
-Tensor ones_like(const Tensor& self, OptDtype dtype, OptDevice device) {
-  return fresh(ember::empty_like(self, dtype, device).fill_(1));
+Tensor ones_like(const Tensor& self, OptDtype dtype, OptDevice device, std::optional<MemoryFormat> memory_format) {
+  return fresh(ember::empty_like(self, dtype, device, memory_format).fill_(1));
 }
 
-Tensor full_like(const Tensor& self, const Scalar& fill_value, OptDtype dtype, OptDevice device) {
-  return fresh(ember::empty_like(self, dtype, device).fill_(fill_value));
+Tensor full_like(const Tensor& self, const Scalar& fill_value, OptDtype dtype, OptDevice device,
+                 std::optional<MemoryFormat> memory_format) {
+  return fresh(ember::empty_like(self, dtype, device, memory_format).fill_(fill_value));
 }
 
 Tensor arange(const Scalar& end, OptDtype dtype, OptDevice device) { return ember::arange(0, end, 1, dtype, device); }

@@ -8,6 +8,7 @@
 #include <aten/core/Generator.h>
 #include <aten/core/TensorOptions.h>
 #include <aten/core/VariableHooksInterface.h>
+#include <c10/core/MemoryFormat.h>
 #include <c10/core/Scalar.h>
 #include <c10/core/TensorImpl.h>
 
@@ -21,6 +22,7 @@ namespace ember {
 using c10::Device;
 using c10::DeviceType;
 using c10::IntArrayRef;
+using c10::MemoryFormat;
 using c10::Scalar;
 using c10::ScalarType;
 

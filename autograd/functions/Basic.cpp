@@ -62,7 +62,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     if (c10::GradMode::is_enabled()) {
       grad = new_grad;
     } else if (new_grad.use_count() > 1 || impl::is_view(new_grad) || !obeys_layout_contract(new_grad, variable_)) {
-      grad = ember::empty_like(variable_, new_grad.dtype(), new_grad.device()).copy_(new_grad);
+      grad = ember::empty_like(variable_, new_grad.dtype(), new_grad.device(), std::nullopt).copy_(new_grad);
       grad.unsafeGetTensorImpl()->reset_version();
     } else {
       grad = new_grad;

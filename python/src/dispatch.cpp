@@ -39,8 +39,8 @@ IValue scalar_ivalue(py::handle obj, Kind kind, const std::string& where) {
     case Kind::ScalarType: return IValue(obj.cast<ScalarType>());
     case Kind::Device: return IValue(obj.cast<c10::Device>());
     case Kind::Generator: return IValue(obj.cast<Generator>());
-    case Kind::Layout:
-    case Kind::MemoryFormat: break;
+    case Kind::MemoryFormat: return IValue(obj.cast<c10::MemoryFormat>());
+    case Kind::Layout: break;
   }
   throw py::type_error(fmt::format("{}: arguments of this type cannot be passed from Python", where));
 }
@@ -73,6 +73,11 @@ IValue to_ivalue(py::handle obj, const SchemaType& type, const std::string& wher
 IValue default_ivalue(const SchemaArgument& arg) {
   const std::string& d = *arg.default_value;
   if (d == "None") return IValue();
+  if (arg.type.kind == SchemaType::Kind::MemoryFormat) {
+    const auto format = c10::memory_format_named(d);
+    EMBER_CHECK(format.has_value(), "{}: unknown memory format '{}'", arg.name, d);
+    return IValue(*format);
+  }
   py::object literal;
   if (d == "True" || d == "False") {
     literal = py::bool_(d == "True");
@@ -162,10 +167,24 @@ KernelFunction python_kernel(py::function fn) {
     const FunctionSchema& schema = op.schema();
     const size_t n = schema.arguments.size();
     const size_t first = stack.size() - n;
-    py::tuple args(n);
-    for (size_t i = 0; i < n; ++i) args[i] = to_python(stack[first + i]);
+    // Keyword-only arguments arrive by keyword and only when they differ from
+    // their defaults, as in torch, so that a kernel written before an
+    // operator grew one keeps working.
+    py::list args;
+    py::dict kwargs;
+    for (size_t i = 0; i < n; ++i) {
+      const SchemaArgument& a = schema.arguments[i];
+      if (a.kwarg_only) {
+        py::object value = to_python(stack[first + i]);
+        const bool is_default = a.default_value && !stack[first + i].isTensor() &&
+                                value.equal(to_python(default_ivalue(a)));
+        if (!is_default) kwargs[py::str(a.name)] = value;
+      } else {
+        args.append(to_python(stack[first + i]));
+      }
+    }
     stack.resize(first);
-    py::object result = (*holder)(*args);
+    py::object result = (*holder)(*args, **kwargs);
     if (schema.returns.size() == 1) {
       stack.push_back(to_ivalue(result, schema.returns[0].type, schema.qualified_name() + " result"));
     } else if (!schema.returns.empty()) {

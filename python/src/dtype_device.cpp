@@ -24,6 +24,22 @@ std::array<PyDtype, c10::kNumScalarTypes> dtype_table = [] {
   return t;
 }();
 
+// One object per memory format, as for dtypes.
+struct PyMemoryFormat {
+  c10::MemoryFormat format;
+};
+
+std::array<PyMemoryFormat, c10::kNumMemoryFormats> memory_format_table = [] {
+  std::array<PyMemoryFormat, c10::kNumMemoryFormats> t{};
+  for (int i = 0; i < c10::kNumMemoryFormats; ++i) t[i].format = static_cast<c10::MemoryFormat>(i);
+  return t;
+}();
+
+std::array<py::object, c10::kNumMemoryFormats>& memory_format_objects() {
+  static auto* objects = new std::array<py::object, c10::kNumMemoryFormats>();  // leaked: outlives the interpreter
+  return *objects;
+}
+
 std::array<py::object, c10::kNumScalarTypes>& dtype_objects() {
   static auto* objects = new std::array<py::object, c10::kNumScalarTypes>();  // leaked: outlives the interpreter
   return *objects;
@@ -148,6 +164,15 @@ void init_dtype_device(py::module_& m) {
   }
   m.attr("_all_dtypes") = all;  // in the table's order
 
+  py::class_<PyMemoryFormat>(m, "memory_format")
+      .def("__repr__", [](const PyMemoryFormat& f) { return fmt::format("ember.{}", c10::toString(f.format)); })
+      .def("__reduce__", [](const PyMemoryFormat& f) { return std::string(c10::toString(f.format)); });
+  for (int i = 0; i < c10::kNumMemoryFormats; ++i) {
+    py::object obj = py::cast(&memory_format_table[i], py::return_value_policy::reference);
+    memory_format_objects()[i] = obj;
+    m.attr(std::string(c10::toString(static_cast<c10::MemoryFormat>(i))).c_str()) = obj;
+  }
+
   init_type_limits(m);
 
   py::class_<c10::Device>(m, "device")
@@ -208,6 +233,17 @@ bool type_caster<c10::ScalarType>::load(handle src, bool) {
 
 handle type_caster<c10::ScalarType>::cast(c10::ScalarType t, return_value_policy, handle) {
   return ember::python::dtype_object(t).release();
+}
+
+bool type_caster<c10::MemoryFormat>::load(handle src, bool) {
+  make_caster<ember::python::PyMemoryFormat> caster;
+  if (!caster.load(src, false)) return false;
+  value = cast_op<ember::python::PyMemoryFormat&>(caster).format;
+  return true;
+}
+
+handle type_caster<c10::MemoryFormat>::cast(c10::MemoryFormat f, return_value_policy, handle) {
+  return ember::python::memory_format_objects()[static_cast<int>(f)].inc_ref();
 }
 
 bool type_caster<ember::python::IntList>::load(handle src, bool) {

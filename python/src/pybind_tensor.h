@@ -109,6 +109,14 @@ struct type_caster<c10::ScalarType> {
   static handle cast(c10::ScalarType t, return_value_policy, handle);
 };
 
+// memory_format arguments take the ember.contiguous_format, ... singletons.
+template <>
+struct type_caster<c10::MemoryFormat> {
+  PYBIND11_TYPE_CASTER(c10::MemoryFormat, const_name("memory_format"));
+  bool load(handle src, bool convert);
+  static handle cast(c10::MemoryFormat f, return_value_policy, handle);
+};
+
 // Scalars accept Python bool, int, float, complex and NumPy scalars.
 template <>
 struct type_caster<c10::Scalar> {

@@ -49,13 +49,12 @@ ScalarType dtype_arg(py::handle h) {
 
 // Tensor.to(dtype) / to(device, dtype) / to(other): positional arguments are
 // recognised by type, as in PyTorch.
-// A memory_format other than preserve_format lays the result out in it (through
-// the Python-level contiguous, which knows the formats).
+// A memory_format other than preserve_format lays the result out in it.
 py::object to_from_args(const Tensor& self, const py::args& args, const py::kwargs& kwargs) {
   std::optional<Device> device;
   std::optional<ScalarType> dtype;
   bool copy = false;
-  py::object memory_format = py::none();
+  c10::MemoryFormat memory_format = c10::MemoryFormat::Preserve;
   for (py::handle a : args) {
     if (py::isinstance<c10::TensorImpl>(a)) {
       const Tensor other = a.cast<Tensor>();
@@ -78,14 +77,13 @@ py::object to_from_args(const Tensor& self, const py::args& args, const py::kwar
     } else if (k == "copy") {
       copy = value.cast<bool>();
     } else if (k == "memory_format") {
-      memory_format = py::reinterpret_borrow<py::object>(value);
+      if (!value.is_none()) memory_format = value.cast<c10::MemoryFormat>();
     } else if (k != "non_blocking") {
       throw py::type_error(fmt::format("to() got an unexpected keyword argument '{}'", k));
     }
   }
-  py::object result = py::cast(ember::to(self, device.value_or(self.device()), dtype, false, copy));
-  if (memory_format.is_none() || py::repr(memory_format).cast<std::string>() == "ember.preserve_format") return result;
-  return result.attr("contiguous")(memory_format);
+  const Tensor result = ember::to(self, device.value_or(self.device()), dtype, false, copy);
+  return py::cast(memory_format == c10::MemoryFormat::Preserve ? result : result.contiguous(memory_format));
 }
 
 Tensor converted(const Tensor& self, ScalarType t) { return self.to(t); }
@@ -191,7 +189,13 @@ void init_tensor(py::module_& m) {
       .def_property_readonly("itemsize", method<&Tensor::element_size>())
       .def_property_readonly("nbytes", method<&Tensor::nbytes>())
       .def("storage_offset", method<&Tensor::storage_offset>())
-      .def("is_contiguous", [](const Tensor& self) { return self.is_contiguous(); })
+      .def(
+          "is_contiguous",
+          [](const Tensor& self, c10::MemoryFormat format) {
+            const bool plain = format == c10::MemoryFormat::Contiguous || format == c10::MemoryFormat::Preserve;
+            return plain ? self.is_contiguous() : c10::is_contiguous_in(format, self.sizes(), self.strides());
+          },
+          py::arg("memory_format") = c10::MemoryFormat::Contiguous)
       .def("data_ptr", [](const Tensor& self) { return reinterpret_cast<uintptr_t>(self.data_ptr()); })
       .def("untyped_storage_nbytes", [](const Tensor& self) { return self.storage().nbytes(); })
       .def("_is_view_of",

@@ -151,6 +151,8 @@ class CallGenerator:
             return r.choice(["'cpu'", "'meta'"])
         if t.base == "Generator":
             return "None"
+        if t.base == "MemoryFormat":
+            return "ember." + r.choice(["contiguous_format", "preserve_format", "channels_last", "channels_last_3d"])
         raise ValueError(f"no generator for {t}")
 
     # ---- calls ------------------------------------------------------------------

@@ -236,5 +236,7 @@ def test_channels_last_layouts_match_torch():
     with pytest.raises(RuntimeError, match="required rank 4"):
         ember.ones(2, 3).contiguous(memory_format=ember.channels_last)
     with pytest.raises(RuntimeError, match="preserve memory format"):
-        ember.ones(2, 3).contiguous(memory_format=ember.preserve_format)
+        ember.ones(2, 3).t().contiguous(memory_format=ember.preserve_format)
+    x = ember.ones(2, 3)
+    assert x.contiguous(memory_format=ember.preserve_format) is x  # as torch: already contiguous
     assert repr(ember.channels_last) == "ember.channels_last"

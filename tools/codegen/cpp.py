@@ -13,7 +13,13 @@ _SCALAR_TYPES = {
     "ScalarType": "ScalarType",
     "Device": "Device",
     "Generator": "Generator",
+    "MemoryFormat": "MemoryFormat",
 }
+
+
+# Schema defaults of MemoryFormat arguments (torch's Python names) as C++.
+MEMORY_FORMATS = {"contiguous_format": "MemoryFormat::Contiguous", "preserve_format": "MemoryFormat::Preserve",
+                  "channels_last": "MemoryFormat::ChannelsLast", "channels_last_3d": "MemoryFormat::ChannelsLast3d"}
 
 
 def argument_type(t: Type) -> str:
@@ -75,6 +81,8 @@ def default_value(arg: Argument) -> str:
         return '"' + d.strip("'\"") + '"'
     if t.base == "ScalarType":
         return f"ScalarType::{d}"
+    if t.base == "MemoryFormat":
+        return MEMORY_FORMATS[d]
     return d
 
 

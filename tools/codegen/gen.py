@@ -31,19 +31,21 @@ def load(path: str) -> list[NativeFunction]:
 
 
 def _factory_options_overload(f: NativeFunction, *, declaration: bool) -> str:
-    """`zeros(size, TensorOptions options = {})` on top of the unpacked form."""
+    """`zeros(size, TensorOptions options = {})` on top of the unpacked form: `options`
+    stands where dtype and device are (arguments after them, e.g. memory_format, follow it)."""
     s = f.schema
     params, call = [], []
-    for a in s.arguments:
+    args = list(s.arguments)
+    for i, a in enumerate(args):
+        trailing_defaults = all(b.default is not None or b.name in ("dtype", "device") for b in args[i:])
         if a.name in ("dtype", "device"):
+            if not any(p.startswith("TensorOptions") for p in params):
+                params.append("TensorOptions options" + (" = {}" if declaration and trailing_defaults else ""))
             continue
         text = f"{cpp.argument_type(a.type)} {cpp.cpp_name(a.name)}"
-        if declaration and a.default is not None and all(
-                b.default is not None or b.name in ("dtype", "device")
-                for b in s.arguments[s.arguments.index(a):]):
+        if declaration and a.default is not None and trailing_defaults:
             text += f" = {cpp.default_value(a)}"
         params.append(text)
-    params.append("TensorOptions options" + (" = {}" if declaration else ""))
     for a in s.arguments:
         call.append({"dtype": "options.dtype_opt()", "device": "options.device_opt()"}.get(a.name, cpp.cpp_name(a.name)))
     head = f"Tensor {f.cpp_name}({', '.join(params)})"

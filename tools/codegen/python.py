@@ -36,13 +36,15 @@ def binding_type(a: Argument) -> str:
         inner = {"int": "IntList", "float": "std::vector<double>", "bool": f"std::array<bool, {t.list_size}>"}[t.base]
         return f"std::optional<{inner}>" if t.optional else inner
     base = {"int": "int64_t", "float": "double", "bool": "bool", "str": "std::string", "Scalar": "c10::Scalar",
-            "ScalarType": "c10::ScalarType", "Device": "c10::Device", "Generator": "Generator"}[t.base]
+            "ScalarType": "c10::ScalarType", "Device": "c10::Device", "Generator": "Generator",
+            "MemoryFormat": "c10::MemoryFormat"}[t.base]
     return f"std::optional<{base}>" if t.optional else base
 
 
 # How error messages name each parameter type (PyTorch's words).
 _TYPE_NAMES = {"Tensor": "Tensor", "int": "int", "float": "float", "bool": "bool", "str": "str", "Scalar": "Number",
-               "ScalarType": "dtype", "Device": "device", "Generator": "Generator"}
+               "ScalarType": "dtype", "Device": "device", "Generator": "Generator",
+               "MemoryFormat": "memory_format"}
 _LIST_NAMES = {"Tensor": "tuple of Tensors", "int": "tuple of ints", "float": "tuple of floats",
                "bool": "tuple of bools"}
 
@@ -88,6 +90,8 @@ def python_default(a: Argument) -> str:
         return '"' + d.strip("'\"") + '"'
     if t.base == "Scalar":
         return repr(float(d)) if any(c in d for c in ".eE") else d
+    if t.base == "MemoryFormat":
+        return "c10::" + cpp.MEMORY_FORMATS[d]
     return d
 
 

@@ -77,6 +77,8 @@ decltype(auto) unbox(const IValue& v) {
     return v.toDevice();
   } else if constexpr (std::is_same_v<P, Generator>) {
     return v.toGenerator();
+  } else if constexpr (std::is_same_v<P, c10::MemoryFormat>) {
+    return v.toMemoryFormat();
   } else {
     static_assert(sizeof(P) == 0, "this C++ type cannot appear in an operator signature");
   }

@@ -27,7 +27,8 @@ Scalar IValue::toScalar() const {
 
 std::string IValue::tagName() const {
   constexpr const char* names[] = {"None", "Tensor",   "float",     "int",   "bool",   "complex", "int[]",
-                                   "float[]", "bool[]", "Tensor[]", "Tensor?[]", "str", "ScalarType", "Device", "Generator"};
+                                   "float[]", "bool[]", "Tensor[]", "Tensor?[]", "str", "ScalarType", "Device", "Generator",
+                                   "MemoryFormat"};
   static_assert(std::size(names) == std::variant_size_v<Payload>);
   return names[value_.index()];
 }

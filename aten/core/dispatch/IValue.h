@@ -6,6 +6,7 @@
 
 #include <aten/core/Generator.h>
 #include <aten/core/Tensor.h>
+#include <c10/core/MemoryFormat.h>
 
 #include <array>
 #include <optional>
@@ -19,7 +20,8 @@ class IValue {
  public:
   using Payload = std::variant<std::monostate, Tensor, double, int64_t, bool, c10::complex<double>,
                                std::vector<int64_t>, std::vector<double>, std::vector<bool>, std::vector<Tensor>,
-                               std::vector<std::optional<Tensor>>, std::string, ScalarType, Device, Generator>;
+                               std::vector<std::optional<Tensor>>, std::string, ScalarType, Device, Generator,
+                               c10::MemoryFormat>;
 
   IValue() = default;
   IValue(Tensor t) {
@@ -46,6 +48,7 @@ class IValue {
   IValue(ScalarType v) : value_(v) {}
   IValue(Device v) : value_(v) {}
   IValue(Generator v) : value_(std::move(v)) {}
+  IValue(c10::MemoryFormat v) : value_(v) {}
   template <typename T>
   IValue(std::optional<T> v) {
     if (v) *this = IValue(std::move(*v));
@@ -80,6 +83,7 @@ class IValue {
   ScalarType toScalarType() const { return get<ScalarType>("ScalarType"); }
   Device toDevice() const { return get<Device>("Device"); }
   const Generator& toGenerator() const { return get<Generator>("Generator"); }
+  c10::MemoryFormat toMemoryFormat() const { return get<c10::MemoryFormat>("MemoryFormat"); }
 
   const Payload& payload() const { return value_; }
   std::string tagName() const;

@@ -164,7 +164,7 @@ Tensor transpose_sparse(const Tensor& self, int64_t dim0, int64_t dim1) {
   return make_sparse_tensor_unchecked(indices, s.values(), sizes, s.nnz() <= 1);
 }
 
-Tensor clone_sparse(const Tensor& self) {
+Tensor clone_sparse(const Tensor& self, std::optional<MemoryFormat> /*memory_format: sparse has no strides*/) {
   const SparseTensorImpl& s = sparse_impl(self, "clone");
   return make_sparse_tensor_unchecked(s.indices().clone(), s.values().clone(), self.sizes(), s.coalesced());
 }

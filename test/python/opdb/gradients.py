@@ -743,6 +743,9 @@ for _inc in (True, False):
          _prod_index, P(2, 4, zeros=(0, 2, 3)), "prod", include_self=_inc, gg=False)
     case("scatter_reduce", f"amax_ties_include_self_{_inc}", fn("scatter_reduce"), D(np.array([[1.0, 2, 3, 4]])), 1,
          I([[2, 2, 0, 3]]), D(np.array([[3.0, 3, 1, 5]])), "amax", include_self=_inc, gc=False, gg=False, tc=_inc)
+for _r in ("sum", "prod", "mean", "amax"):  # small enough for gradgradcheck
+    case("scatter_reduce", f"{_r}_small", fn("scatter_reduce"), P(2, 3), 1, I([[0, 0], [2, 1]]), P(2, 2), _r,
+         include_self=_r != "mean")
 case("scatter_reduce", "mean_in_place", lambda lib, x, *a, **k: x.clone().scatter_reduce_(*a, **k), N(3, 4), 1,
      I(_g.integers(0, 4, (3, 5))), N(3, 5), "mean", include_self=False)
 case("masked_fill", "scalar", fn("masked_fill"), N(3, 4), MASK(3, 4), 1.5)

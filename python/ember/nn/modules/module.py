@@ -8,6 +8,7 @@ from collections import OrderedDict, namedtuple
 
 import ember
 from ember import _C
+from ember._memory_format import LAYOUT_RANK
 from ember.autograd import Function
 
 from ..parameter import Buffer, Parameter
@@ -462,7 +463,7 @@ class Module:
             elif device is not None:
                 t = t.to(device)
             # Only 4-d (5-d) parameters take channels_last (channels_last_3d), as in torch.
-            if memory_format is not None and memory_format._order is not None and t.dim() == len(memory_format._order):
+            if memory_format is not None and LAYOUT_RANK.get(memory_format) == t.dim():
                 t = t.contiguous(memory_format=memory_format)
             return t
 
