@@ -91,3 +91,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 Variable = _Tensor  # the pre-1.0 name, kept for old code
+
+
+def __getattr__(name):
+    # ember.autograd.functional builds on ember.func, which needs the rest of ember: loaded on first use.
+    if name == "functional":
+        import importlib
+
+        return importlib.import_module(".functional", __name__)
+    raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")

@@ -1,10 +1,12 @@
-"""ember.func: calling a module with other parameters and buffers
-(functional_call), as torch.func. The transforms (grad, vmap, jacrev, ...)
-are not in Ember yet."""
+"""ember.func, as torch.func: calling a module with other parameters and
+buffers (functional_call) and the function transforms (grad, vmap, vjp,
+jvp, jacrev, jacfwd, hessian; see _transforms.py for how they are built)."""
 
 import contextlib
 
-__all__ = ["functional_call"]
+from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp, vmap
+
+__all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
 
 
 def _merged(parameter_and_buffer_dicts):

@@ -1,0 +1,102 @@
+"""ember.autograd.functional, as torch.autograd.functional: Jacobians,
+Hessians and vector products of a function at given inputs (a tensor or a
+tuple of tensors), on the same machinery as ember.func's transforms."""
+
+import ember
+from ember import func as _func
+
+__all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
+
+
+def _as_tuple(x, what, fn_name):
+    if isinstance(x, ember.Tensor):
+        return (x,), False
+    if isinstance(x, (tuple, list)) and all(isinstance(t, ember.Tensor) for t in x):
+        return tuple(x), True
+    raise TypeError(f"The {what} given to {fn_name} must be either a Tensor or a tuple of Tensors but the value at "
+                    f"index 0 has type {type(x)}.")
+
+
+def _maybe_detach(x, create_graph):
+    if create_graph:
+        return x
+    if isinstance(x, ember.Tensor):
+        return x.detach()
+    return tuple(_maybe_detach(t, False) for t in x)
+
+
+def _unpack(x, was_tuple):
+    return x if was_tuple else x[0]
+
+
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), v^T J): the vector-Jacobian product of func at inputs."""
+    ins, in_tuple = _as_tuple(inputs, "inputs", "vjp")
+    out, fn = _func.vjp(func, *ins)
+    outs, out_tuple = _as_tuple(out, "outputs of the user-provided function", "vjp")
+    if v is None:
+        if any(o.numel() != 1 for o in outs):
+            raise RuntimeError("The vector v can only be None if the user-provided function returns a single Tensor "
+                               "with a single element.")
+        v = tuple(ember.ones_like(o) for o in outs)
+    vs, _ = _as_tuple(v, "v", "vjp")
+    grads = fn(vs if out_tuple else vs[0])
+    return _maybe_detach(out, create_graph), _maybe_detach(_unpack(grads, in_tuple), create_graph)
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), J v): the Jacobian-vector product of func at inputs."""
+    ins, in_tuple = _as_tuple(inputs, "inputs", "jvp")
+    if v is None:
+        if any(t.numel() != 1 for t in ins):
+            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single "
+                               "Tensor with a single element.")
+        v = tuple(ember.ones_like(t) for t in ins)
+    vs, _ = _as_tuple(v, "v", "jvp")
+    out, pushed = _func.jvp(func, ins, vs)
+    return _maybe_detach(out, create_graph), _maybe_detach(pushed, create_graph)
+
+
+def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
+    """The Jacobian of func at inputs: one block per (output, input), output dims first."""
+    if strategy not in ("reverse-mode", "forward-mode"):
+        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function has '
+                         'more outputs than inputs, "forward-mode" tends to be more performant. Otherwise, prefer to '
+                         'use "reverse-mode".')
+    ins, in_tuple = _as_tuple(inputs, "inputs", "jacobian")
+    argnums = tuple(range(len(ins))) if in_tuple else 0
+    jac = _func.jacrev(func, argnums)(*ins)
+    return _maybe_detach(jac, create_graph) if isinstance(jac, ember.Tensor) else \
+        tuple(_maybe_detach(j, create_graph) if isinstance(j, ember.Tensor) else tuple(
+            _maybe_detach(b, create_graph) for b in j) for j in jac)
+
+
+def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
+    """The Hessian of func's single-element output at inputs (blocks per pair of inputs for a tuple)."""
+    ins, in_tuple = _as_tuple(inputs, "inputs", "hessian")
+
+    def scalar(*xs):
+        out = func(*xs)
+        if not isinstance(out, ember.Tensor) or out.numel() != 1:
+            raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
+        return out.reshape(())
+
+    argnums = tuple(range(len(ins))) if in_tuple else 0
+    h = _func.hessian(scalar, argnums)(*ins)
+    return h if create_graph else _maybe_detach(h, False) if isinstance(h, ember.Tensor) else tuple(
+        tuple(b.detach() for b in row) for row in h)
+
+
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), v^T H) for a function with a single-element output."""
+    ins, in_tuple = _as_tuple(inputs, "inputs", "vhp")
+    vs, _ = _as_tuple(v, "v", "vhp") if v is not None else (tuple(ember.ones_like(t) for t in ins), in_tuple)
+    gradient = _func.grad(lambda *xs: func(*xs).reshape(()), tuple(range(len(ins))))
+    _, fn = _func.vjp(gradient, *ins)
+    out = func(*ins)
+    return out.detach(), _maybe_detach(_unpack(fn(tuple(vs)), in_tuple), create_graph)
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    """(func(inputs), H v) for a function with a single-element output (equal to vhp: H is symmetric)."""
+    return vhp(func, inputs, v, create_graph, strict)
