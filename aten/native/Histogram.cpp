@@ -1,11 +1,13 @@
 // Counting: bincount (occurrences of small non-negative integers, or the sum
-// of their weights) and histc (equal-width bins over a range).
+// of their weights), histc (equal-width bins over a range) and histogram
+// (given edges, or equal-width ones, with weights and densities).
 
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/Resize.h>
 #include <c10/util/TypeCast.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace ember::native {
@@ -85,6 +87,81 @@ Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& 
 
 Tensor histc_out(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max, const Tensor& out) {
   return resize_out(out, ember::histc(self, bins, min, max));
+}
+
+namespace {
+
+// The value's bin among sorted edges: the last edge closes the last bin; -1 outside (or NaN).
+template <typename T>
+int64_t bin_of(T value, const T* edges, int64_t n_edges) {
+  if (!(value >= edges[0] && value <= edges[n_edges - 1])) return -1;
+  const int64_t pos = std::upper_bound(edges, edges + n_edges, value) - edges - 1;
+  return std::min(pos, n_edges - 2);
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> histogram(const Tensor& self, const Tensor& bins, const std::optional<Tensor>& weight,
+                                     bool density) {
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point(), "histogram: \"histogramdd\" not implemented for '{}'",
+                              c10::toString(self.scalar_type()));
+  EMBER_CHECK(bins.dim() == 1, "torch.histogram: bins tensor should have one dimension, but got {} dimensions in the "
+              "bins tensor", bins.dim());
+  EMBER_CHECK(bins.numel() > 0, "torch.histogram: bins tensor should have at least 1 element");
+  EMBER_CHECK(bins.scalar_type() == self.scalar_type(), "torch.histogram: input tensor and bins tensors should have "
+              "the same dtype, but got input with dtype {} and bins with dtype {}", c10::python_name(self.scalar_type()),
+              c10::python_name(bins.scalar_type()));
+  const bool weighted = weight && weight->defined();
+  if (weighted) {
+    EMBER_CHECK(weight->sizes() == self.sizes(), "torch.histogram: if weight tensor is provided it should have the "
+                "same shape as the input tensor excluding its innermost dimension, but got input with shape {} and "
+                "weight with shape {}", str_sizes(self.sizes()), str_sizes(weight->sizes()));
+    EMBER_CHECK(weight->scalar_type() == self.scalar_type(), "torch.histogram: if weight tensor is provided, it "
+                "should have the same dtype as the input tensor");
+  }
+  const int64_t n_bins = std::max<int64_t>(bins.numel() - 1, 0);
+  Tensor hist = ember::zeros({n_bins}, self.scalar_type(), self.device());
+  if (self.is_meta()) return {hist, bins.clone()};
+  const Tensor x = self.contiguous(), edges = bins.contiguous();
+  const Tensor w = weighted ? weight->contiguous() : Tensor();
+  c10::visit_scalar_type(self.scalar_type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
+      using M = std::conditional_t<std::is_same_v<T, double>, double, float>;  // the sums' precision
+      const T* p = static_cast<const T*>(x.data_ptr());
+      const T* e = static_cast<const T*>(edges.data_ptr());
+      const T* wp = weighted ? static_cast<const T*>(w.data_ptr()) : nullptr;
+      T* h = static_cast<T*>(hist.data_ptr());
+      if (n_bins == 0) return;
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const int64_t b = bin_of(p[i], e, edges.numel());
+        if (b >= 0) h[b] = static_cast<T>(static_cast<M>(h[b]) + (wp ? static_cast<M>(wp[i]) : M(1)));
+      }
+    }
+  });
+  if (density && n_bins > 0) hist = hist / (hist.sum() * ember::diff(edges));
+  return {hist, bins.clone()};
+}
+
+std::tuple<Tensor, Tensor> histogram(const Tensor& self, int64_t bins, std::optional<c10::ArrayRef<double>> range,
+                                     const std::optional<Tensor>& weight, bool density) {
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point(), "histogram: \"histogramdd\" not implemented for '{}'",
+                              c10::toString(self.scalar_type()));
+  EMBER_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got {} for dimension 0", bins);
+  double lo = 0, hi = 1;
+  if (range) {
+    EMBER_CHECK(range->size() == 2, "torch.histogram(): range should have 2 elements, but got {}", range->size());
+    lo = (*range)[0];
+    hi = (*range)[1];
+  } else if (self.numel() > 0 && !self.is_meta()) {
+    lo = ember::min(self).item().toDouble();
+    hi = ember::max(self).item().toDouble();
+  }
+  EMBER_CHECK(!(lo > hi), "torch.histogram: min should not exceed max, but got min {} max {}", lo, hi);
+  EMBER_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histogram: range [{}, {}] is not finite", lo, hi);
+  if (lo == hi) lo -= 0.5, hi += 0.5;
+  const Tensor edges = ember::linspace(lo, hi, bins + 1, self.scalar_type(), self.device());
+  return ember::histogram(self, edges, weight, density);
 }
 
 }  // namespace ember::native

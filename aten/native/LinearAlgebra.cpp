@@ -496,4 +496,17 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
   return ember::norm(difference, Scalar(p), IntArrayRef({-1}), false);
 }
 
+// Columns are powers of x (highest first unless increasing), as running products
+// so that integer inputs stay exact; integers widen to int64, as in torch.
+Tensor vander(const Tensor& x, std::optional<int64_t> N, bool increasing) {
+  EMBER_CHECK(x.dim() == 1, "x must be a one-dimensional tensor.");
+  const int64_t n = N.value_or(x.size(0));
+  EMBER_CHECK(n >= 0, "N must be non-negative.");
+  const Tensor values = x.to(c10::promoteTypes(x.scalar_type(), ScalarType::Long));
+  if (n == 0) return ember::empty({x.size(0), 0}, values.options());
+  Tensor result = ember::ones({x.size(0), 1}, values.options());
+  if (n > 1) result = ember::cat({result, values.unsqueeze(1).expand({x.size(0), n - 1}).cumprod(1)}, 1);
+  return increasing ? result : result.flip({1});
+}
+
 }  // namespace ember::native

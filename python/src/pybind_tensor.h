@@ -57,6 +57,11 @@ inline std::optional<c10::IntArrayRef> as_ref(const std::optional<IntList>& list
   if (!list) return std::nullopt;
   return c10::IntArrayRef(list->values);
 }
+
+inline std::optional<c10::ArrayRef<double>> as_ref(const std::optional<std::vector<double>>& list) {
+  if (!list) return std::nullopt;
+  return c10::ArrayRef<double>(*list);
+}
 }  // namespace ember::python
 
 namespace pybind11::detail {

@@ -4,6 +4,8 @@
 
 #include "pybind_tensor.h"
 
+#include <pybind11/eval.h>
+
 
 #include <pybind11/complex.h>
 
@@ -123,6 +125,9 @@ py::object named_tuple(const char* op_name, std::initializer_list<const char*> f
     for (const char* f : fields) names.append(f);
     py::object type = py::module_::import("collections").attr("namedtuple")(op_name, names);
     type.attr("__module__") = "ember.return_types";
+    // torch's layout: the qualified name, then one field per line.
+    type.attr("__repr__") = py::eval("lambda self: f'ember.return_types.{type(self).__name__}(\\n' + "
+                                     "',\\n'.join(f'{k}={v!r}' for k, v in zip(self._fields, self)) + ')'");
     it = types->emplace(op_name, type).first;
   }
   return it->second(*values);

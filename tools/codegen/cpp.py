@@ -34,7 +34,7 @@ def argument_type(t: Type) -> str:
         if t.base == "int":
             return "std::optional<IntArrayRef>" if t.optional else "IntArrayRef"
         if t.base == "float":
-            return "c10::ArrayRef<double>"
+            return "std::optional<c10::ArrayRef<double>>" if t.optional else "c10::ArrayRef<double>"
         if t.base == "bool" and t.list_size:
             return f"std::array<bool, {t.list_size}>"
         raise ValueError(f"unsupported list type {t}")

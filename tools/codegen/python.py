@@ -68,7 +68,7 @@ def _param_spec(name: str, type_name: str, accepted: str, default: str | None, k
 
 def _to_api(a: Argument, name: str) -> str:
     """Expression passing the binding's parameter to the C++ API."""
-    if a.type.base == "int" and a.type.is_list and a.type.optional:
+    if a.type.base in ("int", "float") and a.type.is_list and a.type.optional:
         return f"as_ref({name})"
     return name
 

@@ -43,6 +43,8 @@ decltype(auto) unbox(const IValue& v) {
     if (v.isNone()) return P();
     if constexpr (std::is_same_v<E, IntArrayRef>) {
       return P(IntArrayRef(v.toIntList()));
+    } else if constexpr (std::is_same_v<E, c10::ArrayRef<double>>) {
+      return P(c10::ArrayRef<double>(v.toDoubleList()));
     } else {
       return P(unbox<E>(v));
     }
@@ -56,6 +58,8 @@ decltype(auto) unbox(const IValue& v) {
     return v.toScalar();
   } else if constexpr (std::is_same_v<P, IntArrayRef>) {
     return IntArrayRef(v.toIntList());
+  } else if constexpr (std::is_same_v<P, c10::ArrayRef<double>>) {
+    return c10::ArrayRef<double>(v.toDoubleList());
   } else if constexpr (is_bool_array<P>::value) {
     const std::vector<bool>& list = v.toBoolList();
     EMBER_CHECK(list.size() == std::tuple_size_v<P>, "expected a list of {} bools but got {}", std::tuple_size_v<P>,

@@ -36,6 +36,7 @@ class IValue {
   IValue(IntArrayRef v) : value_(v.vec()) {}
   IValue(std::vector<int64_t> v) : value_(std::move(v)) {}
   IValue(std::vector<double> v) : value_(std::move(v)) {}
+  IValue(c10::ArrayRef<double> v) : value_(v.vec()) {}
   IValue(std::vector<bool> v) : value_(std::move(v)) {}
   template <size_t N>
   IValue(std::array<bool, N> v) : value_(std::vector<bool>(v.begin(), v.end())) {}

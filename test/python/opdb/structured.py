@@ -1541,6 +1541,57 @@ def ref_view_dtype(a, own, dtype):
     return (np.ascontiguousarray(a) if a.ndim and a.strides[-1] == a.itemsize else a).view(dtype)
 
 
+def cov_samples(d):
+    fw = Arr(np.array([1, 2, 1, 3, 1]), "int64")
+    aw = Arr(np.array([0.5, 1.0, 2.0, 1.0, 0.25]), "float64" if d == "float64" else "float32")
+    return [
+        Sample((A(d, (3, 5), 0),), desc="rows"),
+        Sample((A(d, (5,), 1),), desc="one_variable"),
+        Sample((A(d, (5, 3), 2, view="T"),), {"correction": 0}, desc="transposed_no_correction"),
+        Sample((A(d, (2, 5), 3),), {"fweights": fw}, desc="frequency_weights"),
+        Sample((A(d, (2, 5), 4),), {"aweights": aw, "correction": 2}, desc="observation_weights"),
+        Sample((A(d, (2, 5), 5),), {"fweights": fw, "aweights": aw}, desc="both_weights"),
+    ]
+
+
+def ref_cov(a, correction=1, fweights=None, aweights=None):
+    return np.cov(a, ddof=correction, fweights=fweights, aweights=aweights)
+
+
+def corrcoef_samples(d):
+    return [Sample((A(d, (3, 5), 0),), desc="rows"), Sample((A(d, (6, 4), 1, view="T"),), desc="transposed")]
+
+
+def vander_samples(d):
+    return [
+        Sample((A(d, (4,), 0),), desc="square"),
+        Sample((A(d, (3,), 1), 5), desc="wide"),
+        Sample((A(d, (3,), 2),), {"N": 2, "increasing": True}, desc="narrow_increasing"),
+        Sample((A(d, (3,), 3), 0), desc="no_columns"),
+    ]
+
+
+def ref_vander(x, N=None, increasing=False):
+    out = np.vander(x, N, increasing=increasing)
+    return out.astype(np.int64) if x.dtype.kind in "iub" else out
+
+
+def histogram_samples(d):
+    edges = Arr(np.array([-2.0, -0.5, 0.0, 1.5, 3.0]), d)
+    return [
+        Sample((A(d, (4, 5), 0),), {"bins": 6}, desc="data_range"),
+        Sample((A(d, (20,), 1), 4), {"range": (-1.0, 1.0), "density": True}, desc="range_density"),
+        Sample((A(d, (20,), 2), edges), desc="edges"),
+        Sample((A(d, (20,), 3), edges), {"weight": A(d, (20,), 4), "density": True}, desc="edges_weights_density"),
+    ]
+
+
+def ref_histogram(a, bins=100, range=None, weight=None, density=False):
+    hist, edges = np.histogram(a.reshape(-1), bins, range=range, weights=None if weight is None else weight.reshape(-1),
+                               density=density)
+    return hist, edges
+
+
 def masks(shape, seed):
     return Arr(np.random.default_rng(seed).integers(0, 2, shape).astype(bool), "bool")
 
@@ -2565,6 +2616,11 @@ OPS = [
     Op("gather", gather_samples, ("bool", "int64", "float32", "complex64"), ref_gather, method=True),
     Op("scatter", scatter_samples, ("int64", "float32", "float64", "complex64"), ref_scatter, method=True),
     Op("scatter_add", scatter_add_samples, ("int64", "float32", "float64"), ref_scatter_add, method=True),
+    Op("cov", cov_samples, ("int64", "float32", "float64"), ref_cov, method=True, grad=(0,)),
+    Op("corrcoef", corrcoef_samples, ("float32", "float64"), np.corrcoef, method=True, grad=(0,)),
+    Op("vander", vander_samples, ("int64", "float32", "float64"), ref_vander, grad=(0,)),
+    Op("histogram", histogram_samples, ("float32", "float64"), ref_histogram, method=True, data_dependent=True,
+       named=("hist", "bin_edges")),
     Op("view.dtype", view_dtype_samples, ("bool", "int32", "float32", "float64", "complex64"), ref_view_dtype,
        aten="view", fn=lambda lib, x, own, dtype: x.view(dtype)),
     Op("scatter_reduce", scatter_reduce_samples, ("bool", "int64", "float16", "float32", "float64"), ref_scatter_reduce,
