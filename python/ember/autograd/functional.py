@@ -29,17 +29,22 @@ def _unpack(x, was_tuple):
     return x if was_tuple else x[0]
 
 
+def _vectors(v, like, fn_name, what):
+    """v as a tuple; None means ones, allowed only where `like` is one single-element tensor."""
+    if v is None:
+        if any(t.numel() != 1 for t in like):
+            raise RuntimeError(f"The vector v can only be None if the {what} is a single Tensor with a single "
+                               "element.")
+        return tuple(ember.ones_like(t) for t in like)
+    return _as_tuple(v, "v", fn_name)[0]
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T J): the vector-Jacobian product of func at inputs."""
     ins, in_tuple = _as_tuple(inputs, "inputs", "vjp")
     out, fn = _func.vjp(func, *ins)
     outs, out_tuple = _as_tuple(out, "outputs of the user-provided function", "vjp")
-    if v is None:
-        if any(o.numel() != 1 for o in outs):
-            raise RuntimeError("The vector v can only be None if the user-provided function returns a single Tensor "
-                               "with a single element.")
-        v = tuple(ember.ones_like(o) for o in outs)
-    vs, _ = _as_tuple(v, "v", "vjp")
+    vs = _vectors(v, outs, "vjp", "user-provided function's output")
     grads = fn(vs if out_tuple else vs[0])
     return _maybe_detach(out, create_graph), _maybe_detach(_unpack(grads, in_tuple), create_graph)
 
@@ -47,12 +52,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), J v): the Jacobian-vector product of func at inputs."""
     ins, in_tuple = _as_tuple(inputs, "inputs", "jvp")
-    if v is None:
-        if any(t.numel() != 1 for t in ins):
-            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single "
-                               "Tensor with a single element.")
-        v = tuple(ember.ones_like(t) for t in ins)
-    vs, _ = _as_tuple(v, "v", "jvp")
+    vs = _vectors(v, ins, "jvp", "input to the user-provided function")
     out, pushed = _func.jvp(func, ins, vs)
     return _maybe_detach(out, create_graph), _maybe_detach(pushed, create_graph)
 
