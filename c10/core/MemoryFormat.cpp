@@ -23,6 +23,15 @@ std::optional<MemoryFormat> memory_format_named(std::string_view name) {
   return std::nullopt;
 }
 
+namespace {
+// The rank a channels-last format lays out; nullopt for formats of any rank.
+std::optional<int64_t> layout_rank(MemoryFormat format) {
+  if (format == MemoryFormat::ChannelsLast) return 4;
+  if (format == MemoryFormat::ChannelsLast3d) return 5;
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<std::vector<int64_t>> dims_order(MemoryFormat format, int64_t rank, std::string_view op) {
   switch (format) {
     case MemoryFormat::Preserve: return std::nullopt;
@@ -33,7 +42,7 @@ std::optional<std::vector<int64_t>> dims_order(MemoryFormat format, int64_t rank
     }
     case MemoryFormat::ChannelsLast:
     case MemoryFormat::ChannelsLast3d: {
-      const int64_t want = format == MemoryFormat::ChannelsLast ? 4 : 5;
+      const int64_t want = *layout_rank(format);
       EMBER_CHECK(rank == want, "{}: required rank {} tensor to use {} format, got rank {}", op, want,
                   toString(format), rank);
       std::vector<int64_t> order{0};  // N, the spatial dims, then C
@@ -59,9 +68,7 @@ std::vector<int64_t> strides_in(MemoryFormat format, IntArrayRef sizes, std::str
 
 bool is_contiguous_in(MemoryFormat format, IntArrayRef sizes, IntArrayRef strides) {
   const auto rank = static_cast<int64_t>(sizes.size());
-  if ((format == MemoryFormat::ChannelsLast && rank != 4) || (format == MemoryFormat::ChannelsLast3d && rank != 5)) {
-    return false;
-  }
+  if (layout_rank(format).value_or(rank) != rank) return false;
   const auto order = dims_order(format == MemoryFormat::Preserve ? MemoryFormat::Contiguous : format, rank, "");
   int64_t expected = 1;
   for (auto it = order->rbegin(); it != order->rend(); ++it) {
