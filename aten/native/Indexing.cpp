@@ -24,15 +24,61 @@ using c10::str_sizes;
 
 namespace {
 
-// slot = v, or slot += v (logical or for bools): the write of scatter(_add) and index_put_.
+// How scatter and index_put_ write each value into its slot: assigned, or
+// folded in by one of scatter_reduce's reductions (Sum: index_put_'s and
+// scatter_add's accumulation, a logical or for bools).
+enum class ScatterReduce { Assign, Sum, Prod, Mean, Amax, Amin };
+
 template <typename T>
-void store(T& slot, T v, bool accumulate) {
-  if (!accumulate) {
-    slot = v;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    slot = slot || v;
+bool is_nan_value(T v) {
+  if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
+    return v != v;
   } else {
-    slot = static_cast<T>(slot + v);
+    return false;
+  }
+}
+
+// The value a reduction starts from where self is left out (include_self=False).
+template <typename T>
+T reduce_identity(ScatterReduce r) {
+  if constexpr (c10::is_complex_v<T>) {
+    return r == ScatterReduce::Prod ? T(1) : T(0);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return r == ScatterReduce::Prod || r == ScatterReduce::Amin;
+  } else if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    return r == ScatterReduce::Prod ? T(1.0f) : r == ScatterReduce::Amax ? T(-inf) : r == ScatterReduce::Amin ? T(inf)
+                                                                                                          : T(0.0f);
+  } else {
+    return r == ScatterReduce::Prod   ? T(1)
+           : r == ScatterReduce::Amax ? std::numeric_limits<T>::lowest()
+           : r == ScatterReduce::Amin ? std::numeric_limits<T>::max()
+                                      : T(0);
+  }
+}
+
+// slot folded with v; amax/amin keep a NaN once one arrives, as torch does.
+template <typename T>
+void fold(T& slot, T v, ScatterReduce r) {
+  if constexpr (std::is_same_v<T, bool>) {
+    switch (r) {
+      case ScatterReduce::Assign: slot = v; break;
+      case ScatterReduce::Prod: case ScatterReduce::Amin: slot = slot && v; break;
+      default: slot = slot || v; break;
+    }
+  } else {
+    switch (r) {
+      case ScatterReduce::Assign: slot = v; break;
+      case ScatterReduce::Sum: case ScatterReduce::Mean: slot = static_cast<T>(slot + v); break;
+      case ScatterReduce::Prod: slot = static_cast<T>(slot * v); break;
+      case ScatterReduce::Amax:
+      case ScatterReduce::Amin:
+        if constexpr (!c10::is_complex_v<T>) {
+          if (is_nan_value(slot)) break;
+          if (is_nan_value(v) || (r == ScatterReduce::Amax ? v > slot : v < slot)) slot = v;
+        }
+        break;
+    }
   }
 }
 
@@ -402,10 +448,6 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*spars
 
 namespace {
 
-// How scatter writes each src value into its slot: assigned, or folded in
-// by one of scatter_reduce's reductions.
-enum class ScatterReduce { Assign, Sum, Prod, Mean, Amax, Amin };
-
 // torch's names, with its undocumented "max"/"min" for amax/amin.
 ScatterReduce parse_scatter_reduce(std::string_view reduce, const char* op) {
   if (reduce == "sum") return ScatterReduce::Sum;
@@ -423,63 +465,6 @@ ScatterReduce parse_legacy_scatter_reduce(std::string_view reduce) {
   if (reduce == "multiply") return ScatterReduce::Prod;
   EMBER_CHECK(false, "scatter(): reduce argument must be either add or multiply, got {}", reduce);
   return ScatterReduce::Assign;
-}
-
-template <typename T>
-constexpr bool is_floating_like_v =
-    std::is_floating_point_v<T> || std::is_same_v<T, c10::Half> || std::is_same_v<T, c10::BFloat16>;
-
-template <typename T>
-bool is_nan_value(T v) {
-  if constexpr (is_floating_like_v<T>) {
-    return v != v;
-  } else {
-    return false;
-  }
-}
-
-// The value a reduction starts from where self is left out (include_self=False).
-template <typename T>
-T reduce_identity(ScatterReduce r) {
-  if constexpr (c10::is_complex_v<T>) {
-    return r == ScatterReduce::Prod ? T(1) : T(0);
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return r == ScatterReduce::Prod || r == ScatterReduce::Amin;
-  } else if constexpr (is_floating_like_v<T>) {
-    constexpr float inf = std::numeric_limits<float>::infinity();
-    return r == ScatterReduce::Prod ? T(1.0f) : r == ScatterReduce::Amax ? T(-inf) : r == ScatterReduce::Amin ? T(inf)
-                                                                                                          : T(0.0f);
-  } else {
-    return r == ScatterReduce::Prod   ? T(1)
-           : r == ScatterReduce::Amax ? std::numeric_limits<T>::lowest()
-           : r == ScatterReduce::Amin ? std::numeric_limits<T>::max()
-                                      : T(0);
-  }
-}
-
-// slot folded with v; amax/amin keep a NaN once one arrives, as torch does.
-template <typename T>
-void fold(T& slot, T v, ScatterReduce r) {
-  if constexpr (std::is_same_v<T, bool>) {
-    switch (r) {
-      case ScatterReduce::Assign: slot = v; break;
-      case ScatterReduce::Prod: case ScatterReduce::Amin: slot = slot && v; break;
-      default: slot = slot || v; break;
-    }
-  } else {
-    switch (r) {
-      case ScatterReduce::Assign: slot = v; break;
-      case ScatterReduce::Sum: case ScatterReduce::Mean: slot = static_cast<T>(slot + v); break;
-      case ScatterReduce::Prod: slot = static_cast<T>(slot * v); break;
-      case ScatterReduce::Amax:
-      case ScatterReduce::Amin:
-        if constexpr (!c10::is_complex_v<T>) {
-          if (is_nan_value(slot)) break;
-          if (is_nan_value(v) || (r == ScatterReduce::Amax ? v > slot : v < slot)) slot = v;
-        }
-        break;
-    }
-  }
 }
 
 const char* scatter_reduce_dtype_error(ScatterReduce r, ScalarType t) {
@@ -520,7 +505,10 @@ Tensor scatter_impl(const char* name, const Tensor& self, int64_t dim, const Ten
                 dim, size);
   });
   const bool mean = reduce == ScatterReduce::Mean;
-  std::vector<int64_t> counts(mean ? static_cast<size_t>(target.numel()) : 0, include_self ? 1 : 0);
+  // mean: the values per slot, counted as they are folded in (target is contiguous, as counts).
+  const Tensor counts = mean ? ember::full(target.sizes(), include_self ? 1 : 0, ScalarType::Long, target.device())
+                             : Tensor();
+  int64_t* count = mean ? counts.data_ptr<int64_t>() : nullptr;
   c10::visit_scalar_type(self.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* t = static_cast<T*>(target.data_ptr());
@@ -537,24 +525,18 @@ Tensor scatter_impl(const char* name, const Tensor& self, int64_t dim, const Ten
         for (size_t d = 0; d < coord.size(); ++d) vpos += coord[d] * values.stride(static_cast<int64_t>(d));
       }
       fold(t[offset + i * dim_stride], v[vpos], reduce);
-      if (mean) ++counts[static_cast<size_t>(offset + i * dim_stride)];
+      if (mean) ++count[offset + i * dim_stride];
     });
-    if constexpr (!std::is_same_v<T, bool>) {
-      if (mean) {
-        // Integers divide with floor, as torch's mean does.
-        for (size_t k = 0; k < counts.size(); ++k) {
-          if (counts[k] <= 1) continue;
-          if constexpr (std::is_integral_v<T>) {
-            const T c = static_cast<T>(counts[k]);
-            const T q = static_cast<T>(t[k] / c);
-            t[k] = (t[k] % c != 0 && ((t[k] < 0) != (c < 0))) ? static_cast<T>(q - 1) : q;
-          } else {
-            t[k] = static_cast<T>(t[k] / static_cast<T>(counts[k]));
-          }
-        }
-      }
-    }
   });
+  if (mean) {
+    // Slots nothing reached keep their value; integers divide with floor, as torch's mean does.
+    counts.clamp_min_(1);
+    if (c10::isIntegralType(self.scalar_type(), false)) {
+      target.div_(counts, "floor");
+    } else {
+      target.div_(counts);
+    }
+  }
   if (!target.is_same(out)) out.copy_(target);
   out.unsafeGetTensorImpl()->bump_version();
   return out;
@@ -843,7 +825,7 @@ Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& 
       for (int64_t i = 0; i < flat.numel(); ++i) {
         T* row = base + offset_of(f[i]);
         const T* values_row = src + i * row_numel;
-        for (int64_t j = 0; j < row_numel; ++j) store(row[j], values_row[j], accumulate);
+        for (int64_t j = 0; j < row_numel; ++j) fold(row[j], values_row[j], accumulate ? ScatterReduce::Sum : ScatterReduce::Assign);
       }
     });
     self.unsafeGetTensorImpl()->bump_version();
