@@ -5,7 +5,6 @@
 #include <c10/core/GradMode.h>
 
 #include <cmath>
-#include <limits>
 
 namespace ember::autograd::manual {
 
@@ -128,10 +127,7 @@ Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, int64_t dim
   // log of g's positive part, and the dtype's lowest finite value elsewhere (-inf would meet +inf in
   // the differences below and give NaN); the log is taken only where g > 0, so that its derivative
   // (1/g at 0 or below) cannot turn the zero gradient there into NaN in double backward.
-  const double lowest = self.scalar_type() == ScalarType::Double ? std::numeric_limits<double>::lowest()
-                        : self.scalar_type() == ScalarType::Float ? std::numeric_limits<float>::lowest()
-                        : self.scalar_type() == ScalarType::Half  ? -65504.0
-                                                                   : -3.3895313892515355e38;  // bfloat16
+  const double lowest = -c10::info(self.scalar_type()).max;  // finfo's table: the largest finite value
   auto log_of_positive = [lowest](const Tensor& g) {
     const Tensor keep = g.gt(0);
     return ember::where(keep, ember::where(keep, g, ember::ones_like(g)).log(), ember::full_like(g, lowest));

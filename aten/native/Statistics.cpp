@@ -47,12 +47,7 @@ Tensor cov(const Tensor& self, int64_t correction, const std::optional<Tensor>& 
   const Tensor w_sum = w.defined() ? w.sum() : ember::scalar_tensor(observations, ScalarType::Long);
   const std::vector<int64_t> along_observations{1};  // a named list: a braced one would dangle
   const Tensor mean = w.defined() ? (x * w).sum(along_observations) / w_sum : x.mean(along_observations);
-  Tensor norm = w_sum;
-  if (w.defined() && correction != 0 && has_a) {
-    norm = w_sum - correction * (w * *aweights).sum() / w_sum;
-  } else {
-    norm = w_sum - correction;
-  }
+  Tensor norm = has_a && correction != 0 ? w_sum - correction * (w * *aweights).sum() / w_sum : w_sum - correction;
   // No degrees of freedom left: divide by 0 (inf/NaN), as torch does after its warning.
   if (!norm.is_meta() && norm.le(0).item().toBool()) norm = ember::zeros_like(norm);
   const Tensor centered = x - mean.unsqueeze(1);
