@@ -84,8 +84,7 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   // preserve_format is no layout to copy into; like torch, only an already
   // contiguous tensor gets through with it.
-  const bool plain = memory_format == MemoryFormat::Contiguous || memory_format == MemoryFormat::Preserve;
-  if (plain ? self.is_contiguous() : c10::is_contiguous_in(memory_format, self.sizes(), self.strides())) return self;
+  if (self.is_contiguous(memory_format)) return self;
   EMBER_CHECK(memory_format != MemoryFormat::Preserve,
               "contiguous(): preserve memory format is unsupported by the contiguous operator");
   c10::dims_order(memory_format, self.dim(), "contiguous()");  // a rank the format cannot lay out raises here

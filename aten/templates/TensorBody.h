@@ -47,6 +47,11 @@ class Tensor {
   int64_t numel() const { return impl()->numel(); }
   int64_t storage_offset() const { return impl()->storage_offset(); }
   bool is_contiguous() const { return impl()->is_contiguous(); }
+  // Dense in the order of `format` (preserve_format: plain contiguity, as in torch).
+  bool is_contiguous(MemoryFormat format) const {
+    const bool plain = format == MemoryFormat::Contiguous || format == MemoryFormat::Preserve;
+    return plain ? is_contiguous() : c10::is_contiguous_in(format, sizes(), strides());
+  }
 
   // Type and place.
   ScalarType scalar_type() const { return impl()->dtype(); }

@@ -195,11 +195,7 @@ void init_tensor(py::module_& m) {
       .def_property_readonly("nbytes", method<&Tensor::nbytes>())
       .def("storage_offset", method<&Tensor::storage_offset>())
       .def(
-          "is_contiguous",
-          [](const Tensor& self, c10::MemoryFormat format) {
-            const bool plain = format == c10::MemoryFormat::Contiguous || format == c10::MemoryFormat::Preserve;
-            return plain ? self.is_contiguous() : c10::is_contiguous_in(format, self.sizes(), self.strides());
-          },
+          "is_contiguous", [](const Tensor& self, c10::MemoryFormat format) { return self.is_contiguous(format); },
           py::arg("memory_format") = c10::MemoryFormat::Contiguous)
       .def("data_ptr", [](const Tensor& self) { return reinterpret_cast<uintptr_t>(self.data_ptr()); })
       .def("untyped_storage_nbytes", [](const Tensor& self) { return self.storage().nbytes(); })
