@@ -162,11 +162,21 @@ OperatorHandle find_op(const std::string& qualified) {
 // A boxed kernel that runs a Python function.
 KernelFunction python_kernel(py::function fn) {
   auto holder = std::make_shared<py::object>(std::move(fn));
-  return KernelFunction::makeFromBoxed([holder](const OperatorHandle& op, c10::DispatchKeySet, Stack& stack) {
+  // The keyword-only arguments' defaults as Python values, read from the schema on the first call.
+  auto defaults = std::make_shared<std::optional<std::vector<py::object>>>();
+  return KernelFunction::makeFromBoxed([holder, defaults](const OperatorHandle& op, c10::DispatchKeySet,
+                                                          Stack& stack) {
     py::gil_scoped_acquire gil;
     const FunctionSchema& schema = op.schema();
     const size_t n = schema.arguments.size();
     const size_t first = stack.size() - n;
+    if (!*defaults) {
+      defaults->emplace(n);
+      for (size_t i = 0; i < n; ++i) {
+        const SchemaArgument& a = schema.arguments[i];
+        if (a.kwarg_only && a.default_value) (**defaults)[i] = to_python(default_ivalue(a));
+      }
+    }
     // Keyword-only arguments arrive by keyword and only when they differ from
     // their defaults, as in torch, so that a kernel written before an
     // operator grew one keeps working.
@@ -176,8 +186,8 @@ KernelFunction python_kernel(py::function fn) {
       const SchemaArgument& a = schema.arguments[i];
       if (a.kwarg_only) {
         py::object value = to_python(stack[first + i]);
-        const bool is_default = a.default_value && !stack[first + i].isTensor() &&
-                                value.equal(to_python(default_ivalue(a)));
+        const py::object& fallback = (**defaults)[i];
+        const bool is_default = fallback && !stack[first + i].isTensor() && value.equal(fallback);
         if (!is_default) kwargs[py::str(a.name)] = value;
       } else {
         args.append(to_python(stack[first + i]));
