@@ -4,6 +4,7 @@ tuple of tensors), on the same machinery as ember.func's transforms."""
 
 import ember
 from ember import func as _func
+from ember.func._transforms import _detached
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -17,12 +18,15 @@ def _as_tuple(x, what, fn_name):
                     f"index 0 has type {type(x)}.")
 
 
-def _maybe_detach(x, create_graph):
-    if create_graph:
-        return x
-    if isinstance(x, ember.Tensor):
-        return x.detach()
-    return tuple(_maybe_detach(t, False) for t in x)
+def _single_element(func, fn_name):
+    """func giving (its one-element output as a 0-d tensor, the output as it was); torch's error for any other."""
+    def scalar(*xs):
+        out = func(*xs)
+        if not isinstance(out, ember.Tensor) or out.numel() != 1:
+            raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should contain a single "
+                               "element")
+        return out.reshape(()), out
+    return scalar
 
 
 def _unpack(x, was_tuple):
@@ -46,7 +50,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     outs, out_tuple = _as_tuple(out, "outputs of the user-provided function", "vjp")
     vs = _vectors(v, outs, "vjp", "user-provided function's output")
     grads = fn(vs if out_tuple else vs[0])
-    return _maybe_detach(out, create_graph), _maybe_detach(_unpack(grads, in_tuple), create_graph)
+    return _detached((out, _unpack(grads, in_tuple)), create_graph)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -54,7 +58,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     ins, in_tuple = _as_tuple(inputs, "inputs", "jvp")
     vs = _vectors(v, ins, "jvp", "input to the user-provided function")
     out, pushed = _func.jvp(func, ins, vs)
-    return _maybe_detach(out, create_graph), _maybe_detach(pushed, create_graph)
+    return _detached((out, pushed), create_graph)
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
@@ -66,35 +70,25 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     ins, in_tuple = _as_tuple(inputs, "inputs", "jacobian")
     argnums = tuple(range(len(ins))) if in_tuple else 0
     jac = _func.jacrev(func, argnums)(*ins)
-    return _maybe_detach(jac, create_graph) if isinstance(jac, ember.Tensor) else \
-        tuple(_maybe_detach(j, create_graph) if isinstance(j, ember.Tensor) else tuple(
-            _maybe_detach(b, create_graph) for b in j) for j in jac)
+    return _detached(jac, create_graph)
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):
     """The Hessian of func's single-element output at inputs (blocks per pair of inputs for a tuple)."""
     ins, in_tuple = _as_tuple(inputs, "inputs", "hessian")
-
-    def scalar(*xs):
-        out = func(*xs)
-        if not isinstance(out, ember.Tensor) or out.numel() != 1:
-            raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
-        return out.reshape(())
-
     argnums = tuple(range(len(ins))) if in_tuple else 0
-    h = _func.hessian(scalar, argnums)(*ins)
-    return h if create_graph else _maybe_detach(h, False) if isinstance(h, ember.Tensor) else tuple(
-        tuple(b.detach() for b in row) for row in h)
+    scalar = _single_element(func, "hessian")
+    return _detached(_func.hessian(lambda *xs: scalar(*xs)[0], argnums)(*ins), create_graph)
 
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(inputs), v^T H) for a function with a single-element output."""
     ins, in_tuple = _as_tuple(inputs, "inputs", "vhp")
     vs, _ = _as_tuple(v, "v", "vhp") if v is not None else (tuple(ember.ones_like(t) for t in ins), in_tuple)
-    gradient = _func.grad(lambda *xs: func(*xs).reshape(()), tuple(range(len(ins))))
-    _, fn = _func.vjp(gradient, *ins)
-    out = func(*ins)
-    return out.detach(), _maybe_detach(_unpack(fn(tuple(vs)), in_tuple), create_graph)
+    # One run of func: its gradient is vjp's output, its value rides along as aux.
+    gradient = _func.grad(_single_element(func, "vhp"), tuple(range(len(ins))), has_aux=True)
+    _, fn, out = _func.vjp(gradient, *ins, has_aux=True)
+    return out.detach(), _detached(_unpack(fn(tuple(vs)), in_tuple), create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
