@@ -9,6 +9,7 @@ import itertools as _itertools
 import math as _math
 
 import ember as _e
+from ember.functional import _into
 
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 newaxis = None
@@ -27,11 +28,11 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
     copy=False: never, an error where one is needed)."""
     if isinstance(obj, _e.Tensor):
         result = obj.to(device=device if device is not None else obj.device, dtype=dtype or obj.dtype)
+        source = obj.data_ptr()
     else:
         result = _e.as_tensor(obj, dtype=dtype, device=device)
-    shares = isinstance(obj, _e.Tensor) and result is obj or (
-        not isinstance(obj, _e.Tensor) and type(obj).__module__ == "numpy" and result.dtype == _e.as_tensor(obj).dtype)
-    if copy is False and not shares:
+        source = getattr(obj, "__array_interface__", {}).get("data", (None,))[0]
+    if copy is False and result.data_ptr() != source:
         raise ValueError("asarray(): can't satisfy copy=False: the data would have to be copied")
     if copy:
         result = result.clone()
@@ -126,10 +127,7 @@ def _copy_form(view_name):
         result = getattr(input, view_name)(*args, **kwargs)
         copied = [t.clone(memory_format=_e.contiguous_format) for t in result] if isinstance(result, (list, tuple)) \
             else result.clone(memory_format=_e.contiguous_format)
-        if out is None:
-            return copied
-        out.resize_(copied.shape).copy_(copied)
-        return out
+        return copied if out is None else _into(out, copied)
     copy.__name__ = copy.__qualname__ = f"{view_name}_copy"
     copy.__doc__ = f"The values of input.{view_name}(...) in a new tensor (no view)."
     return copy
@@ -149,7 +147,7 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     index = [_builtins.slice(None)] * input.dim()
     index[dim] = _builtins.slice(start, end, step)
     result = input[tuple(index)].clone(memory_format=_e.contiguous_format)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    return _into(out, result)
 
 
 unsafe_chunk = _e.chunk
@@ -302,7 +300,7 @@ def chain_matmul(*matrices, out=None):
     result = matrices[0]
     for m in matrices[1:]:
         result = _e.mm(result, m)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    return _into(out, result)
 
 
 @_export
@@ -322,7 +320,7 @@ def renorm(input, p, dim, maxnorm):
 @_export
 def ldexp(input, other, *, out=None):
     result = input * _e.pow(2.0, other)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    return _into(out, result)
 
 
 @_export

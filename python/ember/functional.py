@@ -57,6 +57,13 @@ def einsum(equation, *operands):
     return _C.einsum(equation, list(operands))
 
 
+def _into(out, result):
+    """result, or written into out= (resized to it) where one was given: the out= of Python-level functions."""
+    if out is None:
+        return result
+    return out.resize_(result.shape).copy_(result)
+
+
 def tensordot(a, b, dims=2, out=None):
     """tensordot(a, b, dims=2) -> Tensor
 
@@ -80,11 +87,7 @@ def tensordot(a, b, dims=2, out=None):
         dims_a, dims_b = dims
         dims_a = [dims_a] if isinstance(dims_a, int) else list(dims_a)
         dims_b = [dims_b] if isinstance(dims_b, int) else list(dims_b)
-    result = _C.tensordot(a, b, dims_a, dims_b)
-    if out is not None:
-        out.resize_(result.shape).copy_(result)
-        return out
-    return result
+    return _into(out, _C.tensordot(a, b, dims_a, dims_b))
 
 
 def meshgrid(*tensors, indexing=None):
