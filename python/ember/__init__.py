@@ -62,12 +62,12 @@ from ._memory_format import (  # noqa: F401
 )
 from . import autograd, cuda, library, nn, optim, overrides  # noqa: F401
 from . import multiprocessing, utils  # noqa: F401  (after nn: their pickler knows Parameter)
-from . import accelerator, amp, backends, onnx  # noqa: F401
+from . import accelerator, amp, backends, distributed, jit, onnx, version  # noqa: F401
 from ._compile import compile  # noqa: F401
 from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
 from .cuda import amp as _cuda_amp  # noqa: F401  (ember.cuda.amp)
 from .amp import autocast  # noqa: F401
-from .amp.autocast_mode import is_autocast_enabled  # noqa: F401
+from .amp.autocast_mode import get_autocast_dtype, is_autocast_enabled  # noqa: F401
 from ._precision import (  # noqa: F401
     are_deterministic_algorithms_enabled,
     get_float32_matmul_precision,
@@ -117,7 +117,7 @@ del _name
 from . import distributions, testing  # noqa: E402,F401
 from ._toplevel import *  # noqa: E402,F401,F403  (torch's other top-level spellings)
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: E402
 
 
 def is_tensor(obj):

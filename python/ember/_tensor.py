@@ -76,6 +76,21 @@ def _cuda(self, device=None, non_blocking=False):
     return self.to(device, non_blocking=non_blocking)
 
 
+def _pin_memory(self, device=None):
+    """Page-locked host memory speeds copies to an accelerator: with none
+    there is nothing to pin for (torch's error), and Ember's CUDA backend
+    has no pinned host allocator yet."""
+    from . import accelerator
+
+    if not accelerator.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    raise NotImplementedError("Tensor.pin_memory: pinned host memory is not supported by Ember yet")
+
+
+Tensor.pin_memory = _pin_memory
+Tensor.is_pinned = lambda self, device=None: False
+
+
 def _type(self, dtype=None, non_blocking=False, **kwargs):
     """With no dtype, the legacy type name ('ember.FloatTensor', 'ember.cuda.LongTensor'); else a copy of
     the given dtype, or of a legacy type name's dtype and device."""

@@ -24,6 +24,11 @@ const c10::DeviceHooks& hooks(const std::string& type) {
 }  // namespace
 
 void init_devices(py::module_& m) {
+#ifdef EMBER_CUDA_VERSION
+  m.attr("_cuda_version") = EMBER_CUDA_VERSION;
+#else
+  m.attr("_cuda_version") = py::none();
+#endif
   m.def("_device_backend_built", [](const std::string& type) { return hooks_or_null(type) != nullptr; });
   m.def("_device_count", [](const std::string& type) {
     const c10::DeviceHooks* h = hooks_or_null(type);

@@ -240,3 +240,125 @@ def test_channels_last_layouts_match_torch():
     x = ember.ones(2, 3)
     assert x.contiguous(memory_format=ember.preserve_format) is x  # as torch: already contiguous
     assert repr(ember.channels_last) == "ember.channels_last"
+
+
+# ---- names single-process scripts touch: version, distributed, jit, memory, pinning, custom_fwd --------------
+
+
+def test_version_module():
+    assert ember.version.__version__ == ember.__version__
+    assert ember.version.hip is None and ember.version.debug is False
+    assert (ember.version.cuda is None) == (not ember.backends.cuda.is_built())
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.distributed.get_rank(), lambda lib: lib.distributed.get_world_size(),
+    lambda lib: lib.distributed.barrier(), lambda lib: lib.distributed.get_backend(),
+    lambda lib: lib.distributed.all_reduce(lib.ones(2)),
+    lambda lib: lib.nn.parallel.DistributedDataParallel(lib.nn.Linear(2, 2)),
+], ids=["get_rank", "get_world_size", "barrier", "get_backend", "all_reduce", "DistributedDataParallel"])
+def test_distributed_without_a_process_group_gives_torchs_error(call):
+    errors = []
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as caught:
+            call(lib)
+        errors.append((type(caught.value), str(caught.value)))
+    assert errors[0] == errors[1]
+
+
+def test_distributed_queries_and_names():
+    dist = ember.distributed
+    assert dist.is_initialized() is False and dist.is_available() is False
+    assert dist.Backend("GLOO") == torch.distributed.Backend("GLOO") == "gloo"
+    assert int(dist.ReduceOp.AVG) == 1 and dist.ReduceOp.MAX.name == "MAX"
+    with pytest.raises(AssertionError, match="Process group cannot be None"):
+        dist.destroy_process_group()
+    with pytest.raises(RuntimeError, match="init_process_group: Ember has no process-group backend"):
+        dist.init_process_group("gloo")
+    from ember.distributed import destroy_process_group, init_process_group  # noqa: F401  (nanoGPT's import)
+
+
+def test_jit_queries_and_decorators_keep_eager_code_running():
+    assert ember.jit.is_scripting() is False and ember.jit.is_tracing() is False
+
+    @ember.jit.ignore
+    def f(x):
+        return x + 1
+
+    @ember.jit.unused
+    def g(x):
+        return x * 2
+
+    @ember.jit.ignore(drop=True)
+    def h(x):
+        return x - 1
+
+    scripted = ember.jit.script(ember.nn.Linear(2, 2))
+    assert isinstance(scripted, ember.nn.Linear)
+    assert f(1) == 2 and g(2) == 4 and h(1) == 0
+    with pytest.raises(NotImplementedError, match="ember.jit.trace: tracing programs is not supported"):
+        ember.jit.trace(ember.nn.Linear(2, 2), ember.ones(1, 2))
+
+
+@pytest.mark.skipif(ember.cuda.is_available(), reason="checks the machine without a GPU")
+def test_cuda_memory_queries_and_rng_state_without_a_gpu_match_torch():
+    for name in ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved"):
+        assert getattr(ember.cuda, name)() == getattr(torch.cuda, name)() == 0, name
+    assert ember.cuda.memory_stats() == {}
+    ember.cuda.reset_peak_memory_stats()
+    assert ember.cuda.get_rng_state_all() == torch.cuda.get_rng_state_all() == []
+    ember.cuda.set_rng_state_all([])
+
+
+@pytest.mark.skipif(ember.cuda.is_available(), reason="checks the machine without a GPU")
+def test_pin_memory_without_an_accelerator_matches_torch():
+    assert ember.ones(2).is_pinned() is torch.ones(2).is_pinned() is False
+    for lib in (torch, ember):
+        with pytest.raises(RuntimeError, match="Cannot access accelerator device when none is available."):
+            lib.ones(2).pin_memory()
+
+
+def test_checkpoint_is_reachable_after_import():
+    x = ember.ones(3, requires_grad=True)
+    y = ember.utils.checkpoint.checkpoint(lambda t: (t * t).sin(), x, use_reentrant=False)
+    y.sum().backward()
+    expected = torch.ones(3, requires_grad=True)
+    torch.utils.checkpoint.checkpoint(lambda t: (t * t).sin(), expected, use_reentrant=False).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), expected.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")  # torch deprecates the cuda.amp spellings
+@pytest.mark.parametrize("lib_name", ["torch", "ember"])
+def test_custom_fwd_and_bwd_decorate_a_function_that_runs_without_autocast(lib_name):
+    lib = torch if lib_name == "torch" else ember
+
+    class Scale(lib.autograd.Function):
+        @staticmethod
+        @lib.amp.custom_fwd(device_type="cpu", cast_inputs=lib.float32)
+        def forward(ctx, x):
+            return x * 3
+
+        @staticmethod
+        @lib.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, grad):
+            assert not lib.is_autocast_enabled("cpu")
+            return grad * 3
+
+    class Legacy(lib.autograd.Function):
+        @staticmethod
+        @lib.cuda.amp.custom_fwd
+        def forward(ctx, x):
+            return x + 1
+
+        @staticmethod
+        @lib.cuda.amp.custom_bwd
+        def backward(ctx, grad):
+            return grad
+
+    x = lib.ones(2, dtype=lib.float64, requires_grad=True)
+    out = Scale.apply(x) + Legacy.apply(x)
+    out.sum().backward()
+    assert out.dtype == lib.float64 and out.tolist() == [5.0, 5.0] and x.grad.tolist() == [4.0, 4.0]
+    assert lib.get_autocast_dtype("cpu") == lib.bfloat16
+    with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
+        lib.amp.custom_fwd(device_type=None)

@@ -9,5 +9,7 @@ the autocast work. Both disable themselves with torch's warning for CUDA
 on a machine without a GPU, so CUDA scripts run on the CPU.
 """
 
-from .autocast_mode import autocast, is_autocast_available  # noqa: F401
+from .autocast_mode import (  # noqa: F401
+    autocast, custom_bwd, custom_fwd, get_autocast_dtype, is_autocast_available, is_autocast_enabled,
+)
 from .grad_scaler import GradScaler  # noqa: F401

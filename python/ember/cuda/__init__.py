@@ -121,6 +121,18 @@ def manual_seed_all(seed):
     manual_seed(seed)
 
 
+def get_rng_state_all():
+    """One state per device: an empty list without a device (as torch)."""
+    if device_count():
+        raise NotImplementedError("ember.cuda.get_rng_state_all: CUDA generators are not supported by Ember yet")
+    return []
+
+
+def set_rng_state_all(new_states):
+    if list(new_states):
+        raise NotImplementedError("ember.cuda.set_rng_state_all: CUDA generators are not supported by Ember yet")
+
+
 def seed():
     pass
 
@@ -133,28 +145,32 @@ def seed_all():
 
 
 def memory_stats(device=None):
-    """The caching allocator's counters for ``device`` (PyTorch's key names)."""
+    """The caching allocator's counters for ``device`` (PyTorch's key names);
+    empty where CUDA is not available, as torch's before CUDA is initialized."""
+    if not is_available():
+        return {}
     return dict(_C._device_memory_stats(_TYPE, _index(device)))
 
 
 def memory_allocated(device=None):
-    return memory_stats(device)["allocated_bytes.all.current"]
+    return memory_stats(device).get("allocated_bytes.all.current", 0)
 
 
 def max_memory_allocated(device=None):
-    return memory_stats(device)["allocated_bytes.all.peak"]
+    return memory_stats(device).get("allocated_bytes.all.peak", 0)
 
 
 def memory_reserved(device=None):
-    return memory_stats(device)["reserved_bytes.all.current"]
+    return memory_stats(device).get("reserved_bytes.all.current", 0)
 
 
 def max_memory_reserved(device=None):
-    return memory_stats(device)["reserved_bytes.all.peak"]
+    return memory_stats(device).get("reserved_bytes.all.peak", 0)
 
 
 def reset_peak_memory_stats(device=None):
-    _C._device_reset_peak_memory_stats(_TYPE, _index(device))
+    if is_available():
+        _C._device_reset_peak_memory_stats(_TYPE, _index(device))
 
 
 def empty_cache():

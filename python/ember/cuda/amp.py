@@ -16,3 +16,11 @@ class GradScaler(_grad_scaler.GradScaler):
 class autocast(_autocast_mode.autocast):
     def __init__(self, enabled=True, dtype=ember.float16, cache_enabled=True):
         super().__init__("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+
+def custom_fwd(fwd=None, *, cast_inputs=None):
+    return _autocast_mode.custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
+
+
+def custom_bwd(bwd=None):
+    return _autocast_mode.custom_bwd(bwd, device_type="cuda")

@@ -7,7 +7,7 @@ import ember
 
 from ..modules.module import Module
 
-__all__ = ["DataParallel"]
+__all__ = ["DataParallel", "DistributedDataParallel"]
 
 
 class DataParallel(Module):
@@ -23,3 +23,15 @@ class DataParallel(Module):
 
     def forward(self, *inputs, **kwargs):
         return self.module(*inputs, **kwargs)
+
+
+class DistributedDataParallel(Module):
+    """Needs a default process group (ember.distributed), as torch's does;
+    Ember cannot create one yet, so constructing one raises torch's error."""
+
+    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
+                 process_group=None, bucket_cap_mb=None, find_unused_parameters=False, **kwargs):
+        super().__init__()
+        if process_group is None:
+            ember.distributed._default_group(None)
+        raise NotImplementedError("nn.parallel.DistributedDataParallel is not supported by Ember yet")
