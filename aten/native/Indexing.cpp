@@ -6,6 +6,7 @@
 #include <aten/Parallel.h>
 #include <aten/core/ExpandUtils.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/Copy.h>
 #include <aten/native/SameDevice.h>
 #include <aten/native/Resize.h>
 #include <aten/native/TensorIterator.h>
@@ -343,6 +344,41 @@ Tensor take(const Tensor& self, const Tensor& index) {
   }
   const Tensor wrapped = ember::where(flat_index.lt(0), flat_index + n, flat_index);
   return self.reshape({-1}).index_select(0, wrapped).reshape(index.sizes());
+}
+
+// Writes source at flat (row-major) positions of self, as take reads them;
+// with accumulate, repeated positions add up.
+Tensor put_(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  EMBER_CHECK(index.scalar_type() == ScalarType::Long, "put_(): Expected a long tensor for index, but got {}",
+              c10::toString(index.scalar_type()));
+  EMBER_CHECK(self.scalar_type() == source.scalar_type(),
+              "put_(): self and source expected to have the same dtype, but got self.dtype = {} and source.dtype = {}",
+              c10::toString(self.scalar_type()), c10::toString(source.scalar_type()));
+  check_same_device("put_", self, index);
+  check_same_device("put_", self, source);
+  EMBER_CHECK_INDEX(source.numel() == index.numel(),
+                    "put_(): Expected source and index to have the same number of elements, but got source.numel() = "
+                    "{}, index.numel() = {}", source.numel(), index.numel());
+  EMBER_CHECK_INDEX(self.numel() > 0 || index.numel() == 0, "put_(): Tried to put elements into an empty tensor");
+  check_no_internal_overlap(self);
+  if (index.numel() == 0) return self;
+  const int64_t n = self.numel();
+  const Tensor flat_index = index.reshape({-1});
+  if (!self.is_meta() && !index.is_meta()) {
+    const int64_t lowest = flat_index.min().item().toLong(), highest = flat_index.max().item().toLong();
+    EMBER_CHECK_INDEX(lowest >= -n && highest < n, "put_(): out of range: tried to access index {} on a tensor of {} "
+                      "elements.", lowest < -n ? lowest : highest, n);
+  }
+  const std::vector<std::optional<Tensor>> positions = {ember::where(flat_index.lt(0), flat_index + n, flat_index)};
+  // A flat view where self's strides allow one, else a flat copy written back.
+  const Tensor flat = self.reshape({-1});
+  flat.index_put_(positions, source.reshape({-1}), accumulate);
+  if (!flat.is_alias_of(self)) self.copy_(flat.view(self.sizes()));
+  return self;
+}
+
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate) {
+  return self.clone().put_(index, source, accumulate);
 }
 
 // The positions of the nonzero elements, one row each (nonzero's result).

@@ -6,6 +6,7 @@
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/FactoryUtils.h>
 #include <aten/native/RandomDraws.h>
+#include <aten/native/RandomSamplers.h>
 #include <aten/native/Resize.h>
 #include <c10/util/TypeCast.h>
 
@@ -150,17 +151,117 @@ Tensor normal_(const Tensor& self, double mean, double std, const std::optional<
   });
 }
 
-Tensor exponential_(const Tensor& self, double lambd, const std::optional<Generator>& generator) {
-  EMBER_CHECK(lambd > 0.0 && std::isfinite(lambd), "exponential_ expects lambda > 0.0, but found lambda={}", lambd);
-  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point(), "exponential_ is only implemented for floating point tensors, got {}",
-                              c10::python_name(self.dtype()));
+namespace {
+
+// Fills self, in memory order, with one value per element made from double
+// draws and rounded to self's dtype (torch's scalar path for these fills).
+template <typename Draw>
+Tensor fill_with_draws(const Tensor& self, const std::optional<Generator>& generator, Draw&& draw_one) {
   CPUGeneratorImpl& gen = pick(generator);
   return fill_in_memory_order(self, [&](const Tensor& t) {
     std::lock_guard<std::mutex> lock(gen.mutex);
-    visit_real_values(t, [&](auto* data, int64_t n) {
-      using V = std::remove_pointer_t<decltype(data)>;
-      for (int64_t i = 0; i < n; ++i) data[i] = c10::convert<V>(draw::exponential_double(gen, lambd));
+    c10::visit_scalar_type(t.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (!c10::is_complex_v<T> && !std::is_same_v<T, bool>) {
+        T* data = static_cast<T*>(t.data_ptr());
+        for (int64_t i = 0; i < t.numel(); ++i) data[i] = c10::convert<T>(draw_one(gen));
+      }
     });
+  });
+}
+
+void check_real_floating(const Tensor& self, const char* op) {
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point(), "{} is only implemented for floating point tensors, got {}", op,
+                              c10::python_name(self.dtype()));
+}
+
+}  // namespace
+
+Tensor exponential_(const Tensor& self, double lambd, const std::optional<Generator>& generator) {
+  EMBER_CHECK(lambd > 0.0 && std::isfinite(lambd), "exponential_ expects lambda > 0.0, but found lambda={}", lambd);
+  check_real_floating(self, "exponential_");
+  return fill_with_draws(self, generator, [&](CPUGeneratorImpl& gen) { return draw::exponential_double(gen, lambd); });
+}
+
+Tensor log_normal_(const Tensor& self, double mean, double std, const std::optional<Generator>& generator) {
+  EMBER_CHECK(std > 0.0, "log_normal_ expects std > 0.0, but found std={}", std);
+  check_real_floating(self, "log_normal_");
+  return fill_with_draws(self, generator,
+                         [&](CPUGeneratorImpl& gen) { return std::exp(draw::normal_double(gen, mean, std)); });
+}
+
+Tensor cauchy_(const Tensor& self, double median, double sigma, const std::optional<Generator>& generator) {
+  EMBER_CHECK(sigma > 0.0, "cauchy_ expects sigma > 0.0, but found sigma={}", sigma);
+  EMBER_CHECK(self.is_floating_point(),
+              "cauchy_: Cauchy distribution is a continuous probability distribution. dtype must be a floating point "
+              "but you specified {}", c10::python_name(self.dtype()));
+  return fill_with_draws(self, generator, [&](CPUGeneratorImpl& gen) {
+    return median + sigma * std::tan(M_PI * (draw::uniform_double(gen) - 0.5));
+  });
+}
+
+// The number of Bernoulli(p) trials up to and including the first success.
+Tensor geometric_(const Tensor& self, double p, const std::optional<Generator>& generator) {
+  EMBER_CHECK(p > 0 && p < 1, "geometric_ expects p to be in (0, 1), but got p={}", p);
+  EMBER_CHECK_NOT_IMPLEMENTED(!self.is_complex() && self.scalar_type() != ScalarType::Bool,
+                              "geometric_ is not implemented for {} tensors", c10::python_name(self.dtype()));
+  const double log_q = std::log1p(-p);
+  return fill_with_draws(self, generator,
+                         [&](CPUGeneratorImpl& gen) { return std::ceil(std::log(draw::uniform_double(gen)) / log_q); });
+}
+
+namespace {
+
+// out[i] = sample(gen, in[i]...) over contiguous float inputs of one dtype,
+// in T's compute type (float for half and bfloat16), under the generator's lock.
+template <typename Sample>
+Tensor sample_elementwise(const std::vector<Tensor>& inputs, const std::optional<Generator>& generator,
+                          Sample&& sample) {
+  Tensor result = ember::empty(inputs[0].sizes(), inputs[0].dtype(), inputs[0].device());
+  CPUGeneratorImpl& gen = pick(generator);
+  std::lock_guard<std::mutex> lock(gen.mutex);
+  c10::visit_scalar_type(result.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
+      using A = draw::acc_t<T>;
+      T* out = result.data_ptr<T>();
+      std::vector<const T*> in;
+      for (const Tensor& t : inputs) in.push_back(t.data_ptr<T>());
+      for (int64_t i = 0; i < result.numel(); ++i) {
+        out[i] = c10::convert<T>(sample(gen, static_cast<A>(in[0][i]), in.size() > 1 ? static_cast<A>(in[1][i]) : A(0)));
+      }
+    }
+  });
+  return fresh(result);
+}
+
+}  // namespace
+
+Tensor poisson(const Tensor& self, const std::optional<Generator>& generator) {
+  check_real_floating(self, "poisson");
+  if (self.is_meta()) return fresh(ember::empty(self.sizes(), self.dtype(), self.device()));
+  const Tensor rates = self.detach().contiguous();
+  EMBER_CHECK(ember::logical_and(ember::ge(rates, 0), ember::isfinite(rates)).all().item<bool>(),
+              "poisson: invalid Poisson rate, expected rate to be non-negative and finite");
+  return sample_elementwise({rates}, generator, [](CPUGeneratorImpl& gen, auto rate, auto) {
+    return draw::poisson(gen, static_cast<double>(rate));
+  });
+}
+
+Tensor binomial(const Tensor& count, const Tensor& prob, const std::optional<Generator>& generator) {
+  for (const auto& [t, name] : {std::pair<const Tensor&, const char*>{count, "count"}, {prob, "prob"}}) {
+    EMBER_CHECK(t.is_floating_point(), "binomial only supports floating-point dtypes for {}, got: {}", name,
+                c10::python_name(t.dtype()));
+  }
+  EMBER_CHECK(count.scalar_type() == prob.scalar_type(),
+              "binomial: expected count and prob of one dtype, but got {} and {}", c10::python_name(count.dtype()),
+              c10::python_name(prob.dtype()));
+  const std::vector<int64_t> shape = infer_size(count.sizes(), prob.sizes(), "binomial");
+  if (count.is_meta() || prob.is_meta()) return fresh(ember::empty(shape, count.dtype(), Device(DeviceType::Meta)));
+  const Tensor n = count.detach().expand(shape).contiguous();
+  const Tensor p = prob.detach().expand(shape).contiguous();
+  return sample_elementwise({n, p}, generator, [](CPUGeneratorImpl& gen, auto trials, auto probability) {
+    return draw::binomial(gen, trials, probability);
   });
 }
 

@@ -495,4 +495,42 @@ Tensor positive(const Tensor& self) {
   return self;
 }
 
+// self = mantissa * 2^exponent with |mantissa| in [0.5, 1) (0, inf and NaN
+// keep themselves with exponent 0), as C's frexp; reduced floats through float.
+std::tuple<Tensor, Tensor> frexp_out(const Tensor& self, const Tensor& mantissa, const Tensor& exponent) {
+  EMBER_CHECK(self.is_floating_point(), "torch.frexp() only supports floating-point dtypes");
+  EMBER_CHECK(mantissa.scalar_type() == self.scalar_type(), "torch.frexp() expects mantissa to have dtype {} but got {}",
+              c10::python_name(self.dtype()), c10::python_name(mantissa.dtype()));
+  EMBER_CHECK(exponent.scalar_type() == ScalarType::Int, "torch.frexp() expects exponent to have int dtype but got {}",
+              c10::python_name(exponent.dtype()));
+  Tensor m = ember::empty(self.sizes(), self.dtype(), self.device());
+  Tensor e = ember::empty(self.sizes(), ScalarType::Int, self.device());
+  if (!self.is_meta()) {
+    const Tensor in = self.contiguous();
+    int32_t* exps = e.data_ptr<int32_t>();
+    c10::visit_scalar_type(self.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
+        using M = opmath_t<T>;
+        const T* x = in.data_ptr<T>();
+        T* out = m.data_ptr<T>();
+        for (int64_t i = 0; i < in.numel(); ++i) {
+          int power = 0;
+          out[i] = c10::convert<T>(std::frexp(static_cast<M>(x[i]), &power));
+          exps[i] = power;
+        }
+      }
+    });
+  }
+  resize_out(mantissa, m);
+  resize_out(exponent, e);
+  return {mantissa, exponent};
+}
+
+std::tuple<Tensor, Tensor> frexp(const Tensor& self) {
+  Tensor mantissa = ember::empty({0}, self.dtype(), self.device());
+  Tensor exponent = ember::empty({0}, ScalarType::Int, self.device());
+  return ember::frexp_out(mantissa, exponent, self);
+}
+
 }  // namespace ember::native

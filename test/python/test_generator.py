@@ -63,6 +63,22 @@ EXACT = {
     "normal_mean_std": lambda L: L.empty(9, dtype=L.float64).normal_(2.0, 0.5),
     "exponential_f64": lambda L: L.empty(33, dtype=L.float64).exponential_(),
     "exponential_f32": lambda L: L.empty(33).exponential_(2.5),
+    "cauchy_f64": lambda L: L.empty(33, dtype=L.float64).cauchy_(1.0, 2.0),
+    "cauchy_transposed": lambda L: L.empty(7, 5).t().cauchy_(),
+    "log_normal_f64": lambda L: L.empty(41, dtype=L.float64).log_normal_(),
+    "log_normal_f32": lambda L: L.empty(41).log_normal_(0.5, 0.25),
+    "geometric_f64": lambda L: L.empty(30, dtype=L.float64).geometric_(0.3),
+    "geometric_int64": lambda L: L.empty(30, dtype=L.int64).geometric_(0.05),
+    "geometric_f16": lambda L: L.empty(30, dtype=L.float16).geometric_(0.5).float(),
+    # Poisson rates on both sides of the switch to rejection sampling at 10; binomial means too.
+    "poisson_f64": lambda L: L.poisson(L.tensor([0.5, 3., 12., 100., 0., 1e-3, 1e4, 9.99, 10.] * 5, dtype=L.float64)),
+    "poisson_f32": lambda L: L.poisson(L.tensor([0.5, 3., 12., 100., 0., 1e-3, 1e4] * 5)),
+    "poisson_bf16": lambda L: L.poisson(L.tensor([0.5, 3., 12., 100.] * 5, dtype=L.bfloat16)).float(),
+    "binomial_f64": lambda L: L.binomial(L.tensor([5., 100., 1000., 7., 0., 40., 1e6] * 5, dtype=L.float64),
+                                         L.tensor([.3, .2, .7, .9, .5, .26, .5] * 5, dtype=L.float64)),
+    "binomial_f32": lambda L: L.binomial(L.tensor([5., 100., 1000., 7., 0., 40., 1e6] * 5),
+                                         L.tensor([.3, .2, .7, .9, .5, .26, .5] * 5)),
+    "binomial_broadcast": lambda L: L.binomial(L.full((4, 1), 30.), L.linspace(0, 1, 6)),
     "bernoulli_p": lambda L: L.empty(40).bernoulli_(0.3),
     "bernoulli_tensor": lambda L: L.bernoulli(L.linspace(0, 1, 40)),
     "bernoulli_tensor_f64": lambda L: L.bernoulli(L.linspace(0, 1, 40, dtype=L.float64)),
@@ -258,3 +274,37 @@ def test_normal_rejects_negative_std():
         ember.normal(ember.zeros(2), -1.0)
     with pytest.raises(RuntimeError, match="normal expects all elements of std >= 0.0"):
         ember.normal(0.0, ember.tensor([1.0, -1.0]))
+
+
+@pytest.mark.parametrize("call,error,words", [
+    (lambda: ember.empty(3).geometric_(0), RuntimeError, r"geometric_ expects p to be in \(0, 1\), but got p=0"),
+    (lambda: ember.empty(3).geometric_(float("nan")), RuntimeError, "geometric_ expects p to be in"),
+    (lambda: ember.empty(3, dtype=ember.bool).geometric_(0.5), NotImplementedError, "geometric_"),
+    (lambda: ember.empty(3).log_normal_(0, 0), RuntimeError, "log_normal_ expects std > 0.0"),
+    (lambda: ember.empty(3, dtype=ember.int64).log_normal_(), NotImplementedError, "log_normal_"),
+    (lambda: ember.empty(3).cauchy_(0, -1), RuntimeError, "cauchy_ expects sigma > 0.0"),
+    (lambda: ember.empty(3, dtype=ember.int64).cauchy_(), RuntimeError, "dtype must be a floating point"),
+    (lambda: ember.poisson(ember.tensor([-1.0])), RuntimeError, "poisson: invalid Poisson rate"),
+    (lambda: ember.poisson(ember.tensor([float("inf")])), RuntimeError, "poisson: invalid Poisson rate"),
+    (lambda: ember.poisson(ember.tensor([1])), NotImplementedError, "poisson"),
+    (lambda: ember.binomial(ember.ones(2, dtype=ember.int64), ember.ones(2)), RuntimeError,
+     "binomial only supports floating-point dtypes for count"),
+    (lambda: ember.binomial(ember.ones(2), ember.ones(2, dtype=ember.float64)), RuntimeError, "binomial: expected"),
+    (lambda: ember.binomial(ember.ones(2), ember.ones(3)), RuntimeError, "binomial"),
+])
+def test_sampler_errors(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
+def test_sampler_edges_and_gradients_match_torch():
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+    edges = (lambda L: L.binomial(L.tensor([5., 5., -5., 5.]), L.tensor([1.5, -1., .5, float("nan")])))
+    np.testing.assert_array_equal(edges(ember).numpy(), edges(torch).numpy())
+    rates = ember.tensor([1.0, 20.0], requires_grad=True)
+    (grad,) = ember.autograd.grad(ember.poisson(rates).sum(), rates)
+    assert grad.tolist() == [0.0, 0.0]
+    count = ember.tensor([3.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="the derivative for 'binomial' is not implemented"):
+        ember.binomial(count, ember.tensor([0.5])).sum().backward()

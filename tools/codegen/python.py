@@ -151,6 +151,12 @@ class _Binding:
         return cpp.is_factory(self.schema)
 
     @property
+    def out_type(self) -> str:
+        """The C++ type of out=: one tensor, or a tuple for an op with several results."""
+        writes = sum(a.is_write for a in self.out.schema.arguments)
+        return "Tensor" if writes == 1 else f"std::tuple<{', '.join(['Tensor'] * writes)}>"
+
+    @property
     def named_tuple(self) -> bool:
         """Results with names, returned like torch.return_types.max."""
         return len(self.schema.returns) > 1 and all(r.name for r in self.schema.returns)
@@ -165,7 +171,8 @@ class _Binding:
             else:
                 params.append(_PyParam(pyname, _type_name(a), binding_type(a), a.default, a.kwarg_only))
         if self.out is not None:
-            params.append(_PyParam("out", "Tensor", "std::optional<Tensor>", "None", True))
+            name = "Tensor" if self.out_type == "Tensor" else "tuple of Tensors"
+            params.append(_PyParam("out", name, f"std::optional<{self.out_type}>", "None", True))
         if self.factory:
             params.append(_PyParam("requires_grad", "bool", "bool", "False", True))
         return params
@@ -189,7 +196,7 @@ def _parameters(b: _Binding) -> tuple[list[str], list[str]]:
         pyargs.append(f'py::arg("{pyname}")' + (f" = {python_default(a)}" if a.default is not None else ""))
     extra_kw = []
     if b.out is not None:
-        params.append("std::optional<Tensor> out")
+        params.append(f"std::optional<{b.out_type}> out")
         extra_kw.append('py::arg("out") = py::none()')
     if b.factory:
         params.append("bool requires_grad")
@@ -224,14 +231,15 @@ def _body(b: _Binding) -> list[str]:
     s = b.schema
     prelude, call_args = _call_arguments(b)
     body = list(prelude)
+    fields = ", ".join(f'"{r.name}"' for r in s.returns)
+    as_result = (lambda call: f'named_tuple("{s.name}", {{{fields}}}, py::cast({call}))') if b.named_tuple else str
     if b.out is not None:
         by_name = dict(zip((a.name for a in s.arguments), call_args))
-        out_args = [by_name[a.name] for a in b.out.schema.arguments if not a.is_write] + ["*out"]
-        body.append(f"    if (out) return {_without_gil(f'ember::{b.out.cpp_name}f', out_args)};")
-    call = _without_gil(f"ember::{b.f.cpp_name}", call_args)
-    if b.named_tuple:
-        fields = ", ".join(f'"{r.name}"' for r in s.returns)
-        call = f'named_tuple("{s.name}", {{{fields}}}, py::cast({call}))'
+        writes = sum(a.is_write for a in b.out.schema.arguments)
+        outs = ["*out"] if writes == 1 else [f"std::get<{i}>(*out)" for i in range(writes)]
+        out_args = [by_name[a.name] for a in b.out.schema.arguments if not a.is_write] + outs
+        body.append(f"    if (out) return {as_result(_without_gil(f'ember::{b.out.cpp_name}f', out_args))};")
+    call = as_result(_without_gil(f"ember::{b.f.cpp_name}", call_args))
     if b.factory:
         body += [f"    Tensor result = {call};", "    if (requires_grad) result.set_requires_grad(true);",
                  "    return result;"]

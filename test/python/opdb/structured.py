@@ -402,6 +402,36 @@ def ref_take(a, index):
     return np.take(a.reshape(-1), index)
 
 
+def put_samples(d):
+    return [Sample((A(d, (3, 4), 0), index_arr([[0, 10], [-1, 5]]), A(d, (2, 2), 1)), desc="2d_index"),
+            Sample((A(d, (4, 3), 2, view="T"), index_arr([2, -12]), A(d, (2,), 3)), desc="transposed_negative"),
+            Sample((A(d, (3, 4), 4), index_arr([1, 6, 1]), A(d, (3,), 5)), {"accumulate": True},
+                   desc="accumulate_repeats"),
+            Sample((A(d, (), 6), index_arr([0]), A(d, (1,), 7)), desc="0d")]
+
+
+def ref_put(a, index, source, accumulate=False):
+    out = np.array(a, copy=True).reshape(-1)
+    index = np.asarray(index).reshape(-1)
+    source = np.asarray(source).reshape(-1)
+    if accumulate:
+        np.add.at(out, index, source.astype(out.dtype))
+    else:
+        out[index] = source
+    return out.reshape(np.shape(a))
+
+
+def frexp_samples(d):
+    special = Arr(np.array([0.0, -0.0, 1.0, -3.5, 1e-30, 8.0, np.inf, -np.inf, np.nan, 0.75], dtype=np.float64), d)
+    return [Sample((A(d, (3, 4), 0),), desc="normal"), Sample((A(d, (4, 3), 1, view="T"),), desc="transposed"),
+            Sample((special,), desc="special_values_ties")]  # (no gradient cases: 0, inf and NaN)
+
+
+def ref_frexp(a):
+    mantissa, exponent = np.frexp(a)
+    return mantissa, exponent.astype(np.int32)
+
+
 def argwhere_samples(d):
     v = values(d, (3, 4), 0, kind="ties")
     return [Sample((Arr(v, d),), desc="ties"), Sample((Arr(v.T.copy(), d, view="T"),), desc="transposed"),
@@ -2736,6 +2766,10 @@ OPS = [
     Op("rot90", rot90_samples, ("bool", "int64", "float32", "float64"), ref_rot90, method=True),
     Op("tile", tile_samples, ("bool", "int64", "float32", "float64"), np.tile, method=True),
     Op("take", take_samples, ("bool", "int64", "float32", "float64"), ref_take, method=True, data_dependent=True),
+    Op("put", put_samples, ("bool", "int64", "float32", "float64"), ref_put, method=True, data_dependent=True,
+       grad=(0, 2)),
+    Op("frexp", frexp_samples, ("float16", "bfloat16", "float32", "float64"), ref_frexp, method=True,
+       named=("mantissa", "exponent"), aten="frexp", grad=(0,)),
     Op("argwhere", argwhere_samples, ("bool", "int64", "float32"), ref_argwhere, method=True, data_dependent=True),
     *[Op(f"isin.{kind}", isin_samples(kind), ("int64", "float32", "float64"), ref_isin, aten="isin")
       for kind in ("Tensor_Tensor", "Tensor_Scalar", "Scalar_Tensor")],
@@ -2932,6 +2966,10 @@ def _inplace_cases():
         ("nan_to_num_", lambda lib, t: t.div_(0.0).nan_to_num_(nan=1.0, posinf=2.0, neginf=-2.0),
          lambda t: np.nan_to_num(np.divide(t, 0.0), nan=1.0, posinf=2.0, neginf=-2.0), "float32"),
         ("nan_to_num_function", lambda lib, t: lib.nan_to_num_(t, nan=1.0), lambda t: t, "float64"),
+        ("put_", lambda lib, t: t.put_(mk(lib, [0, -1, 7]), make_tensor(lib, "float32", (3,), 11)),
+         lambda t: ref_put(t, [0, -1, 7], values("float32", (3,), 11)), "float32"),
+        ("put_accumulate", lambda lib, t: t.put_(mk(lib, [2, 2]), make_tensor(lib, "int64", (2,), 12), accumulate=True),
+         lambda t: ref_put(t, [2, 2], values("int64", (2,), 12), accumulate=True), "int64"),
         ("index_copy_", lambda lib, t: t.index_copy_(1, mk(lib, [4, 0]), make_tensor(lib, "float32", (3, 2), 10)),
          lambda t: ref_index_copy(t, 1, [4, 0], values("float32", (3, 2), 10)), "float32"),
         ("index_fill_scalar", lambda lib, t: t.index_fill_(0, mk(lib, [2, 0]), -7),
@@ -3096,6 +3134,26 @@ def _err_cases():
          RuntimeError, r"divisor must be not zero"),
         ("max_pool2d_padding_too_large", lambda lib: lib.max_pool2d(lib.ones(1, 1, 5, 5), 2, 2, 2), RuntimeError,
          r"pad should be at most half"),
+        ("put_out_of_range", lambda lib: lib.zeros(4).put_(lib.tensor([4]), lib.ones(1)), IndexError,
+         r"out of range: tried to access index 4 on a tensor of 4 elements"),
+        ("put_negative_out_of_range", lambda lib: lib.zeros(4).put(lib.tensor([-5]), lib.ones(1)), IndexError,
+         r"tried to access index -5 on a tensor of 4 elements"),
+        ("put_int32_index", lambda lib: lib.zeros(4).put_(lib.tensor([1], dtype=lib.int32), lib.ones(1)),
+         RuntimeError, r"put_\(\): Expected a long tensor for index, but got Int"),
+        ("put_numel_mismatch", lambda lib: lib.zeros(4).put_(lib.tensor([1, 2]), lib.ones(1)), IndexError,
+         r"put_\(\): Expected source and index to have the same number of elements"),
+        ("put_dtype_mismatch", lambda lib: lib.zeros(4).put_(lib.tensor([1]), lib.ones(1, dtype=lib.float64)),
+         RuntimeError, r"put_\(\): self and source expected to have the same dtype"),
+        ("put_into_empty", lambda lib: lib.zeros(0).put_(lib.tensor([0]), lib.ones(1)), IndexError,
+         r"put_\(\): Tried to put elements into an empty tensor"),
+        ("put_expanded", lambda lib: lib.zeros(1).expand(3).put_(lib.tensor([0]), lib.ones(1)), RuntimeError,
+         r"more than one element of the written-to tensor refers to a single memory location"),
+        ("frexp_int", lambda lib: lib.frexp(lib.tensor([1])), RuntimeError, r"frexp\(\) only supports floating-point"),
+        ("frexp_out_exponent_dtype", lambda lib: lib.frexp(lib.ones(1), out=(lib.empty(1), lib.empty(1))), RuntimeError,
+         r"frexp\(\) expects exponent to have int dtype"),
+        ("frexp_out_mantissa_dtype",
+         lambda lib: lib.frexp(lib.ones(1), out=(lib.empty(1, dtype=lib.float64), lib.empty(1, dtype=lib.int32))),
+         RuntimeError, r"frexp\(\) expects mantissa to have dtype"),
         ("index_copy_out_of_range", lambda lib: lib.zeros(3).index_copy(0, lib.tensor([3]), lib.ones(1)),
          IndexError, r"index_copy_\(\): index 3 is out of bounds for dimension 0 with size 3"),
         ("index_copy_source_shape", lambda lib: lib.zeros(3, 2).index_copy(0, lib.tensor([1]), lib.ones(1, 3)),
