@@ -102,7 +102,9 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   const uint32_t current = version_counter_->version.load(std::memory_order_relaxed);
   if (current != saved_version_) {
     std::string origin;
-    const std::shared_ptr<Node> producer = is_output_ ? saved_for : grad_fn_of_input_.lock();
+    // An input is named by its history now (as torch): the in-place op that changed it.
+    const std::shared_ptr<Node> producer =
+        is_output_ ? saved_for : (data_.defined() ? impl::grad_fn(data_) : grad_fn_of_input_.lock());
     if (producer) origin = fmt::format(", which is output {} of {},", output_nr_, forward_name(producer->name()));
     EMBER_CHECK(false,
                 "one of the variables needed for gradient computation has been modified by an inplace operation: "

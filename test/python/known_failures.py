@@ -9,10 +9,6 @@ KNOWN_FAILURES = {
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
     'test/python/test_autograd.py::TestGradModes::test_no_grad_view_requires_grad_matches_torch':
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_autograd.py::TestModifiedSavedTensor::test_saved_input_modified':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_autograd.py::TestModifiedSavedTensor::test_saved_input_modified_through_view':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
     'test/python/test_autograd.py::TestViewInPlace::test_output_nr':
         'split/unbind/chunk are composites of single-output views: no multi-output view nodes yet',
     'test/python/test_autograd.py::TestViewInPlace::test_multi_output_view_in_place_errors':
@@ -22,8 +18,6 @@ KNOWN_FAILURES = {
     'test/python/test_autograd.py::TestCustomFunction::test_mark_dirty_on_leaf_errors':
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
     'test/python/test_autograd.py::TestCustomFunction::test_once_differentiable':
-        'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
-    'test/python/test_autograd.py::TestCustomFunction::test_saved_tensors_version_check':
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',
     'test/python/test_autograd.py::TestCustomFunction::test_ctx_saved_tensors_in_forward_context':
         'triage pending: new helper-written comparison with torch; Ember behaviour or the expectation to be settled',

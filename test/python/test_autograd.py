@@ -1348,6 +1348,29 @@ class TestModifiedSavedTensor:
     def test_modified_but_not_saved_is_fine(self):
         check_grads(lambda m, x: _add_then_inplace(m, x), arr(3))
 
+    def test_input_saved_only_for_a_gradient_nobody_wants_may_change(self):
+        # mul saves each factor only for the other's gradient (as torch): h
+        # needs none here, so changing it afterwards is fine.
+        check_grads(lambda m, x: _product_then_change_the_constant_factor(m, x), arr(3))
+
+    def test_input_saved_for_a_wanted_gradient_may_not_change(self):
+        def f(m):
+            x = leaf(m, [1.0, 2.0, 3.0])
+            c = m.ones(3) * 2
+            z = c * x
+            c.add_(1)
+            z.sum().backward()
+
+        assert "is at version 1; expected version 0 instead" in assert_same_error(f)
+
+    def test_batch_norm_then_in_place_leaky_relu(self):
+        # The DCGAN discriminator's pattern: BatchNorm2d, then LeakyReLU(inplace=True).
+        def f(m, x):
+            bn = m.nn.BatchNorm2d(2)
+            return m.nn.functional.leaky_relu(bn(x * 1), 0.2, inplace=True).pow(2).sum()
+
+        check_grads(f, arr(3, 2, 2, 2))
+
     def test_version_error_with_anomaly_hint(self):
         def f(m):
             x = leaf(m, [1.0, 2.0, 3.0])
@@ -1358,6 +1381,15 @@ class TestModifiedSavedTensor:
         e, t = raises_both(f)
         assert e == t
         assert "Hint:" in e
+
+
+def _product_then_change_the_constant_factor(m, x):
+    h = m.ones(3) * 2
+    z = h * x  # keeps h for x's gradient; x would be kept for h's, which nobody wants
+    x_copy = x * 1
+    w = x_copy * h
+    x_copy.add_(1)  # kept by nobody: h needs no gradient
+    return (z + w).sum()
 
 
 def _add_then_inplace(m, x):

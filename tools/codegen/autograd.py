@@ -144,6 +144,10 @@ class Saved:
     ctype: str  # member type
     take: str  # expression (in the kernel) producing the value
     local: Optional[str] = None  # statement (in apply) making the formula's name
+    # The differentiable inputs whose formulas read it: a saved tensor is kept
+    # only when one of them needs its gradient (as torch), so that an input
+    # that needs none may change in place afterwards and costs no memory.
+    used_by: set = field(default_factory=set)
 
 
 @dataclass
@@ -248,6 +252,10 @@ def plan_node(info: DifferentiabilityInfo, f: NativeFunction) -> NodePlan:
                 # differentiable output gets its node back on unpack.
                 plan.saved_after.append(Saved(f"{r}_", "SavedVariable", "true" if differentiable else "false",
                                               f"Tensor {r} = {r}_.unpack({'self_node' if differentiable else 'nullptr'});"))
+        for saved in plan.saved_before + plan.saved_after:
+            # A formula names a saved value by its local (`other` for member `other_`) or by its member.
+            if _word(saved.member[:-1] if saved.local else saved.member).search(text):
+                saved.used_by.update(d.var_names)
         plan.formulas.append((d.var_names, text))
     return plan
 
@@ -266,6 +274,35 @@ def gen_node_declaration(plan: NodePlan) -> str:
     return "\n".join(lines)
 
 
+def _slots(schema: Schema, member_prefix: str = "") -> dict[str, tuple[str, Optional[str]]]:
+    """Where each differentiable argument's gradients go among the node's
+    outputs: (first slot, slot count member for a list); members read through
+    member_prefix (`grad_fn->` outside the node)."""
+    offset_expr = "0"
+    slots = {}
+    for a in _differentiable_args(schema):
+        size = f"{member_prefix}{cpp.cpp_name(a.name)}_size_"
+        slots[a.name] = (offset_expr, size if a.type.is_list else None)
+        offset_expr = f"{offset_expr} + {size}" if a.type.is_list else f"{offset_expr} + 1"
+    return slots
+
+
+def _save(plan: NodePlan, saved: Saved, value: str, indent: str) -> str:
+    """The statement storing a saved value in grad_fn: a tensor only where
+    an input whose formula reads it needs a gradient."""
+    statement = f"grad_fn->{saved.member} = {value};"
+    slots = _slots(plan.info.schema, "grad_fn->")
+    if saved.ctype not in ("SavedVariable", "std::vector<SavedVariable>") or not saved.used_by or \
+            saved.used_by >= set(slots):  # (needed whenever the node exists)
+        return indent + statement
+    wanted = []
+    for name in sorted(saved.used_by, key=list(slots).index):
+        start, size = slots[name]
+        wanted.append(f"grad_fn->should_compute_output({start})" if size is None else
+                      f"any_should_compute(*grad_fn, {start}, {size})")
+    return f"{indent}if ({' || '.join(wanted)}) {statement}"
+
+
 def gen_node_definition(plan: NodePlan) -> str:
     info = plan.info
     schema = info.schema
@@ -282,13 +319,7 @@ def gen_node_definition(plan: NodePlan) -> str:
     out.append("  if (!materialize_grads(*this, grads)) return grad_inputs;")
     out.append("  [[maybe_unused]] const Tensor& grad = grads[0];")
     out.append("  [[maybe_unused]] const auto self_node = shared_from_this();")
-    # Where each argument's gradients go among the node's outputs.
-    offset_expr = "0"
-    slots = {}
-    for a in _differentiable_args(schema):
-        cname = cpp.cpp_name(a.name)
-        slots[a.name] = (offset_expr, f"{cname}_size_" if a.type.is_list else None)
-        offset_expr = f"{offset_expr} + {cname}_size_" if a.type.is_list else f"{offset_expr} + 1"
+    slots = _slots(schema)
     for s in plan.saved_before + plan.saved_after:
         if s.local:
             out.append(f"  {s.local}")
@@ -359,7 +390,7 @@ def _node_creation(s: Schema, plan: Optional[NodePlan], inputs: str) -> list[str
             if a.type.is_list:
                 out.append(f"    grad_fn->{cpp.cpp_name(a.name)}_size_ = {cpp.cpp_name(a.name)}.size();")
         for saved in plan.saved_before:
-            out.append(f"    grad_fn->{saved.member} = {saved.take};")
+            out.append(_save(plan, saved, saved.take, "    "))
     else:
         out.append(f"    grad_fn = std::make_shared<ErrorNode>(\"the derivative for '{s.name}' is not implemented.\", "
                    f"collect_next_edges({inputs}));")
@@ -372,7 +403,7 @@ def _inplace_history(plan: Optional[NodePlan]) -> list[str]:
     out = ["  if (grad_fn) {", "    rebase_history(self, grad_fn);"]
     if plan:
         for saved in plan.saved_after:
-            out.append(f"    grad_fn->{saved.member} = SavedVariable(self, true);")
+            out.append(_save(plan, saved, "SavedVariable(self, true)", "    "))
     return out + ["  }"]
 
 
@@ -389,7 +420,7 @@ def _single_result_history(s: Schema, plan: Optional[NodePlan], is_view: bool, d
         out.append("    set_history(result, grad_fn);")
         if plan:
             for saved in plan.saved_after:
-                out.append(f"    grad_fn->{saved.member} = SavedVariable(result, true);")
+                out.append(_save(plan, saved, "SavedVariable(result, true)", "    "))
         out.append("  }")
     return out
 
@@ -404,7 +435,7 @@ def _tuple_result_history(s: Schema, plan: Optional[NodePlan], differentiable: O
     if plan:
         for saved in plan.saved_after:
             i = returns.index(saved.member[:-1])
-            out.append(f"    grad_fn->{saved.member} = SavedVariable(std::get<{i}>(result), {saved.take});")
+            out.append(_save(plan, saved, f"SavedVariable(std::get<{i}>(result), {saved.take})", "    "))
     return out + ["  }"]
 
 
