@@ -1363,11 +1363,15 @@ class TestModifiedSavedTensor:
 
         assert "is at version 1; expected version 0 instead" in assert_same_error(f)
 
-    def test_batch_norm_then_in_place_leaky_relu(self):
-        # The DCGAN discriminator's pattern: BatchNorm2d, then LeakyReLU(inplace=True).
+    @pytest.mark.parametrize("activation", ["ReLU", "LeakyReLU", "ELU", "SELU", "CELU", "Hardtanh", "ReLU6",
+                                            "Hardsigmoid", "Hardswish", "SiLU", "Mish", "Threshold"])
+    def test_batch_norm_then_in_place_activation(self, activation):
+        # The DCGAN discriminator's pattern: BatchNorm2d, then LeakyReLU(inplace=True). BatchNorm keeps
+        # its input, not its output, so the activation may overwrite the output.
         def f(m, x):
-            bn = m.nn.BatchNorm2d(2)
-            return m.nn.functional.leaky_relu(bn(x * 1), 0.2, inplace=True).pow(2).sum()
+            args = (0.1, 20.0) if activation == "Threshold" else ()
+            act = getattr(m.nn, activation)(*args, inplace=True)
+            return act(m.nn.BatchNorm2d(2)(x * 1)).pow(2).sum()
 
         check_grads(f, arr(3, 2, 2, 2))
 

@@ -361,11 +361,15 @@ def relu_(input):
     return ember.relu_(input)
 
 
-def _maybe_inplace(input, result, inplace):
-    if inplace:
-        input.copy_(result)
-        return input
-    return result
+def _maybe_inplace(input, function, inplace):
+    """function(input), written into input where inplace. Under autograd the
+    function reads a copy, so whatever its graph keeps for backward is not
+    the tensor about to change (torch's in-place activations keep a clone
+    or their result the same way)."""
+    if not inplace:
+        return function(input)
+    source = input.clone() if input.requires_grad and ember.is_grad_enabled() else input
+    return input.copy_(function(source))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -385,7 +389,7 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _maybe_inplace(input, ember.where(input > 0, input, input * negative_slope), inplace)
+    return _maybe_inplace(input, lambda x: ember.where(x > 0, x, x * negative_slope), inplace)
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -394,8 +398,7 @@ def leaky_relu_(input, negative_slope=0.01):
 
 def elu(input, alpha=1.0, inplace=False):
     # expm1 on the clamped input keeps the unused branch finite (and its gradient NaN-free).
-    result = ember.where(input > 0, input, ember.expm1(input.clamp(max=0.0)) * alpha)
-    return _maybe_inplace(input, result, inplace)
+    return _maybe_inplace(input, lambda x: ember.where(x > 0, x, ember.expm1(x.clamp(max=0.0)) * alpha), inplace)
 
 
 def elu_(input, alpha=1.0):
@@ -405,7 +408,7 @@ def elu_(input, alpha=1.0):
 def selu(input, inplace=False):
     alpha = 1.6732632423543772848170429916717
     scale = 1.0507009873554804934193349852946
-    return _maybe_inplace(input, elu(input, alpha) * scale, inplace)
+    return _maybe_inplace(input, lambda x: elu(x, alpha) * scale, inplace)
 
 
 def selu_(input):
@@ -427,15 +430,15 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 def mish(input, inplace=False):
-    return _maybe_inplace(input, input * ember.tanh(softplus(input)), inplace)
+    return _maybe_inplace(input, lambda x: x * ember.tanh(softplus(x)), inplace)
 
 
 def hardsigmoid(input, inplace=False):
-    return _maybe_inplace(input, (input + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
+    return _maybe_inplace(input, lambda x: (x + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
 
 
 def hardswish(input, inplace=False):
-    return _maybe_inplace(input, input * (input + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
+    return _maybe_inplace(input, lambda x: x * (x + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
 
 
 def logsigmoid(input):
@@ -500,7 +503,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _maybe_inplace(input, ember.where(input > 0, input, ember.expm1(input.clamp(max=0.0) / alpha) * alpha),
+    return _maybe_inplace(input, lambda x: ember.where(x > 0, x, ember.expm1(x.clamp(max=0.0) / alpha) * alpha),
                           inplace)
 
 
@@ -510,7 +513,7 @@ def celu_(input, alpha=1.0):
 
 def threshold(input, threshold, value, inplace=False):
     """input where it exceeds threshold, value elsewhere."""
-    return _maybe_inplace(input, ember.where(input > threshold, input, ember.full_like(input, value)), inplace)
+    return _maybe_inplace(input, lambda x: ember.where(x > threshold, x, ember.full_like(x, value)), inplace)
 
 
 def threshold_(input, threshold, value):
@@ -533,7 +536,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     slopes = ember.empty_like(input).uniform_(lower, upper)
-    return _maybe_inplace(input, ember.where(input >= 0, input, input * slopes), inplace)
+    return _maybe_inplace(input, lambda x: ember.where(x >= 0, x, x * slopes), inplace)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
@@ -601,7 +604,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     if not training or p == 0.0:
         return input
-    return _maybe_inplace(input, ember.dropout(input, p, training), inplace)
+    return _maybe_inplace(input, lambda x: ember.dropout(x, p, training), inplace)
 
 
 def _channel_dropout(input, p, training, inplace, batched_dim):
@@ -615,7 +618,7 @@ def _channel_dropout(input, p, training, inplace, batched_dim):
     else:
         keep = ember.rand(shape, dtype=input.dtype, device=input.device) >= p
         mask = keep.to(input.dtype) / (1.0 - p)
-    return _maybe_inplace(input, input * mask, inplace)
+    return _maybe_inplace(input, lambda x: x * mask, inplace)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
@@ -630,7 +633,7 @@ def _alpha_dropout(input, p, training, inplace, feature):
     if not training or p == 0.0 or input.numel() == 0:
         return input
     if p == 1.0:
-        return _maybe_inplace(input, input * ember.zeros([], dtype=input.dtype, device=input.device), inplace)
+        return _maybe_inplace(input, lambda x: x * ember.zeros([], dtype=x.dtype, device=x.device), inplace)
     if feature:
         shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
     else:
@@ -639,7 +642,7 @@ def _alpha_dropout(input, p, training, inplace, feature):
     alpha = 1.7580993408473766
     a = 1.0 / math.sqrt((alpha * alpha * p + 1) * (1 - p))
     b = (keep - 1) * (alpha * a) + alpha * a * p
-    return _maybe_inplace(input, input * (keep * a) + b, inplace)
+    return _maybe_inplace(input, lambda x: x * (keep * a) + b, inplace)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
