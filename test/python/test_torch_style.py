@@ -17,6 +17,7 @@ PYTHON_DIR = HERE.parent.parent / "python"
 def as_torch_script(text):
     """The same script with torch in place of ember."""
     text = re.sub(r"^import ember as torch$", "import torch", text, flags=re.M)
+    text = re.sub(r"^from ember import ", "from torch import ", text, flags=re.M)
     return re.sub(r"^(from|import) ember\.", r"\1 torch.", text, flags=re.M)
 
 
