@@ -81,6 +81,23 @@ def set_default_device(device):
                                   "device= to the factories instead")
 
 
+@_export
+def set_default_tensor_type(t):
+    """The default dtype, named the pre-2.1 way: a legacy type (ember.DoubleTensor) or its name
+    ('torch.DoubleTensor' as older scripts spell it)."""
+    if isinstance(t, str):
+        name = t.split(".", 1)[1] if t.startswith(("torch.", "ember.")) else t
+        if name.startswith("cuda."):
+            raise TypeError(f"type {t} not available: Ember's factories create tensors on the CPU by default; pass "
+                            "device= to them instead")
+        if not isinstance(getattr(_e, name, None), type) or not hasattr(getattr(_e, name), "dtype"):
+            raise TypeError(f"invalid type: '{t}'")
+        t = getattr(_e, name)
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _e.set_default_dtype(t.dtype)
+
+
 _interop_threads = [1]
 _warn_always = [False]
 
@@ -415,3 +432,18 @@ _e.Tensor.renorm = renorm
 _e.Tensor.renorm_ = lambda self, p, dim, maxnorm: self.copy_(renorm(self, p, dim, maxnorm))
 _e.Tensor.ldexp = ldexp
 _e.Tensor.index_put = index_put
+
+
+def _elementwise_python(name, self, others, function):
+    """Runs a Python function on every element (CPU, no autograd), as torch's apply_/map_."""
+    if self.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
+    if self.device.type != "cpu":
+        raise TypeError(f"{name} is only implemented on CPU tensors")
+    columns = [self.reshape(-1).tolist()] + [o.expand_as(self).reshape(-1).tolist() for o in others]
+    values = [function(*v) for v in zip(*columns)]
+    return self.copy_(_e.tensor(values, dtype=self.dtype).reshape(self.shape))
+
+
+_e.Tensor.apply_ = lambda self, callable: _elementwise_python("apply_", self, [], callable)
+_e.Tensor.map_ = lambda self, tensor, callable: _elementwise_python("map_", self, [tensor], callable)

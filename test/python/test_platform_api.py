@@ -362,3 +362,46 @@ def test_custom_fwd_and_bwd_decorate_a_function_that_runs_without_autocast(lib_n
     assert lib.get_autocast_dtype("cpu") == lib.bfloat16
     with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
         lib.amp.custom_fwd(device_type=None)
+
+
+# ---- pre-1.0 and pre-2.1 spellings old scripts still use ----------------------------------------------
+
+
+@pytest.mark.parametrize("lib_name", ["torch", "ember"])
+def test_variable_wraps_data_as_a_new_leaf(lib_name):
+    lib = torch if lib_name == "torch" else ember
+    data = lib.ones(2) * 3
+    v = lib.autograd.Variable(data, requires_grad=True)
+    assert v.requires_grad and v.is_leaf and isinstance(data, lib.autograd.Variable)
+    v.sum().backward()
+    assert v.grad.tolist() == [1.0, 1.0] and not lib.autograd.Variable(data).requires_grad
+    v.data[0] = 5  # the same memory as data
+    assert data.tolist() == [5.0, 3.0]
+
+
+@pytest.mark.parametrize("lib_name", ["torch", "ember"])
+def test_set_default_tensor_type(lib_name):
+    lib = torch if lib_name == "torch" else ember
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch deprecates it
+            lib.set_default_tensor_type(f"{lib_name}.DoubleTensor")
+            assert lib.ones(1).dtype == lib.float64 and lib.tensor([1.5]).dtype == lib.float64
+            lib.set_default_tensor_type(lib.FloatTensor)
+            assert lib.ones(1).dtype == lib.float32
+            with pytest.raises(TypeError, match="only floating-point types are supported as the default type"):
+                lib.set_default_tensor_type(lib.LongTensor)
+            with pytest.raises(TypeError, match=f"type {lib_name}.cuda.FloatTensor not available"):
+                lib.set_default_tensor_type(f"{lib_name}.cuda.FloatTensor")
+    finally:
+        lib.set_default_dtype(lib.float32)
+
+
+@pytest.mark.parametrize("lib_name", ["torch", "ember"])
+def test_apply_and_map_run_python_per_element(lib_name):
+    lib = torch if lib_name == "torch" else ember
+    x = lib.arange(6.0).reshape(2, 3).t()
+    assert x.apply_(lambda v: v * v).tolist() == [[0.0, 9.0], [1.0, 16.0], [4.0, 25.0]]
+    assert x.map_(lib.tensor([1.0, 2.0]), lambda a, b: a + b).tolist() == [[1.0, 11.0], [2.0, 18.0], [5.0, 27.0]]
+    with pytest.raises(RuntimeError, match=r"Can't call apply_\(\) on Variable that requires grad"):
+        lib.ones(2, requires_grad=True).apply_(abs)

@@ -90,7 +90,24 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-Variable = _Tensor  # the pre-1.0 name, kept for old code
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, _Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """The pre-1.0 wrapper, for old scripts: ``Variable(t, requires_grad=True)``
+    is a new leaf over t's data, and every tensor is a Variable."""
+
+    def __new__(cls, data, requires_grad=False, volatile=False):
+        if volatile:
+            import warnings
+
+            warnings.warn("volatile was removed and now has no effect. Use `with ember.no_grad():` instead.",
+                          stacklevel=2)
+        if not isinstance(data, _Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        return data.detach().requires_grad_(requires_grad)
 
 
 def __getattr__(name):

@@ -40,6 +40,11 @@ def is_available():
     return _C._device_count(_TYPE) > 0
 
 
+def is_initialized():
+    """Whether CUDA has been set up in this process (never without a device)."""
+    return is_available()
+
+
 def device_count():
     """The number of usable CUDA devices (0 without a GPU or driver)."""
     return _C._device_count(_TYPE)

@@ -867,22 +867,23 @@ def _check_interpolate_sizes(in_sizes, out_sizes):
                          f"output {tuple(out_sizes)}")
 
 
-_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
+_INTERPOLATING_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resizes the spatial dims: 'nearest' (torch's legacy nearest), 'nearest-exact', and 'linear' /
     'bilinear' / 'trilinear' (separable, one dimension after the other)."""
-    if mode not in ("nearest", "nearest-exact") and mode not in _LINEAR_MODES:
+    if mode not in ("nearest", "nearest-exact", "area") and mode not in _INTERPOLATING_MODES:
         raise NotImplementedError(f"interpolate mode '{mode}' is not supported in Ember yet (nearest, "
-                                  "nearest-exact, linear, bilinear and trilinear are)")
+                                  "nearest-exact, area, linear, bilinear, bicubic and trilinear are)")
     if antialias:
         raise NotImplementedError("interpolate(antialias=True) is not supported in Ember yet")
     spatial = input.dim() - 2
-    if mode in _LINEAR_MODES and _LINEAR_MODES[mode] != spatial:
-        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR_MODES[mode] + 2}D input")
-    if align_corners is not None and mode not in _LINEAR_MODES:
+    if mode in _INTERPOLATING_MODES and _INTERPOLATING_MODES[mode] != spatial:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
+                                  f"{_INTERPOLATING_MODES[mode] + 2}D input")
+    if align_corners is not None and mode not in _INTERPOLATING_MODES:
         raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
                          "bicubic | trilinear")
     align_corners = bool(align_corners)
@@ -901,6 +902,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                   else [1.0 / f for f in factors])
     else:
         raise ValueError("either size or scale_factor should be defined")
+    if mode == "area":
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[spatial - 1](input, out_sizes)
     out = input
     for d, (i, o, s) in enumerate(zip(in_sizes, out_sizes, scales)):
         # Source positions are computed as tensors (an impossible size fails at
@@ -910,18 +913,24 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             out = out.index_select(2 + d, (dst * s).floor().clamp(max=i - 1).long().to(out.device))
         elif mode == "nearest-exact":
             out = out.index_select(2 + d, ((dst + 0.5) * s).floor().clamp(max=i - 1).long().to(out.device))
+        elif mode == "bicubic":
+            out = _cubic_resize(out, 2 + d, i, o, s, align_corners)
         else:
             out = _linear_resize(out, 2 + d, i, o, s, align_corners)
     return out
 
 
-def _linear_resize(x, dim, in_size, out_size, scale, align_corners):
-    """Linear interpolation along one dim, with torch's source-index rule."""
+def _source_positions(in_size, out_size, scale, align_corners):
+    """Where each output position samples the input (torch's rule), as float64."""
     dst = ember.arange(out_size, dtype=ember.float64)
     if align_corners:
-        src = dst * ((in_size - 1) / (out_size - 1)) if out_size > 1 else dst * 0
-    else:
-        src = ((dst + 0.5) * scale - 0.5).clamp(min=0)
+        return dst * ((in_size - 1) / (out_size - 1)) if out_size > 1 else dst * 0
+    return (dst + 0.5) * scale - 0.5
+
+
+def _linear_resize(x, dim, in_size, out_size, scale, align_corners):
+    """Linear interpolation along one dim, with torch's source-index rule."""
+    src = _source_positions(in_size, out_size, scale, align_corners).clamp(min=0)
     low = src.floor().clamp(max=in_size - 1)
     weight = (src - low).to(x.dtype)
     low = low.long()
@@ -931,6 +940,30 @@ def _linear_resize(x, dim, in_size, out_size, scale, align_corners):
     a = x.index_select(dim, low.to(x.device))
     b = x.index_select(dim, high.to(x.device))
     return a + (b - a) * weight.reshape(shape).to(x.device)
+
+
+def _cubic_resize(x, dim, in_size, out_size, scale, align_corners, A=-0.75):
+    """Cubic convolution along one dim (Keys' kernel with a = -0.75, as torch):
+    four taps around each source position, clamped at the borders."""
+    src = _source_positions(in_size, out_size, scale, align_corners)
+    base = src.floor()
+    t = src - base
+
+    def near(d):  # |d| <= 1
+        return ((A + 2) * d - (A + 3)) * d * d + 1
+
+    def far(d):  # 1 < |d| < 2
+        return ((A * d - 5 * A) * d + 8 * A) * d - 4 * A
+
+    weights = [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    shape = [1] * x.dim()
+    shape[dim] = out_size
+    out = None
+    for k, w in zip(range(-1, 3), weights):
+        taps = (base + k).clamp(0, in_size - 1).long().to(x.device)
+        term = x.index_select(dim, taps) * w.to(x.dtype).reshape(shape).to(x.device)
+        out = term if out is None else out + term
+    return out
 
 
 # ---- losses -------------------------------------------------------------------------------------
