@@ -12,7 +12,7 @@ Pure Python on top of Ember's in-place tensor operators::
         sched.step()
 """
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
