@@ -1,2 +1,2 @@
-from . import checkpoint, data, dlpack  # noqa: F401
+from . import checkpoint, data, dlpack, model_zoo  # noqa: F401
 from ._paths import cmake_prefix_path  # noqa: F401
