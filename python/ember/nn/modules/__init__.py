@@ -7,7 +7,7 @@ from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Conv
 from .pooling import (  # noqa: F401
     AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d, Upsample,
 )
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d  # noqa: F401
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm  # noqa: F401
 from .normalization import GroupNorm, LayerNorm, RMSNorm  # noqa: F401
 from .dropout import Dropout, Dropout1d, Dropout2d  # noqa: F401
 from .sparse import Embedding, EmbeddingBag  # noqa: F401
@@ -37,7 +37,7 @@ from .loss import (  # noqa: F401
     TripletMarginWithDistanceLoss,
 )
 from .dropout import AlphaDropout, Dropout3d, FeatureAlphaDropout  # noqa: F401
-from .normalization import LocalResponseNorm  # noqa: F401
+from .normalization import CrossMapLRN2d, LocalResponseNorm  # noqa: F401
 from .pooling import AdaptiveMaxPool1d, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: F401
 from .pooling import (  # noqa: F401
     AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, FractionalMaxPool2d, FractionalMaxPool3d, LPPool1d, LPPool2d,
@@ -132,6 +132,8 @@ __all__ = [
     "LeakyReLU",
     "Linear",
     "LocalResponseNorm",
+    "CrossMapLRN2d",
+    "SyncBatchNorm",
     "LogSigmoid",
     "LogSoftmax",
     "MSELoss",

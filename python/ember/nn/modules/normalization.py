@@ -126,3 +126,38 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+class CrossMapLRN2d(Module):
+    """Lua Torch's cross-channel LRN on 4-D input: each channel divided by
+    (k + alpha / size * running sum of squares) ** beta, the running sum
+    over channels kept the way the legacy kernel keeps it (a window that
+    starts (size - 1) // 2 + 1 channels wide and is not centered).
+    Ember differentiates this forward exactly; torch's hand-written legacy
+    backward does not (torch's gradcheck of its own module fails)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+        squares = input * input
+        channels = input.size(1)
+        reach = (self.size - 1) // 2 + 1
+        # The legacy recurrence: sum[0] = squares[0 : reach]; each next channel
+        # adds squares[c + reach - 1] (while inside) and drops squares[c - reach] once c > reach.
+        sums = [squares[:, :min(reach, channels)].sum(1)]
+        for c in range(1, channels):
+            current = sums[-1]
+            if c < channels - reach + 1:
+                current = current + squares[:, c + reach - 1]
+            if c > reach:
+                current = current - squares[:, c - reach]
+            sums.append(current)
+        scale = ember.stack(sums, 1) * (self.alpha / self.size) + self.k
+        return input * scale.pow(-self.beta)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
