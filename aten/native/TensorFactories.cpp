@@ -24,8 +24,8 @@ void check_device_supported(Device device) {
   if (device.is_cpu() || device.is_meta()) return;
   const c10::DeviceHooks* hooks = c10::GetDeviceHooks(device.type);
   EMBER_CHECK(hooks != nullptr && c10::HasAllocator(device.type),
-              "Device {} is not available: Ember was built without {} support", device.str(),
-              c10::toString(device.type));
+              "Device {} is not available: no {} backend is registered (Ember was built without it, or the "
+              "backend's library is not loaded)", device.str(), c10::toString(device.type));
   hooks->check_device(device.index);
 }
 

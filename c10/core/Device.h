@@ -11,7 +11,14 @@ namespace c10 {
 enum class DeviceType : int8_t { CPU, CUDA, Meta, PrivateUse1 };
 constexpr int kNumDeviceTypes = 4;
 
+// The device type's name; PrivateUse1's is "privateuseone" until a backend renames it.
 std::string_view toString(DeviceType t);
+
+// Names PrivateUse1 for an out-of-tree backend ("npu", "foo"): device
+// strings, printing and Python's ember.device use the name from then on
+// ("privateuseone" still parses). Once per process; renaming again to the
+// same name does nothing, to another name throws.
+void rename_privateuse1_backend(const std::string& name);
 
 struct Device {
   DeviceType type = DeviceType::CPU;
@@ -19,7 +26,7 @@ struct Device {
 
   constexpr Device() = default;
   constexpr Device(DeviceType t, int8_t i = -1) : type(t), index(i) {}
-  // Parses "cpu", "cuda", "cuda:1", "meta"; throws on anything else.
+  // Parses "cpu", "cuda", "cuda:1", "meta" (and PrivateUse1's names); throws on anything else.
   explicit Device(std::string_view spec);
 
   bool is_cpu() const { return type == DeviceType::CPU; }

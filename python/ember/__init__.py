@@ -201,3 +201,4 @@ def is_storage(obj):
 
 
 globals().update(_LEGACY_TYPES)  # ember.FloatTensor, ember.LongTensor, ...
+from .utils.backend_registration import _register_device_module  # noqa: E402,F401

@@ -29,6 +29,9 @@ void init_devices(py::module_& m) {
 #else
   m.attr("_cuda_version") = py::none();
 #endif
+  m.def("_rename_privateuse1_backend", [](const std::string& name) { c10::rename_privateuse1_backend(name); });
+  m.def("_get_privateuse1_backend_name",
+        [] { return std::string(c10::toString(c10::DeviceType::PrivateUse1)); });
   m.def("_device_backend_built", [](const std::string& type) { return hooks_or_null(type) != nullptr; });
   m.def("_device_count", [](const std::string& type) {
     const c10::DeviceHooks* h = hooks_or_null(type);

@@ -47,7 +47,7 @@ TEST(Factories, RejectBadArguments) {
   expect_inline(error_of([] { randint(3, 3, {2}); }),
                 R"(random_ expects 'from' to be less than 'to', but got from=3 >= to=3)");
   expect_inline(error_of([] { empty({2}, Device(DeviceType::CUDA)); }),
-                R"(Device cuda is not available: Ember was built without cuda support)");
+                R"(Device cuda is not available: no cuda backend is registered (Ember was built without it, or the backend's library is not loaded))");
   EXPECT_THROW(empty({-1}), c10::Error);  // RuntimeError in Python, as in torch
 }
 
