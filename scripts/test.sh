@@ -34,6 +34,12 @@ ember.save(collections.OrderedDict(weight=ember.ones(2, 3), bias=ember.arange(4.
 grep -q "weight: float32 of 6 elements, sum 6" "$work/example.out"
 grep -q "bias: float32 of 4 elements, sum 6" "$work/example.out"
 
+echo "== Out-of-tree backend (examples/backend against the installed package)"
+cmake -S examples/backend -B "$work/backend" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/backend" >/dev/null
+PYTHONPATH="$root/python" python3 examples/backend/train_mlp.py "$work/backend/libfoo_backend.so" | tee "$work/backend.out"
+grep -q "ran on the CPU through the fallback: aten::" "$work/backend.out"
+
 echo "== Wheel (pip install .)"
 python3 -m pip install -q --disable-pip-version-check --no-build-isolation .
 (cd "$work" && python3 "$root/examples/smoke_installed.py")

@@ -68,10 +68,30 @@ class Namespace:
 
 
 class Ops:
+    """ember.ops.<namespace>.<op>, and load_library for operators and backends built outside Ember."""
+
+    def __init__(self):
+        self.loaded_libraries = set()
+        self._handles = []
+
     def __getattr__(self, ns):
-        if ns.startswith("__"):
+        if ns.startswith("__") or ns in ("loaded_libraries", "_handles"):
             raise AttributeError(ns)
         return Namespace(ns)
+
+    def load_library(self, path):
+        """Loads a shared library whose static initializers register
+        operators, kernels or a whole backend (EMBER_LIBRARY /
+        EMBER_LIBRARY_IMPL). Its symbols are global, so libraries loaded
+        later can use them. Loading the same path again does nothing."""
+        import ctypes
+        import os
+
+        path = os.path.realpath(path)
+        if path in self.loaded_libraries:
+            return
+        self._handles.append(ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL))
+        self.loaded_libraries.add(path)
 
 
 ops = Ops()

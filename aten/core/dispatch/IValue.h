@@ -66,6 +66,8 @@ class IValue {
   bool isIntList() const { return std::holds_alternative<std::vector<int64_t>>(value_); }
   bool isTensorList() const { return std::holds_alternative<std::vector<Tensor>>(value_); }
   bool isString() const { return std::holds_alternative<std::string>(value_); }
+  bool isDevice() const { return std::holds_alternative<Device>(value_); }
+  bool isOptionalTensorList() const { return std::holds_alternative<std::vector<std::optional<Tensor>>>(value_); }
 
   // Accessors check the type and name it when it is wrong.
   const Tensor& toTensor() const { return get<Tensor>("Tensor"); }
