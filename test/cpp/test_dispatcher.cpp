@@ -93,6 +93,28 @@ TEST(Dispatcher, ReportsMissingKernelsAndSignatureMismatches) {
   EXPECT_FALSE(Dispatcher::singleton().findSchema("dispatch_test::nope").has_value());
 }
 
+Tensor scale_wrong_kind(const Tensor& self, int64_t) { return self; }
+Tensor scale_too_few(const Tensor& self) { return self; }
+
+TEST(Library, RefusesKernelsThatDoNotMatchTheSchemaAndDuplicatesAtRegistration) {
+  Library m(Library::Kind::IMPL, "dispatch_test", DispatchKey::PrivateUse1);
+  expect_inline(error_of([&] { m.impl("scale", &scale_wrong_kind); }),
+                R"(the kernel registered for dispatch_test::scale at PrivateUse1 takes int for argument 2 (factor), but the schema says float: dispatch_test::scale(Tensor self, float factor) -> Tensor)");
+  expect_inline(error_of([&] { m.impl("scale", &scale_too_few); }),
+                R"(the kernel registered for dispatch_test::scale at PrivateUse1 takes 1 arguments, but the schema has 2: dispatch_test::scale(Tensor self, float factor) -> Tensor)");
+  m.impl("scale", &scale_cpu);
+  expect_inline(error_of([&] { m.impl("scale", &scale_cpu); }),
+                R"(Library dispatch_test: dispatch_test::scale is registered twice for PrivateUse1)");
+  // A kernel that arrived before its schema is checked when the schema does.
+  Library early(Library::Kind::IMPL, "late_test", DispatchKey::CPU);
+  early.impl("op", &scale_wrong_kind);
+  Library defs(Library::Kind::DEF, "late_test");
+  expect_inline(error_of([&] { defs.def("op(Tensor self, float factor) -> Tensor"); }),
+                R"(the kernel registered for late_test::op at CPU takes int for argument 2 (factor), but the schema says float: late_test::op(Tensor self, float factor) -> Tensor)");
+  expect_inline(error_of([&] { defs.def("op(Tensor self, flaot factor) -> Tensor"); }),
+                R"(schema: unknown type 'flaot' at position 21 in 'op(Tensor self, flaot factor) -> Tensor')");
+}
+
 TEST(Dispatcher, FallbacksFallthroughsAndLocalKeySets) {
   auto scale = Dispatcher::singleton().findTyped<Tensor(const Tensor&, double)>("dispatch_test::scale");
   int seen = 0;

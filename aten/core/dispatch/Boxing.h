@@ -2,6 +2,7 @@
 // Conversions between C++ argument/return types and IValues, used to call an
 // unboxed kernel from a Stack and to call a boxed kernel with C++ arguments.
 
+#include <aten/core/dispatch/FunctionSchema.h>
 #include <aten/core/dispatch/IValue.h>
 
 #include <tuple>
@@ -26,6 +27,53 @@ template <typename T>
 struct is_tuple : std::false_type {};
 template <typename... T>
 struct is_tuple<std::tuple<T...>> : std::true_type {};
+
+// The schema type (kind, list or not) a kernel's C++ argument type stands
+// for, optional or not; nullopt for a type the check does not know.
+struct ArgKind {
+  SchemaType::Kind kind;
+  bool is_list;
+};
+
+template <typename T>
+constexpr std::optional<ArgKind> arg_kind() {
+  using P = plain_t<T>;
+  using K = SchemaType::Kind;
+  if constexpr (is_optional<P>::value) {
+    return arg_kind<typename P::value_type>();
+  } else if constexpr (std::is_same_v<P, Tensor>) {
+    return ArgKind{K::Tensor, false};
+  } else if constexpr (std::is_same_v<P, std::vector<Tensor>> || std::is_same_v<P, c10::ArrayRef<Tensor>> ||
+                       std::is_same_v<P, std::vector<std::optional<Tensor>>>) {
+    return ArgKind{K::Tensor, true};
+  } else if constexpr (std::is_same_v<P, int64_t>) {
+    return ArgKind{K::Int, false};
+  } else if constexpr (std::is_same_v<P, IntArrayRef> || std::is_same_v<P, std::vector<int64_t>>) {
+    return ArgKind{K::Int, true};
+  } else if constexpr (std::is_same_v<P, double>) {
+    return ArgKind{K::Float, false};
+  } else if constexpr (std::is_same_v<P, c10::ArrayRef<double>> || std::is_same_v<P, std::vector<double>>) {
+    return ArgKind{K::Float, true};
+  } else if constexpr (std::is_same_v<P, bool>) {
+    return ArgKind{K::Bool, false};
+  } else if constexpr (is_bool_array<P>::value || std::is_same_v<P, std::vector<bool>>) {
+    return ArgKind{K::Bool, true};
+  } else if constexpr (std::is_same_v<P, std::string_view> || std::is_same_v<P, std::string>) {
+    return ArgKind{K::Str, false};
+  } else if constexpr (std::is_same_v<P, Scalar>) {
+    return ArgKind{K::Scalar, false};
+  } else if constexpr (std::is_same_v<P, ScalarType>) {
+    return ArgKind{K::ScalarType, false};
+  } else if constexpr (std::is_same_v<P, Device>) {
+    return ArgKind{K::Device, false};
+  } else if constexpr (std::is_same_v<P, Generator>) {
+    return ArgKind{K::Generator, false};
+  } else if constexpr (std::is_same_v<P, c10::MemoryFormat>) {
+    return ArgKind{K::MemoryFormat, false};
+  } else {
+    return std::nullopt;
+  }
+}
 
 // Reads argument type T (as a kernel declares it) out of an IValue. The
 // IValue outlives the call, so views like IntArrayRef into it stay valid.

@@ -9,6 +9,27 @@ using c10::DispatchKeySet;
 
 namespace {
 constexpr int key_index(DispatchKey k) { return static_cast<int>(k); }
+
+// An unboxed kernel's parameters must be the schema's, in number and kind
+// (boxed kernels read any stack): a mismatch fails at registration, naming
+// the operator and key, instead of at the first call.
+void check_signature(const FunctionSchema& schema, DispatchKey key, const KernelFunction& kernel) {
+  if (!kernel.hasUnboxed()) return;
+  const auto& kinds = kernel.argKinds();
+  EMBER_CHECK(kinds.size() == schema.arguments.size(),
+              "the kernel registered for {} at {} takes {} arguments, but the schema has {}: {}",
+              schema.qualified_name(), c10::toString(key), kinds.size(), schema.arguments.size(), schema.str());
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const SchemaType& wanted = schema.arguments[i].type;
+    if (!kinds[i] || (kinds[i]->kind == wanted.kind && kinds[i]->is_list == wanted.is_list)) continue;
+    SchemaType got;
+    got.kind = kinds[i]->kind;
+    got.is_list = kinds[i]->is_list;
+    EMBER_CHECK(false, "the kernel registered for {} at {} takes {} for argument {} ({}), but the schema says {}: {}",
+                schema.qualified_name(), c10::toString(key), got.str(), i + 1, schema.arguments[i].name,
+                wanted.str(), schema.str());
+  }
+}
 }  // namespace
 
 bool OperatorEntry::hasKernelFor(DispatchKey k) const {
@@ -161,7 +182,10 @@ std::function<void()> Dispatcher::registerDef(FunctionSchema schema, DeviceCheck
   OperatorEntry& entry = entry_for(name);
   EMBER_CHECK(entry.def_count_ == 0, "Tried to register an operator ({}) with the same name and overload name "
               "multiple times.", schema.str());
-  // Impls may have arrived first (static initialization order); keep them.
+  // Impls may have arrived first (static initialization order); keep them, checked now.
+  for (const auto& [index, kernels] : entry.registered_) {
+    for (const KernelFunction& kernel : kernels) check_signature(schema, static_cast<DispatchKey>(index), kernel);
+  }
   entry.set_schema(std::move(schema));
   entry.def_count_ = 1;
   entry.device_check_ = device_check;
@@ -176,6 +200,7 @@ std::function<void()> Dispatcher::registerImpl(const std::string& qualified_name
                                                KernelFunction kernel) {
   std::lock_guard<std::mutex> lock(mutex_);
   OperatorEntry& entry = entry_for(qualified_name);
+  if (entry.def_count_ > 0) check_signature(entry.schema(), key, kernel);
   auto& kernels = entry.registered_[key_index(key)];
   kernels.push_back(std::move(kernel));
   auto position = std::prev(kernels.end());

@@ -37,9 +37,11 @@ class KernelFunction {
   static KernelFunction makeFromUnboxedFunction(Return (*fn)(Args...)) {
     KernelFunction k;
     k.unboxed_ = reinterpret_cast<void (*)()>(fn);
+    k.arg_kinds_ = {boxing::arg_kind<Args>()...};
     if constexpr (sizeof...(Args) > 0 && first_is_keyset<Args...>()) {
       k.signature_ = std::type_index(typeid(typename drop_first<Return, Args...>::type));
       k.takes_keyset_ = true;
+      k.arg_kinds_.erase(k.arg_kinds_.begin());
     } else {
       k.signature_ = std::type_index(typeid(Return(Args...)));
     }
@@ -51,6 +53,8 @@ class KernelFunction {
   bool isValid() const { return fallthrough_ || boxed_ != nullptr; }
   bool isFallthrough() const { return fallthrough_; }
   bool hasUnboxed() const { return unboxed_ != nullptr; }
+  // An unboxed kernel's parameters as schema types (its DispatchKeySet left out).
+  const std::vector<std::optional<boxing::ArgKind>>& argKinds() const { return arg_kinds_; }
 
   void callBoxed(const OperatorHandle& op, c10::DispatchKeySet ks, Stack& stack) const { (*boxed_)(op, ks, stack); }
 
@@ -113,6 +117,7 @@ class KernelFunction {
   void (*unboxed_)() = nullptr;
   std::type_index signature_ = std::type_index(typeid(void));
   bool takes_keyset_ = false;
+  std::vector<std::optional<boxing::ArgKind>> arg_kinds_;
   bool fallthrough_ = false;
   std::shared_ptr<BoxedFn> boxed_;
 };

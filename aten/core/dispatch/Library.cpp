@@ -21,7 +21,11 @@ Library& Library::def(std::string_view schema, DeviceCheck device_check) {
 }
 
 Library& Library::impl(std::string_view name, c10::DispatchKey key, KernelFunction kernel) {
-  undo_.push_back(Dispatcher::singleton().registerImpl(qualify(name), key, std::move(kernel)));
+  const std::string qualified = qualify(name);
+  EMBER_CHECK(implemented_.count({qualified, key}) == 0, "Library {}: {} is registered twice for {}", ns_, qualified,
+              c10::toString(key));
+  undo_.push_back(Dispatcher::singleton().registerImpl(qualified, key, std::move(kernel)));
+  implemented_.emplace(qualified, key);
   return *this;
 }
 

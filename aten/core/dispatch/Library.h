@@ -9,6 +9,8 @@
 
 #include <aten/core/dispatch/Dispatcher.h>
 
+#include <set>
+
 namespace ember {
 
 class Library {
@@ -52,6 +54,7 @@ class Library {
   std::string ns_;
   std::optional<c10::DispatchKey> key_;
   std::vector<std::function<void()>> undo_;
+  std::set<std::pair<std::string, c10::DispatchKey>> implemented_;  // (op, key) pairs this library registered
 };
 
 namespace detail {
