@@ -217,7 +217,22 @@ struct PyOperatorLog {
 
 }  // namespace
 
+// `with ember._C._ExcludeDispatchKey("Autograd"): ...` runs the block below
+// a key (what a Python kernel registered at that key does to call on).
+struct PyExcludeKey {
+  c10::DispatchKey key;
+  std::unique_ptr<c10::ExcludeDispatchKeyGuard> guard;
+};
+
 void init_dispatch(py::module_& m) {
+  py::class_<PyExcludeKey>(m, "_ExcludeDispatchKey")
+      .def(py::init([](const std::string& key) { return PyExcludeKey{c10::parseDispatchKey(key), nullptr}; }))
+      .def("__enter__",
+           [](PyExcludeKey& self) {
+             EMBER_CHECK(!self.guard, "_ExcludeDispatchKey: already entered");
+             self.guard = std::make_unique<c10::ExcludeDispatchKeyGuard>(self.key);
+           })
+      .def("__exit__", [](PyExcludeKey& self, const py::args&) { self.guard.reset(); });
   py::class_<PyOperatorLog>(m, "_OperatorLog")
       .def(py::init<>())
       .def(

@@ -79,3 +79,49 @@ def test_kernel_errors_reach_python():
         lib.impl("fails", kernel, "CPU")
         with pytest.raises(ValueError, match="kernel says no"):
             ember.ops.test_lib3.fails(ember.zeros(1))
+
+
+class TestOperatorLog(__import__("expecttest").TestCase):
+    """The logging mode: a boxed fallback on the Python key records each
+    top-level operator call, forward and backward (the engine runs CPU
+    backward on the calling thread)."""
+
+    def test_forward_and_backward_of_a_linear_relu_layer(self):
+        ember.manual_seed(0)
+        layer = ember.nn.Linear(3, 2)
+        x = ember.ones(4, 3)
+        with ember._C._OperatorLog() as forward:
+            loss = ember.nn.functional.relu(layer(x)).sum()
+        with ember._C._OperatorLog() as backward:
+            loss.backward()
+        self.assertExpectedInline("\n".join(forward.names), """\
+aten::linear
+aten::relu
+aten::sum""")
+        self.assertExpectedInline("\n".join(backward.names), """\
+aten::ones_like
+aten::unsqueeze
+aten::unsqueeze
+aten::expand
+aten::gt.Scalar
+aten::mul.Tensor
+aten::t
+aten::conj
+aten::mm
+aten::sum.dim_IntList
+aten::reshape
+aten::empty_like
+aten::copy_
+aten::detach
+aten::transpose.int
+aten::empty_like
+aten::copy_
+aten::detach""")
+
+    def test_logs_nest(self):
+        with ember._C._OperatorLog() as outer:
+            ember.ones(2).neg()
+            with ember._C._OperatorLog() as inner:
+                ember.ones(2).exp()
+        self.assertEqual(inner.names, ["aten::ones", "aten::exp"])
+        self.assertEqual(outer.names, ["aten::ones", "aten::neg", "aten::ones", "aten::exp"])
