@@ -88,12 +88,18 @@ void cpu_fallback(const OperatorHandle& op, c10::DispatchKeySet /*ks*/, Stack& s
   // Arguments the operator wrote are updated on the device; results written
   // into one are that argument itself, other results move to the device.
   std::vector<bool> copied(n, false);
+  const auto copy_back = [&](size_t i) {
+    if (copied[i]) return;
+    // out= arguments may have been resized on the CPU.
+    if (originals[i].sizes() != on_cpu[i].sizes()) originals[i].resize_(on_cpu[i].sizes());
+    originals[i].copy_(on_cpu[i]);
+    copied[i] = true;
+  };
   const auto write_back = [&](const AliasInfo& alias) -> std::optional<Tensor> {
     for (size_t i = 0; i < n; ++i) {
       const auto& a = schema.arguments[i].alias;
       if (a && a->is_write && a->set == alias.set && originals[i].defined()) {
-        if (!copied[i]) originals[i].copy_(on_cpu[i]);
-        copied[i] = true;
+        copy_back(i);
         return originals[i];
       }
     }
@@ -115,7 +121,7 @@ void cpu_fallback(const OperatorHandle& op, c10::DispatchKeySet /*ks*/, Stack& s
   }
   for (size_t i = 0; i < n; ++i) {
     const auto& a = schema.arguments[i].alias;
-    if (a && a->is_write && originals[i].defined() && !copied[i]) originals[i].copy_(on_cpu[i]);
+    if (a && a->is_write && originals[i].defined()) copy_back(i);
   }
 }
 

@@ -38,12 +38,17 @@ def train(device):
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     foo_model, foo_losses = train("foo")
+    # out= through the fallback: the output is resized and written on the device.
+    out = ember.empty(0, device="foo")
+    ember.sin(ember.arange(3.0, device="foo"), out=out)
 cpu_model, cpu_losses = train("cpu")
 
 assert foo_model[0].weight.is_foo and foo_model[0].weight.grad.device == ember.device("foo:0")
 np.testing.assert_allclose(foo_losses, cpu_losses, rtol=1e-6)
 for mine, theirs in zip(foo_model.parameters(), cpu_model.parameters()):
     np.testing.assert_allclose(mine.detach().cpu().numpy(), theirs.detach().numpy(), rtol=1e-6, atol=1e-7)
+assert out.is_foo and out.shape == (3,)
+np.testing.assert_allclose(out.cpu().numpy(), np.sin(np.arange(3.0)), rtol=1e-6)
 fell_back = [str(w.message).split("'")[1] for w in caught if "fall back to run on the CPU" in str(w.message)]
 assert len(fell_back) == len(set(fell_back)), "each operator warns once"
 print("losses:", " ".join(f"{v:.6f}" for v in foo_losses))
