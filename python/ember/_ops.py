@@ -11,6 +11,17 @@ and defaults work as they do for the generated bindings.
 from . import _C
 
 
+def _call(op, call, args, kwargs):
+    """The dispatcher call, or the __ember_function__ overrides of the arguments that have one."""
+    from . import overrides
+
+    if not overrides._disabled():
+        relevant = overrides._relevant(args, kwargs)
+        if relevant:
+            return overrides.handle_ember_function(op, relevant, *args, **kwargs)
+    return call(op._name, *args, **kwargs)
+
+
 class OpOverload:
     def __init__(self, qualified_name):
         self._name = qualified_name
@@ -20,7 +31,7 @@ class OpOverload:
         return _C._schema(self._name)
 
     def __call__(self, *args, **kwargs):
-        return _C._call_op(self._name, *args, **kwargs)
+        return _call(self, _C._call_op, args, kwargs)
 
     def __repr__(self):
         return f"<OpOverload {self._name}>"
@@ -30,7 +41,7 @@ class OpPacket(OpOverload):
     """`ns.name`: callable with the first overload that accepts the arguments; `.overload` picks one."""
 
     def __call__(self, *args, **kwargs):
-        return _C._call_op_packet(self._name, *args, **kwargs)
+        return _call(self, _C._call_op_packet, args, kwargs)
 
     def __getattr__(self, overload):
         if overload.startswith("__"):

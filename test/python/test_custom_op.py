@@ -99,3 +99,22 @@ def test_errors_in_the_kernel_keep_their_type_and_traceback():
     with pytest.raises(KeyError, match="inner failure") as caught:
         boom(ember.ones(1))
     assert "in boom" in "".join(traceback.format_tb(caught.value.__traceback__))
+
+
+def test_ember_function_overrides_see_custom_ops():
+    @ember.library.custom_op("custom_test::double", mutates_args=())
+    def double(x: ember.Tensor) -> ember.Tensor:
+        return x * 2
+
+    class Logged(ember.Tensor):
+        calls = []
+
+        @classmethod
+        def __ember_function__(cls, func, types, args=(), kwargs=None):
+            cls.calls.append(repr(func))
+            return super().__ember_function__(func, types, args, kwargs or {})
+
+    x = ember.ones(2).as_subclass(Logged)
+    y = double(x)
+    assert type(y) is Logged and y.tolist() == [2.0, 2.0]
+    assert Logged.calls[0] == "<OpOverload custom_test::double>"
