@@ -23,7 +23,7 @@ __all__ = [
     "logsigmoid", "softsign", "tanhshrink", "tanh", "sigmoid", "glu", "prelu", "softmax", "softmin", "log_softmax",
     "dropout", "dropout1d", "dropout2d", "layer_norm", "group_norm", "rms_norm", "batch_norm", "embedding",
     "one_hot", "pad", "normalize", "interpolate", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
-    "cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+    "cross_entropy", "linear_cross_entropy", "nll_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
     "scaled_dot_product_attention", "multi_head_attention_forward", "celu", "threshold", "threshold_", "hardshrink",
     "softshrink", "rrelu", "rrelu_", "pixel_shuffle", "pixel_unshuffle", "dropout3d", "instance_norm",
     "local_response_norm", "pairwise_distance", "cosine_similarity", "margin_ranking_loss", "hinge_embedding_loss",
@@ -1651,3 +1651,11 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
     return adaptive_max_pool3d(input, output_size, return_indices=True)
 
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                         ignore_index=None, label_smoothing=0.0, options=None):
+    from ._linear_cross_entropy import linear_cross_entropy as impl
+
+    return impl(input, linear_weight, target, linear_bias=linear_bias, weight=weight, reduction=reduction,
+                ignore_index=ignore_index, label_smoothing=label_smoothing, options=options)

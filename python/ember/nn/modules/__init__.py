@@ -21,6 +21,9 @@ from .loss import (  # noqa: F401
     NLLLoss2d, SmoothL1Loss,
 )
 from .flatten import Flatten, Unflatten  # noqa: F401
+from .._linear_cross_entropy import LinearCrossEntropyOptions, _loss_module  # noqa: E402
+
+LinearCrossEntropyLoss = _loss_module()
 from .transformer import (  # noqa: F401
     Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
 )
@@ -80,6 +83,8 @@ __all__ = [
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",
+    "LinearCrossEntropyLoss",
+    "LinearCrossEntropyOptions",
     "Dropout",
     "Dropout1d",
     "Dropout2d",
