@@ -42,6 +42,11 @@ FAMILIES = {
     "Laplace": (lambda lib, t: lib.distributions.Laplace(t(LOC), t(SCALE)), R.standard_normal((2, 3))),
     "Independent_Normal": (lambda lib, t: lib.distributions.Independent(lib.distributions.Normal(t(LOC), t(SCALE)), 1),
                            R.standard_normal((4, 2, 3))),
+    "Cauchy": (lambda lib, t: lib.distributions.Cauchy(t(LOC), t(SCALE)), R.standard_normal((3, 2, 3))),
+    "Gumbel": (lambda lib, t: lib.distributions.Gumbel(t(LOC), t(SCALE)), R.standard_normal((2, 3))),
+    "Geometric_probs": (lambda lib, t: lib.distributions.Geometric(probs=t(PROBS)), R.integers(0, 5, (2, 2, 3))),
+    "Geometric_logits": (lambda lib, t: lib.distributions.Geometric(logits=t(LOC)), R.integers(0, 5, (2, 3))),
+    "LogNormal": (lambda lib, t: lib.distributions.LogNormal(t(LOC), t(SCALE)), R.uniform(0.1, 3.0, (2, 3))),
 }
 
 
@@ -57,7 +62,7 @@ def test_log_prob_entropy_and_moments_match_torch(family):
         np.testing.assert_allclose(N(getattr(e, moment)), getattr(t, moment).numpy(), rtol=1e-10, equal_nan=True)
 
 
-@pytest.mark.parametrize("family", ["Normal", "Uniform", "Exponential", "Laplace"])
+@pytest.mark.parametrize("family", ["Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gumbel", "LogNormal"])
 def test_cdf_and_icdf_match_torch(family):
     make, value = FAMILIES[family]
     e, t = both(make)
@@ -165,3 +170,40 @@ def test_validation_can_be_turned_off_and_bad_forms_are_refused():
     with pytest.raises(ValueError, match="Either `probs` or `logits`"):
         D.Categorical(probs=ember.ones(2), logits=ember.ones(2))
     assert "Normal(loc: " in repr(D.Normal(0.0, 1.0))
+
+
+@pytest.mark.parametrize("family", ["Cauchy", "Gumbel", "Geometric_probs", "LogNormal"])
+def test_samples_for_a_seed_match_torch(family):
+    make, _ = FAMILIES[family]
+    e, t = both(make)
+    ember.manual_seed(3)
+    torch.manual_seed(3)
+    np.testing.assert_allclose(N(e.sample((4,))), t.sample((4,)).numpy(), rtol=1e-12)
+
+
+def test_tanh_squashed_gaussian_policy_as_in_soft_actor_critic():
+    """TransformedDistribution(Normal, [TanhTransform(cache_size=1), AffineTransform]): rsample,
+    log_prob of its own sample (the cached pre-tanh value), and their gradients."""
+    results = []
+    for lib in (ember, torch):
+        D = lib.distributions
+        mu = lib.tensor(LOC, requires_grad=True)
+        log_std = lib.tensor(np.log(SCALE), requires_grad=True)
+        dist = D.TransformedDistribution(D.Normal(mu, log_std.exp()),
+                                         [D.TanhTransform(cache_size=1), D.AffineTransform(0.5, 2.0)])
+        lib.manual_seed(0)
+        action = dist.rsample()
+        log_prob = dist.log_prob(action)
+        (action.sum() + log_prob.sum()).backward()
+        results.append([N(action.detach()) if lib is ember else action.detach().numpy(),
+                        N(log_prob.detach()) if lib is ember else log_prob.detach().numpy(),
+                        N(mu.grad) if lib is ember else mu.grad.numpy(),
+                        N(log_std.grad) if lib is ember else log_std.grad.numpy()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+    transform = ember.distributions.SigmoidTransform()
+    x = ember.tensor([-2.0, 0.0, 3.0], dtype=ember.float64)
+    np.testing.assert_allclose(N(transform.inv(transform(x))), N(x), rtol=1e-12)
+    expected = torch.distributions.SigmoidTransform().log_abs_det_jacobian(torch.tensor([-2.0, 0.0, 3.0],
+                                                                                       dtype=torch.float64), None)
+    np.testing.assert_allclose(N(transform.log_abs_det_jacobian(x, None)), expected.numpy(), rtol=1e-12)

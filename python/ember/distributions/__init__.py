@@ -7,14 +7,22 @@ arguments are validated unless ``validate_args=False``.
 from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .distribution import Distribution
 from .exponential import Exponential
+from .geometric import Geometric
+from .gumbel import Gumbel
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .transformed_distribution import LogNormal, TransformedDistribution
+from .transforms import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform
 from .uniform import Uniform
+from . import transforms  # noqa: E402
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Exponential", "Independent", "Laplace", "Normal",
-           "OneHotCategorical", "Uniform", "constraints", "kl_divergence", "register_kl"]
+__all__ = ["AffineTransform", "Bernoulli", "Categorical", "Cauchy", "ComposeTransform", "Distribution", "ExpTransform",
+           "Exponential", "Geometric", "Gumbel", "Independent", "Laplace", "LogNormal", "Normal", "OneHotCategorical",
+           "SigmoidTransform", "TanhTransform", "TransformedDistribution", "Uniform", "constraints",
+           "kl_divergence", "register_kl", "transforms"]
