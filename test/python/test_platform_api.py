@@ -405,3 +405,24 @@ def test_apply_and_map_run_python_per_element(lib_name):
     assert x.map_(lib.tensor([1.0, 2.0]), lambda a, b: a + b).tolist() == [[1.0, 11.0], [2.0, 18.0], [5.0, 27.0]]
     with pytest.raises(RuntimeError, match=r"Can't call apply_\(\) on Variable that requires grad"):
         lib.ones(2, requires_grad=True).apply_(abs)
+
+
+@pytest.mark.parametrize("lib_name", ["torch", "ember"])
+def test_sdpa_kernel_selection(lib_name):
+    lib = torch if lib_name == "torch" else ember
+    import importlib
+
+    attention = importlib.import_module(f"{lib_name}.nn.attention")
+    q = lib.ones(1, 1, 3, 4)
+    with attention.sdpa_kernel([attention.SDPBackend.MATH, attention.SDPBackend.FLASH_ATTENTION]):
+        assert lib.nn.functional.scaled_dot_product_attention(q, q, q).shape == (1, 1, 3, 4)
+    with attention.sdpa_kernel(attention.SDPBackend.FLASH_ATTENTION):
+        assert not lib.backends.cuda.math_sdp_enabled() and lib.backends.cuda.flash_sdp_enabled()
+    assert lib.backends.cuda.math_sdp_enabled()
+    with attention.sdpa_kernel(attention.SDPBackend.CUDNN_ATTENTION):
+        with pytest.raises(RuntimeError, match="No viable backend for scaled_dot_product_attention was found"):
+            lib.nn.functional.scaled_dot_product_attention(q, q, q)
+    with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
+        with attention.sdpa_kernel("math"):
+            pass
+    assert int(attention.SDPBackend.EFFICIENT_ATTENTION) == 2 and str(attention.SDPBackend.MATH) == "SDPBackend.MATH"

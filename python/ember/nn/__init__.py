@@ -9,5 +9,5 @@ from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
 from . import functional, init, utils  # noqa: F401
 from . import modules  # noqa: F401
-from . import parallel  # noqa: F401
+from . import attention, parallel  # noqa: F401
 from .parallel import DataParallel  # noqa: F401

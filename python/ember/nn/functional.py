@@ -1286,6 +1286,10 @@ def _repeat_heads(x, n_rep):
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(q k^T * scale + mask) v, with torch's "safe" softmax: fully masked rows give zeros."""
+    if not (ember.backends.cuda.math_sdp_enabled() or ember.backends.cuda.flash_sdp_enabled()):
+        # Ember's one kernel stands for torch's CPU ones (math and flash).
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
+                           "turning off both the math kernel and the fused kernels.")
     L, S = query.size(-2), key.size(-2)
     scale_factor = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
     if enable_gqa:
