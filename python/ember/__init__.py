@@ -100,8 +100,8 @@ for _name in _C._generated_functions:
     globals()[_name] = getattr(_C, _name)
 del _name
 from .functional import (  # noqa: E402,F401
-    block_diag, broadcast_shapes, broadcast_tensors, cartesian_prod, cdist, einsum, meshgrid, tensordot, unique,
-    unique_consecutive,
+    block_diag, broadcast_shapes, broadcast_tensors, cartesian_prod, cdist, einsum, histogramdd, meshgrid, tensordot,
+    unique, unique_consecutive,
 )  # noqa: E402,F401
 
 # nn.functional's functions that torch also offers at the top level (torch.conv1d, torch.pixel_shuffle, ...).

@@ -1,6 +1,8 @@
 """Functions whose Python signature differs from their schema's: they take
 their tensors or shapes as separate arguments (torch.functional's spelling)."""
 
+import builtins
+
 import ember
 
 from . import _C
@@ -266,3 +268,88 @@ def cartesian_prod(*tensors):
             [2, 4]])
     """
     return _C.cartesian_prod(list(tensors))
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """histogramdd(input, bins, *, range=None, weight=None, density=False) -> (hist, bin_edges)
+
+    The histogram of the points in ``input``'s rows (its innermost
+    dimension is D, the histogram's): ``bins`` is one count for every
+    dimension, a count per dimension, or each dimension's edges as a
+    tensor. Without ``range`` each dimension spans its data (widened by
+    0.5 both ways where all values are equal). The last bin of each
+    dimension includes its right edge; points outside, or NaN, are not
+    counted. ``density`` divides by the total and the bin volumes.
+
+    >>> ember.histogramdd(ember.tensor([[0., 1.], [1., 1.], [2., 0.5]]), bins=[2, 2]).hist
+    tensor([[0., 1.],
+            [1., 1.]])
+    """
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"histogramdd" not implemented for \'{input.dtype}\'')
+    dims = input.shape[-1] if input.dim() else 0
+    points = input.reshape(-1, dims).detach()
+    if isinstance(bins, int):
+        bins = [bins] * dims
+    bins = list(bins)
+    if len(bins) != dims:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if range is not None and len(range) != 2 * dims:
+        raise RuntimeError(f"histogramdd: for a {dims}-dimensional histogram range should have {2 * dims} "
+                           f"elements, but got {len(range)}")
+    if weight is not None and tuple(weight.shape) != tuple(input.shape[:-1]):
+        raise RuntimeError("histogramdd: if weight tensor is provided it should have the same shape as the "
+                           "input tensor excluding its innermost dimension, but got input with shape "
+                           f"{list(input.shape)} and weight with shape {list(weight.shape)}")
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError("histogramdd: if weight tensor is provided, input tensor and weight tensor should have the "
+                           f"same dtype, but got input({input.dtype}), and weight({weight.dtype})")
+    edges = []
+    for d, b in enumerate(bins):
+        if isinstance(b, ember.Tensor):
+            if b.dtype != input.dtype:
+                raise RuntimeError("histogramdd: input tensor and bins tensors should have the same dtype, but got "
+                                   f"input with dtype {input.dtype} and bins for dimension {d} with dtype {b.dtype}")
+            edges.append(b)
+            continue
+        if b <= 0:
+            raise RuntimeError(f"histogramdd(): bins must be > 0, but got {b} for dimension {d}")
+        if range is not None:
+            low, high = float(range[2 * d]), float(range[2 * d + 1])
+        elif points.shape[0]:
+            column = points[:, d]
+            finite = column[~column.isnan()]
+            low, high = (float(finite.min()), float(finite.max())) if finite.numel() else (0.0, 0.0)
+        else:
+            low, high = 0.0, 0.0
+        if low > high:
+            raise RuntimeError(f"histogramdd: min should not exceed max, but got min {low:g} max {high:g} for "
+                               f"dimension {d}")
+        if low == high:
+            low, high = low - 0.5, high + 0.5
+        edges.append(ember.linspace(low, high, b + 1, dtype=input.dtype, device=input.device))
+    counts = [e.numel() - 1 for e in edges]
+    # Each point's bin per dimension (right edge of the last bin included), then one flat index.
+    flat = ember.zeros(points.shape[0], dtype=ember.int64, device=input.device)
+    inside = ember.ones(points.shape[0], dtype=ember.bool, device=input.device)
+    for d, e in enumerate(edges):
+        column = points[:, d].contiguous()
+        index = ember.searchsorted(e, column, right=True) - 1
+        index = ember.where(column == e[-1], ember.full_like(index, counts[d] - 1), index)
+        inside &= (index >= 0) & (index < counts[d]) & ~column.isnan()
+        flat = flat * counts[d] + index.clamp(0, max(counts[d] - 1, 0))
+    total = 1
+    for c in counts:
+        total *= c
+    values = None if weight is None else weight.reshape(-1)
+    kept_weights = ember.where(inside, values if values is not None else ember.ones_like(flat, dtype=input.dtype),
+                               ember.zeros(1, dtype=input.dtype, device=input.device))
+    hist = ember.zeros(total, dtype=input.dtype, device=input.device).index_add_(0, flat, kept_weights)
+    hist = hist.reshape(counts)
+    if density:
+        volume = None
+        for d, e in enumerate(edges):
+            width = (e[1:] - e[:-1]).reshape([-1 if i == d else 1 for i in builtins.range(dims)])
+            volume = width if volume is None else volume * width
+        hist = hist / (hist.sum() * volume)
+    return ember._C._return_type("histogramdd", ["hist", "bin_edges"], (hist, tuple(edges)))

@@ -156,6 +156,7 @@ void init_generated_methods(TensorClass& cls);
 // Results with named fields (e.g. max.dim's values and indices) as a named
 // tuple type in ember.return_types, created once per operator.
 py::object named_tuple(const char* op_name, std::initializer_list<const char*> fields, py::object values);
+py::object named_tuple(const std::string& op_name, const std::vector<std::string>& fields, py::object values);
 
 // The Python dtype object for `t` (a singleton per dtype).
 py::object dtype_object(c10::ScalarType t);

@@ -118,11 +118,15 @@ auto method() {
 }  // namespace
 
 py::object named_tuple(const char* op_name, std::initializer_list<const char*> fields, py::object values) {
+  return named_tuple(op_name, std::vector<std::string>(fields.begin(), fields.end()), std::move(values));
+}
+
+py::object named_tuple(const std::string& op_name, const std::vector<std::string>& fields, py::object values) {
   static auto* types = new std::unordered_map<std::string, py::object>();  // leaked: outlives the interpreter
   auto it = types->find(op_name);
   if (it == types->end()) {
     py::list names;
-    for (const char* f : fields) names.append(f);
+    for (const std::string& f : fields) names.append(f);
     py::object type = py::module_::import("collections").attr("namedtuple")(op_name, names);
     type.attr("__module__") = "ember.return_types";
     // torch's layout: the qualified name, then one field per line.
@@ -168,6 +172,10 @@ void init_tensor(py::module_& m) {
       py::arg("cls"));
 
   m.def("_set_size_class", [](py::object cls) { size_class() = std::move(cls); });
+  // For functions written in Python: their results print as the generated bindings' do.
+  m.def("_return_type", [](const std::string& op_name, const std::vector<std::string>& fields, py::tuple values) {
+    return named_tuple(op_name, fields, std::move(values));
+  });
 
   // Geometry.
   cls.def_property_readonly("shape", [](const Tensor& self) { return to_size(self.sizes()); })

@@ -100,3 +100,43 @@ def test_typename_and_flags():
     assert ember.get_default_device() == ember.device("cpu")
     with pytest.raises(NotImplementedError, match="set_default_device"):
         ember.set_default_device("cuda")
+
+
+HISTOGRAMDD_CASES = [
+    ("bins_per_dim", lambda lib, x: lib.histogramdd(x, bins=[3, 4])),
+    ("one_count", lambda lib, x: lib.histogramdd(x, bins=5)),
+    ("range_density", lambda lib, x: lib.histogramdd(x, bins=4, range=[-1.0, 1.0, -2.0, 0.5], density=True)),
+    ("weights", lambda lib, x: lib.histogramdd(x, bins=[2, 3], weight=lib.linspace(0.0, 1.0, x.shape[0], dtype=x.dtype))),
+    ("edges", lambda lib, x: lib.histogramdd(x, bins=[lib.tensor([-3.0, 0.0, 0.5, 3.0], dtype=x.dtype),
+                                                       lib.tensor([-1.0, 1.0], dtype=x.dtype)])),
+    ("batched_input", lambda lib, x: lib.histogramdd(x.reshape(5, 4, 2), bins=[2, 2])),
+    ("equal_values", lambda lib, x: lib.histogramdd(lib.ones(4, 3), bins=2)),
+]
+
+
+@pytest.mark.parametrize("name,call", HISTOGRAMDD_CASES, ids=[c[0] for c in HISTOGRAMDD_CASES])
+def test_histogramdd_matches_torch(name, call):
+    data = np.random.default_rng(4).standard_normal((20, 2))
+    mine = call(ember, ember.tensor(data))
+    theirs = call(torch, torch.tensor(data))
+    np.testing.assert_allclose(mine.hist.numpy(), theirs.hist.numpy(), rtol=1e-6)
+    assert len(mine.bin_edges) == len(theirs.bin_edges)
+    for a, b in zip(mine.bin_edges, theirs.bin_edges):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+    assert repr(mine).startswith("ember.return_types.histogramdd(\nhist=")
+
+
+def test_histogramdd_refuses_what_torch_refuses():
+    x = ember.zeros(4, 2)
+    for call, words in [
+        (lambda: ember.histogramdd(x, bins=[2]), "The size of bins must be equal to the innermost dimension"),
+        (lambda: ember.histogramdd(x, bins=2, range=[0.0, 1.0]), "range should have 4 elements, but got 2"),
+        (lambda: ember.histogramdd(x, bins=0), "bins must be > 0, but got 0 for dimension 0"),
+        (lambda: ember.histogramdd(x, bins=2, range=[1.0, 0.0, 0.0, 1.0]), "min should not exceed max"),
+        (lambda: ember.histogramdd(x, bins=2, weight=ember.ones(3)), "should have the same shape as the input"),
+        (lambda: ember.histogramdd(x, bins=2, weight=ember.ones(4, dtype=ember.float64)), "the same dtype"),
+    ]:
+        with pytest.raises(RuntimeError, match=words):
+            call()
+    with pytest.raises(NotImplementedError, match="histogramdd"):
+        ember.histogramdd(x.long(), bins=2)
