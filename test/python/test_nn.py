@@ -1338,6 +1338,17 @@ def test_trunc_normal_and_erfinv():
     assert -2.0 <= lo and hi <= 2.0 and abs(std - 0.02) < 0.001  # far bounds: plain normal
 
 
+@pytest.mark.parametrize("kwargs", [dict(std=0.02), dict(a=-1.0, b=1.0), dict(a=1.5, b=3.0),
+                                    dict(std=5.0, a=-0.5, b=0.5), dict(mean=3.0, a=-2.0, b=2.0)])
+def test_trunc_normal_draws_torchs_numbers(kwargs):
+    # torch 2.13 samples by rejection (from the normal, or uniform proposals for narrow windows).
+    ember.manual_seed(5)
+    torch.manual_seed(5)
+    mine = init.trunc_normal_(ember.empty(40, 7), **kwargs)
+    theirs = torch.nn.init.trunc_normal_(torch.empty(40, 7), **kwargs)
+    np.testing.assert_allclose(N(mine), theirs.numpy(), rtol=1e-5, atol=1e-7)
+
+
 def test_orthogonal_and_sparse():
     for shape in [(6, 6), (4, 9), (9, 4), (3, 2, 2), (64, 3, 3, 3), (128, 128)]:
         w = init.orthogonal_(ember.empty(*shape), gain=2.0)

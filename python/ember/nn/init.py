@@ -32,14 +32,40 @@ def _no_grad_trunc_normal_(tensor, mean, std, a, b, generator=None):
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
                       "may be incorrect.", stacklevel=2)
+    if tensor.is_meta:
+        return tensor
+    # torch 2.13's sampler, draw for draw: rejection from the normal itself
+    # when [a, b] holds most of its mass, else uniform proposals on [a, b]
+    # accepted with the normal's density relative to its peak there.
     with ember.no_grad():
-        lo = norm_cdf((a - mean) / std)
-        hi = norm_cdf((b - mean) / std)
-        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        if norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std) > 0.3:
+            lo = ember.tensor(a, dtype=tensor.dtype).item()  # the bounds as the tensor's dtype holds them
+            hi = ember.tensor(b, dtype=tensor.dtype).item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                outside = (result < lo) | (result > hi)
+                if not outside.any():
+                    break
+                result = ember.where(outside, ember.empty_like(result).normal_(mean, std, generator=generator), result)
+            if result is not tensor:
+                tensor.copy_(result)
+            return tensor
+
+        def log_density(x):  # relative to the peak on [a, b]
+            return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+        log_peak = -0.5 * ((max(a, min(mean, b)) - mean) / std) ** 2
+        candidates, accept = ember.empty_like(tensor), ember.empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        pending = accept.uniform_(generator=generator).log_().gt(log_density(candidates.copy_(tensor)))
+        result = tensor
+        while pending.any():
+            candidates.uniform_(a, b, generator=generator)
+            result = ember.where(pending, candidates, result)
+            pending = ember.where(pending, accept.uniform_(generator=generator).log_().gt(log_density(candidates)),
+                                  pending)
+        if result is not tensor:
+            tensor.copy_(result)
         return tensor
 
 
