@@ -213,6 +213,7 @@ KernelFunction python_kernel(py::function fn) {
 struct PyOperatorLog {
   std::unique_ptr<OperatorLog> open;
   std::vector<std::string> names;
+  std::vector<int64_t> starts_ns, durations_ns;
 };
 
 }  // namespace
@@ -240,6 +241,8 @@ void init_dispatch(py::module_& m) {
           [](PyOperatorLog& self) -> PyOperatorLog& {
             EMBER_CHECK(!self.open, "_OperatorLog: this log is already open");
             self.names.clear();
+            self.starts_ns.clear();
+            self.durations_ns.clear();
             self.open = std::make_unique<OperatorLog>();
             return self;
           },
@@ -248,10 +251,18 @@ void init_dispatch(py::module_& m) {
            [](PyOperatorLog& self, const py::args&) {
              if (!self.open) return;
              self.names = self.open->names();
+             self.starts_ns = self.open->starts_ns();
+             self.durations_ns = self.open->durations_ns();
              self.open.reset();
            })
       .def_property_readonly("names", [](const PyOperatorLog& self) {
         return self.open ? self.open->names() : self.names;
+      })
+      // (start, duration) in ns per call, once the log is closed.
+      .def_property_readonly("times_ns", [](const PyOperatorLog& self) {
+        std::vector<std::pair<int64_t, int64_t>> out;
+        for (size_t i = 0; i < self.starts_ns.size(); ++i) out.emplace_back(self.starts_ns[i], self.durations_ns[i]);
+        return out;
       });
   m.def("_parse_schema", [](const std::string& text) { return parse_schema(text).str(); });
   m.def("_schemas", [] {

@@ -2,6 +2,7 @@
 
 #include <aten/core/dispatch/Library.h>
 
+#include <chrono>
 #include <mutex>
 
 namespace ember {
@@ -30,17 +31,38 @@ void install_fallback_once() {
 // Each open log keeps a pointer to the one it was opened inside, so the
 // fallback can append the name to every open log on the thread.
 struct OperatorLogAccess {
-  static void record(const std::string& name) {
-    for (OperatorLog* log = innermost_log; log != nullptr; log = log->outer_) log->names_.push_back(name);
+  // Appends the call to every open log and returns where it went in each.
+  static std::vector<std::pair<OperatorLog*, size_t>> record(const std::string& name, int64_t start) {
+    std::vector<std::pair<OperatorLog*, size_t>> slots;
+    for (OperatorLog* log = innermost_log; log != nullptr; log = log->outer_) {
+      slots.emplace_back(log, log->names_.size());
+      log->names_.push_back(name);
+      log->starts_ns_.push_back(start);
+      log->durations_ns_.push_back(0);
+    }
+    return slots;
+  }
+  static void finish(const std::vector<std::pair<OperatorLog*, size_t>>& slots, int64_t duration) {
+    for (const auto& [log, i] : slots) log->durations_ns_[i] = duration;
   }
 };
 
 namespace {
 
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 void record_and_pass_on(const OperatorHandle& op, c10::DispatchKeySet ks, Stack& stack) {
-  OperatorLogAccess::record(op.schema().qualified_name());
-  c10::ExcludeDispatchKeyGuard top_level_only(c10::DispatchKey::Python);
-  op.redispatchBoxed(ks.remove(c10::DispatchKey::Python), stack);
+  const int64_t start = now_ns();
+  const auto slots = OperatorLogAccess::record(op.schema().qualified_name(), start);
+  {
+    c10::ExcludeDispatchKeyGuard top_level_only(c10::DispatchKey::Python);
+    op.redispatchBoxed(ks.remove(c10::DispatchKey::Python), stack);
+  }
+  // The logs are still open: they close on this thread, after the call returns.
+  OperatorLogAccess::finish(slots, now_ns() - start);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include <c10/core/LocalDispatchKeySet.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,10 +28,15 @@ class OperatorLog {
 
   // In call order, with repeats.
   const std::vector<std::string>& names() const { return names_; }
+  // Per recorded call: when it started (steady clock, ns) and how long it
+  // ran, the calls it made inside included (what a profiler reports).
+  const std::vector<int64_t>& starts_ns() const { return starts_ns_; }
+  const std::vector<int64_t>& durations_ns() const { return durations_ns_; }
 
  private:
   friend struct OperatorLogAccess;
   std::vector<std::string> names_;
+  std::vector<int64_t> starts_ns_, durations_ns_;
   OperatorLog* outer_;  // a log opened inside another records into both
   c10::IncludeDispatchKeyGuard include_python_key_;
 };

@@ -111,9 +111,10 @@ class Variable(metaclass=_VariableMeta):
 
 
 def __getattr__(name):
-    # ember.autograd.functional builds on ember.func, which needs the rest of ember: loaded on first use.
-    if name == "functional":
+    # ember.autograd.functional builds on ember.func, which needs the rest of ember (and profiler on
+    # ember.profiler): loaded on first use.
+    if name in ("functional", "profiler"):
         import importlib
 
-        return importlib.import_module(".functional", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'ember.autograd' has no attribute '{name}'")
