@@ -3,34 +3,19 @@ import ember.nn.functional as F
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import SuccessProbability, broadcast_all
 
 
-class Geometric(Distribution):
+class Geometric(SuccessProbability, Distribution):
     """The number of failures before the first success of Bernoulli(probs) trials."""
 
     arg_constraints = {"probs": constraints.interval(0.0, 1.0), "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        param = self.__dict__["probs"] if probs is not None else self.__dict__["logits"]
-        super().__init__(param.shape, validate_args=validate_args)
+        super().__init__(self._take_probability(probs, logits).shape, validate_args=validate_args)
         if self._validate_args and probs is not None and not bool((self.probs > 0).all()):
             raise ValueError(f"Expected parameter probs of Geometric to be in (0, 1], but found {self.probs}")
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def mean(self):

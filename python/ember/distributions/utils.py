@@ -53,3 +53,26 @@ class lazy_property:
             value = self.wrapped(instance)
         setattr(instance, self.wrapped.__name__, value)
         return value
+
+
+class SuccessProbability:
+    """For distributions of one success probability, given as ``probs`` or
+    ``logits`` (exactly one; the other is computed on first use)."""
+
+    def _take_probability(self, probs, logits):
+        """Stores the one given and returns it (its shape is the batch shape)."""
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            (self.probs,) = broadcast_all(probs)
+            return self.probs
+        (self.logits,) = broadcast_all(logits)
+        return self.logits
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
