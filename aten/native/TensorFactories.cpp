@@ -172,15 +172,22 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDty
               "upper bound and larger bound inconsistent with step sign");
   int64_t size = 0;
   if (integral) {
-    const int64_t s = start.toLong(), e = end.toLong(), st = step.toLong();
-    size = st > 0 ? (e - s + st - 1) / st : (s - e - st - 1) / (-st);
+    // In 128 bits: the length of [INT64_MIN, INT64_MAX) does not fit in 64 (then empty() refuses it).
+    const __int128 s = start.toLong(), e = end.toLong(), st = step.toLong();
+    const __int128 count = st > 0 ? (e - s + st - 1) / st : (s - e - st - 1) / (-st);
+    EMBER_CHECK(count <= INT64_MAX, "arange(): the range {} -> {} by {} has more than {} elements", start.toLong(),
+                end.toLong(), step.toLong(), INT64_MAX);
+    size = static_cast<int64_t>(count);
   } else {
     size = static_cast<int64_t>(std::ceil((xend - xstart) / xstep));
   }
   Tensor t = ember::empty({size}, dtype, device);
   fill_with_index(t, [&](int64_t i, auto tag) {
     using T = typename decltype(tag)::type;
-    if (integral) return c10::convert<T>(start.toLong() + i * step.toLong());
+    if (integral) {
+      // Every value lies in the range, but i * step alone may not fit in 64 bits.
+      return c10::convert<T>(static_cast<int64_t>(__int128{start.toLong()} + __int128{i} * step.toLong()));
+    }
     return c10::convert<T>(xstart + static_cast<double>(i) * xstep);
   });
   return t;

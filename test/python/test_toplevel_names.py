@@ -140,3 +140,14 @@ def test_histogramdd_refuses_what_torch_refuses():
             call()
     with pytest.raises(NotImplementedError, match="histogramdd"):
         ember.histogramdd(x.long(), bins=2)
+
+
+def test_arange_at_the_ends_of_int64():
+    # Lengths and values are computed without overflow (found by the fuzzer under UBSan).
+    big, small = 2 ** 63 - 1, -(2 ** 63)
+    assert ember.arange(small, big, big).tolist() == [small, -1, big - 1]
+    assert ember.arange(5, small, small).tolist() == [5, 5 + small]
+    with pytest.raises(RuntimeError, match="has more than"):
+        ember.arange(small, big)
+    with pytest.raises(RuntimeError, match="overflows"):
+        ember.hamming_window(big, dtype=ember.float64)
