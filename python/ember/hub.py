@@ -16,7 +16,6 @@ import shutil
 import sys
 import tempfile
 import urllib.parse
-import urllib.request
 
 import ember
 
@@ -44,6 +43,8 @@ def download_url_to_file(url, dst, hash_prefix=None, progress=True):
     """Downloads ``url`` to ``dst`` through a temporary file in the same
     folder (so an interrupted download never leaves a partial ``dst``),
     checking that its SHA-256 starts with ``hash_prefix`` when given."""
+    import urllib.request  # (imported here: it costs ~40 ms, too much for every `import ember`)
+
     dst = os.path.expanduser(dst)
     folder = os.path.dirname(os.path.abspath(dst))
     os.makedirs(folder, exist_ok=True)
