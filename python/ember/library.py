@@ -8,7 +8,13 @@ Kernels written in Python run as boxed kernels in the dispatcher. Dropping
 the Library (or calling .close()) removes everything it registered.
 """
 
+import collections.abc
+import inspect as _inspect
+import numbers as _numbers
+import typing as _typing
+
 from . import _C
+from .autograd.function import Function
 
 
 class Library:
@@ -40,10 +46,6 @@ class Library:
 
 # ---- custom_op: an operator from a typed Python function ------------------------------------------------
 
-import inspect as _inspect
-import numbers as _numbers
-import typing as _typing
-
 _SCHEMA_TYPES = {int: "int", float: "float", bool: "bool", str: "str", _numbers.Number: "Scalar"}
 
 
@@ -53,7 +55,7 @@ def _schema_type(annotation, where):
     origin, args = _typing.get_origin(annotation), _typing.get_args(annotation)
     if origin is _typing.Union and type(None) in args and len(args) == 2:
         return _schema_type(next(a for a in args if a is not type(None)), where) + "?"
-    if origin in (list, tuple, _typing.Sequence, __import__("collections.abc").abc.Sequence) and args:
+    if origin in (list, tuple, _typing.Sequence, collections.abc.Sequence) and args:
         return _schema_type(args[0], where) + "[]"
     if annotation is ember.Tensor:
         return "Tensor"
@@ -191,34 +193,20 @@ def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None)
     return wrap(fn) if fn is not None else wrap
 
 
-def _make_function():
-    from . import _C
-    from .autograd import Function
+class _CustomOpFunction(Function):
+    """A custom op with a registered backward: forward calls the op below
+    Autograd, backward is the user's (with None for the op argument)."""
 
-    class CustomOpFunction(Function):
-        @staticmethod
-        def forward(ctx, op, *args):
-            with _C._ExcludeDispatchKey("Autograd"):
-                output = op._opoverload(*args)
-            ctx._op = op
-            if op._setup_context is not None:
-                op._setup_context(ctx, args, output)
-            return output
+    @staticmethod
+    def forward(ctx, op, *args):
+        with _C._ExcludeDispatchKey("Autograd"):
+            output = op._opoverload(*args)
+        ctx._op = op
+        if op._setup_context is not None:
+            op._setup_context(ctx, args, output)
+        return output
 
-        @staticmethod
-        def backward(ctx, *grads):
-            result = ctx._op._backward(ctx, *grads)
-            return (None,) + (tuple(result) if isinstance(result, (tuple, list)) else (result,))
-
-    return CustomOpFunction
-
-
-class _LazyFunction:
-    # autograd imports ember.library's module: the Function class is made on first use.
-    def __getattr__(self, name):
-        global _CustomOpFunction
-        _CustomOpFunction = _make_function()
-        return getattr(_CustomOpFunction, name)
-
-
-_CustomOpFunction = _LazyFunction()
+    @staticmethod
+    def backward(ctx, *grads):
+        result = ctx._op._backward(ctx, *grads)
+        return (None,) + (tuple(result) if isinstance(result, (tuple, list)) else (result,))
