@@ -5,7 +5,6 @@ logits are recomputed in backward (activation checkpointing) instead of
 kept. The chunked result equals the reference one up to summation order."""
 
 import dataclasses
-import math
 import warnings
 
 import ember
@@ -71,45 +70,3 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     counted = target != kwargs["ignore_index"]
     denominator = counted.sum() if weight is None else weight[target.masked_select(counted)].sum()
     return total / denominator.to(total.dtype)
-
-
-def _loss_module():
-    from .modules.linear import Linear
-    from .modules.loss import _WeightedLoss
-
-    class LinearCrossEntropyLoss(_WeightedLoss):
-        """Cross entropy of a learned linear projection to ``num_classes``
-        (times ``out_features`` for a K-dimensional loss), as torch's; with
-        ``options`` the batch is processed in chunks."""
-
-        def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None, dtype=None,
-                     reduction="mean", weight=None, ignore_index=None, label_smoothing=0.0, options=None):
-            if weight is not None and tuple(weight.shape) != (num_classes,):
-                raise RuntimeError(f"expected weight shape to be {(num_classes,)}, got {tuple(weight.shape)}")
-            if label_smoothing < 0 or label_smoothing > 1.0:
-                raise RuntimeError(f"expected label_smoothing to be in range [0, 1], got {label_smoothing}")
-            super().__init__(weight=weight, reduction=reduction)
-            self.num_classes = num_classes
-            self.out_features = tuple(out_features)
-            self.ignore_index = ignore_index
-            self.label_smoothing = label_smoothing
-            # Stored flat, as torch does (Linear holds 2-d weights); reshaped in forward.
-            self.linear = Linear(in_features, math.prod(self.out_features, start=num_classes), bias=bias,
-                                 device=device, dtype=dtype)
-            self.options = options
-
-        def forward(self, input, target):
-            weight = self.linear.weight.reshape((self.num_classes, *self.out_features, self.linear.in_features))
-            bias = None if self.linear.bias is None else self.linear.bias.reshape((self.num_classes,
-                                                                                   *self.out_features))
-            return linear_cross_entropy(input, weight, target, linear_bias=bias, weight=self.weight,
-                                        reduction=self.reduction, ignore_index=self.ignore_index,
-                                        label_smoothing=self.label_smoothing, options=self.options)
-
-        def extra_repr(self):
-            return (f"in_features={self.linear.in_features}, num_classes={self.num_classes}, "
-                    f"out_features={self.out_features}, bias={self.linear.bias is not None}, "
-                    f"reduction={self.reduction}, ignore_index={self.ignore_index}, "
-                    f"label_smoothing={self.label_smoothing}, options={self.options}")
-
-    return LinearCrossEntropyLoss

@@ -21,9 +21,8 @@ from .loss import (  # noqa: F401
     NLLLoss2d, SmoothL1Loss,
 )
 from .flatten import Flatten, Unflatten  # noqa: F401
-from .._linear_cross_entropy import LinearCrossEntropyOptions, _loss_module  # noqa: E402
-
-LinearCrossEntropyLoss = _loss_module()
+from .._linear_cross_entropy import LinearCrossEntropyOptions  # noqa: F401
+from .loss import LinearCrossEntropyLoss  # noqa: F401
 from .transformer import (  # noqa: F401
     Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
 )
