@@ -1657,9 +1657,4 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
 
 
 
-def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
-                         ignore_index=None, label_smoothing=0.0, options=None):
-    from ._linear_cross_entropy import linear_cross_entropy as impl
-
-    return impl(input, linear_weight, target, linear_bias=linear_bias, weight=weight, reduction=reduction,
-                ignore_index=ignore_index, label_smoothing=label_smoothing, options=options)
+from ._linear_cross_entropy import linear_cross_entropy  # noqa: E402  (its own file: it builds on this one)
