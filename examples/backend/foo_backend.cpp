@@ -27,25 +27,24 @@ using c10::DeviceType;
 const Device kFoo(DeviceType::PrivateUse1, 0);
 std::atomic<int64_t> allocated_bytes{0}, allocations{0};
 
+// What the deleter needs back: the block and its size (to count it down).
+struct Block {
+  void* data;
+  size_t nbytes;
+};
+
 struct FooAllocator final : c10::Allocator {
   c10::DataPtr allocate(size_t nbytes) override {
-    void* data = std::aligned_alloc(64, (nbytes + 63) / 64 * 64 + 64);
+    // aligned_alloc wants a multiple of the alignment, and a non-zero size.
+    void* data = std::aligned_alloc(64, (nbytes / 64 + 1) * 64);
     EMBER_CHECK(data != nullptr, "foo: out of memory allocating {} bytes", nbytes);
-    auto* size = new size_t(nbytes);
     allocated_bytes += static_cast<int64_t>(nbytes);
     allocations += 1;
-    // The context remembers the size, so the deleter can count it back.
-    struct Block {
-      void* data;
-      size_t* size;
-    };
-    auto* block = new Block{data, size};
-    return c10::DataPtr(data, block, [](void* ctx) {
-      auto* b = static_cast<Block*>(ctx);
-      allocated_bytes -= static_cast<int64_t>(*b->size);
-      std::free(b->data);
-      delete b->size;
-      delete b;
+    return c10::DataPtr(data, new Block{data, nbytes}, [](void* ctx) {
+      auto* block = static_cast<Block*>(ctx);
+      allocated_bytes -= static_cast<int64_t>(block->nbytes);
+      std::free(block->data);
+      delete block;
     }, kFoo);
   }
 };
