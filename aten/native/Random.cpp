@@ -153,20 +153,29 @@ Tensor normal_(const Tensor& self, double mean, double std, const std::optional<
 
 namespace {
 
-// Fills self, in memory order, with one value per element made from double
-// draws and rounded to self's dtype (torch's scalar path for these fills).
+// Fills self (a real dtype: callers refuse complex ones), in memory order,
+// with draw_one(gen, tag) per element under the generator's lock.
 template <typename Draw>
-Tensor fill_with_draws(const Tensor& self, const std::optional<Generator>& generator, Draw&& draw_one) {
+Tensor fill_each(const Tensor& self, const std::optional<Generator>& generator, Draw&& draw_one) {
   CPUGeneratorImpl& gen = pick(generator);
   return fill_in_memory_order(self, [&](const Tensor& t) {
     std::lock_guard<std::mutex> lock(gen.mutex);
     c10::visit_scalar_type(t.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      if constexpr (!c10::is_complex_v<T> && !std::is_same_v<T, bool>) {
+      if constexpr (!c10::is_complex_v<T>) {
         T* data = static_cast<T*>(t.data_ptr());
-        for (int64_t i = 0; i < t.numel(); ++i) data[i] = c10::convert<T>(draw_one(gen));
+        for (int64_t i = 0; i < t.numel(); ++i) data[i] = draw_one(gen, tag);
       }
     });
+  });
+}
+
+// One value per element made from double draws and rounded to self's dtype
+// (torch's scalar path for these fills).
+template <typename Draw>
+Tensor fill_with_draws(const Tensor& self, const std::optional<Generator>& generator, Draw&& draw_one) {
+  return fill_each(self, generator, [&](CPUGeneratorImpl& gen, auto tag) {
+    return c10::convert<typename decltype(tag)::type>(draw_one(gen));
   });
 }
 
@@ -299,17 +308,7 @@ void check_in_range(int64_t value, const char* name, const IntegerRange& range, 
 template <typename Draw>
 Tensor random_fill(const Tensor& self, const std::optional<Generator>& generator, Draw&& draw_one) {
   EMBER_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "random_ is not implemented for complex tensors");
-  CPUGeneratorImpl& gen = pick(generator);
-  return fill_in_memory_order(self, [&](const Tensor& t) {
-    std::lock_guard<std::mutex> lock(gen.mutex);
-    c10::visit_scalar_type(t.dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      if constexpr (!c10::is_complex_v<T>) {
-        T* data = static_cast<T*>(t.data_ptr());
-        for (int64_t i = 0; i < t.numel(); ++i) data[i] = draw_one(gen, tag);
-      }
-    });
-  });
+  return fill_each(self, generator, std::forward<Draw>(draw_one));
 }
 
 }  // namespace
