@@ -3,8 +3,9 @@
 // operators it has no kernel for still run: tensor arguments on the device
 // are copied to the CPU, the CPU kernel runs, results are copied back to the
 // device and arguments the operator writes are updated in place. Each
-// operator warns once. The backend must implement copy_ (and empty) itself:
-// the copies go through them. View operators cannot fall back (a view on
+// operator warns once. The copies go through the core's copy_, so the
+// backend needs its allocator, its device hooks' byte copies and its
+// copy_stub registered. View operators cannot fall back (a view on
 // the CPU cannot share the device's memory) and say so.
 //
 //   EMBER_LIBRARY_IMPL(_, PrivateUse1, m) {

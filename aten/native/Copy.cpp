@@ -5,6 +5,7 @@
 #include <aten/native/Copy.h>
 #include <aten/native/DeviceKernels.h>
 #include <aten/native/cpu/CopyKernels.h>
+#include <c10/core/DeviceHooks.h>
 #include <aten/generated/NativeFunctions.h>
 
 namespace ember::native {
@@ -51,21 +52,86 @@ void check_copy_shapes(const Tensor& self, const Tensor& src) {
               c10::str_sizes(self.sizes()), c10::str_sizes(shape));
 }
 
+namespace {
+
+void copy_cpu(const Tensor& self, const Tensor& src) {
+  cpu::copy_kernel(self, src);
+  // Stored value = conj/neg of the logical value for each set bit; the net
+  // transform from source storage to self storage is the XOR of the two.
+  cpu::conj_neg_kernel(self, self.is_conj() != src.is_conj(), self.is_neg() != src.is_neg());
+}
+
+bool has_bits(const Tensor& t) { return t.is_conj() || t.is_neg(); }
+
+// `t` itself when its memory already holds its values as `like` lays them
+// out (dtype, sizes, strides), else such a copy on t's own device.
+Tensor in_layout_of(const Tensor& t, const Tensor& like) {
+  if (t.sizes() == like.sizes() && t.strides() == like.strides() && t.dtype() == like.dtype() && !has_bits(t)) {
+    return t;
+  }
+  Tensor out = ember::empty_strided(like.sizes(), like.strides(), like.dtype(), t.device());
+  out.copy_(t);
+  return out;
+}
+
+const c10::DeviceHooks& hooks_of(Device device) {
+  const c10::DeviceHooks* hooks = c10::GetDeviceHooks(device.type);
+  EMBER_CHECK_NOT_IMPLEMENTED(hooks != nullptr, "copy_(): no backend is registered for device type {}",
+                              c10::toString(device.type));
+  return *hooks;
+}
+
+// Between the host and a device one dense buffer moves through the
+// backend's hooks; dtype and layout change on the side that has kernels for
+// them (the source before the move, the destination after it).
+void copy_across_devices(const Tensor& self, const Tensor& src) {
+  if (!self.is_cpu() && !src.is_cpu()) {  // two devices: through the host
+    self.copy_(src.to(Device(DeviceType::CPU)));
+    return;
+  }
+  const Tensor device_side = self.is_cpu() ? src : self;
+  const c10::DeviceHooks& hooks = hooks_of(device_side.device());
+  const int index = device_side.device().index;
+  // A dense destination (any dim order) takes the bytes directly.
+  const bool direct = is_non_overlapping_and_dense(self.sizes(), self.strides()) && !has_bits(self);
+  const Tensor target = direct ? self : ember::empty(self.sizes(), self.dtype(), self.device());
+  const Tensor source = in_layout_of(src, target);
+  if (self.is_cpu()) {
+    hooks.copy_to_host(target.data_ptr(), source.data_ptr(), target.nbytes(), index);
+  } else {
+    hooks.copy_from_host(target.data_ptr(), source.data_ptr(), target.nbytes(), index);
+  }
+  if (direct) {
+    self.unsafeGetTensorImpl()->bump_version();
+  } else {
+    self.copy_(target);
+  }
+}
+
+}  // namespace
+
+DispatchStub<CopyFn> copy_stub("copy_");
+EMBER_REGISTER_STUB(copy_stub, CPU, &copy_cpu);
+
+// One copy_ for every device: the checks here, the element loop in each
+// backend's copy_stub, moves between devices through their hooks.
 Tensor copy_(const Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   check_copy_shapes(self, src);
   if (self.is_meta()) return self;
   EMBER_CHECK_NOT_IMPLEMENTED(!src.is_meta(), "Cannot copy out of meta tensor; no data!");
-  EMBER_CHECK(self.is_cpu() && src.is_cpu(), "copy_(): copying from {} to {} is not supported yet",
-              src.device().str(), self.device().str());
   check_no_internal_overlap(self);
+  if (self.numel() == 0) {
+    self.unsafeGetTensorImpl()->bump_version();
+    return self;
+  }
+  if (self.device() != src.device()) {
+    copy_across_devices(self, src);
+    return self;
+  }
   if (same_geometry(self, src)) return self;
-
   // A partially overlapping source is read in full before any write.
   const Tensor source = may_overlap(self, src) ? ember::clone(src) : src;
-  cpu::copy_kernel(self, ember::expand(source, self.sizes()));
-  // Stored value = conj/neg of the logical value for each set bit; the net
-  // transform from source storage to self storage is the XOR of the two.
-  cpu::conj_neg_kernel(self, self.is_conj() != source.is_conj(), self.is_neg() != source.is_neg());
+  copy_stub(self.device().type, self, ember::expand(source, self.sizes()));
   self.unsafeGetTensorImpl()->bump_version();
   return self;
 }

@@ -8,6 +8,12 @@
 
 namespace ember::native {
 
+// Writes the logical values of `src` (same device, same shape, no overlap)
+// into `self`, converting the dtype and honoring both tensors' conj/neg
+// bits. copy_ does the checks around it and copies between devices.
+using CopyFn = void(const Tensor& self, const Tensor& src);
+extern DispatchStub<CopyFn> copy_stub;
+
 // Writes `value` (already conj/neg-adjusted) into every element of `self`.
 using FillFn = void(const Tensor& self, const Scalar& value);
 extern DispatchStub<FillFn> fill_stub;

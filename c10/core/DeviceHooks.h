@@ -5,6 +5,7 @@
 
 #include <c10/core/Device.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -26,6 +27,11 @@ struct DeviceHooks {
   virtual std::map<std::string, int64_t> memory_stats(int index) const = 0;
   virtual void reset_peak_memory_stats(int index) const = 0;
   virtual void empty_cache() const = 0;
+  // Moves `nbytes` between host memory and the memory of device `index`.
+  // Both buffers are dense: copy_ makes them so (and converts dtypes) on
+  // whichever side has the kernels for it, so a backend supplies only this.
+  virtual void copy_to_host(void* host, const void* device_data, size_t nbytes, int index) const = 0;
+  virtual void copy_from_host(void* device_data, const void* host, size_t nbytes, int index) const = 0;
 };
 
 // nullptr when no backend registered hooks for `t`.

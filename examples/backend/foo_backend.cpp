@@ -3,13 +3,15 @@
 // own counting allocator, so its kernels can run Ember's CPU kernels on CPU
 // views of that memory. It plugs in the way any backend does:
 //   - names the PrivateUse1 device type "foo",
-//   - registers its allocator and device hooks for PrivateUse1,
+//   - registers its allocator and device hooks (which move bytes to and
+//     from the host) for PrivateUse1, and its elementwise copy loop,
 //   - registers kernels for a few operators at the PrivateUse1 key,
 //   - and the CPU fallback for every other operator.
 
 #include <aten/Functions.h>
 #include <aten/core/dispatch/Library.h>
 #include <aten/native/CPUFallback.h>
+#include <aten/native/DeviceKernels.h>
 #include <c10/core/Allocator.h>
 #include <c10/core/DeviceHooks.h>
 #include <c10/core/StorageImpl.h>
@@ -17,6 +19,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 
 namespace {
 
@@ -65,6 +68,13 @@ struct FooHooks final : c10::DeviceHooks {
   }
   void reset_peak_memory_stats(int) const override {}
   void empty_cache() const override {}
+  // Device memory is host memory here; a real device would DMA.
+  void copy_to_host(void* host, const void* device_data, size_t nbytes, int) const override {
+    std::memcpy(host, device_data, nbytes);
+  }
+  void copy_from_host(void* device_data, const void* host, size_t nbytes, int) const override {
+    std::memcpy(device_data, host, nbytes);
+  }
 };
 
 FooAllocator allocator;
@@ -96,10 +106,9 @@ Tensor to_foo(const Tensor& cpu) {
 
 // ---- kernels: Ember's CPU kernels on host views --------------------------------------------
 
-Tensor copy_(const Tensor& self, const Tensor& src, bool non_blocking) {
-  host(self).copy_(host(src), non_blocking);
-  return self;
-}
+// Elementwise copies on the device (with dtype conversion); copy_'s checks
+// and copies to and from the host are the core's.
+void copy_on_foo(const Tensor& self, const Tensor& src) { ember::native::copy_stub(DeviceType::CPU, host(self), host(src)); }
 
 Tensor fill_(const Tensor& self, const c10::Scalar& value) {
   host(self).fill_(value);
@@ -126,13 +135,13 @@ const bool registered = [] {
   c10::rename_privateuse1_backend("foo");
   c10::SetAllocator(DeviceType::PrivateUse1, &allocator);
   c10::SetDeviceHooks(DeviceType::PrivateUse1, &hooks);
+  ember::native::copy_stub.set(DeviceType::PrivateUse1, &copy_on_foo);
   return true;
 }();
 
 }  // namespace
 
 EMBER_LIBRARY_IMPL(aten, PrivateUse1, m) {
-  m.impl("copy_", &copy_);
   m.impl("fill_.Scalar", &fill_);
   m.impl("add.Tensor", &add);
   m.impl("mul.Tensor", &mul);

@@ -43,6 +43,26 @@ with warnings.catch_warnings(record=True) as caught:
     ember.sin(ember.arange(3.0, device="foo"), out=out)
 cpu_model, cpu_losses = train("cpu")
 
+
+def copies():
+    """copy_ between host and device is the core's: the backend only moves dense bytes."""
+    x = ember.arange(12.0).reshape(3, 4)
+    assert ember.equal(x.t().to("foo").cpu(), x.t())  # strided source
+    assert ember.equal(x.to("foo", ember.float64).cpu(), x.double())  # dtype changed on the host
+    assert ember.equal(x.to("foo").to(ember.int32).cpu(), x.int())  # ... and on the device
+    dst = ember.zeros(4, 3, device="foo").t()  # strided destination on the device
+    dst.copy_(x)
+    assert ember.equal(dst.cpu(), x)
+    host = ember.zeros(4, 3).t()  # strided destination on the host
+    host.copy_(dst)
+    assert ember.equal(host, x)
+    assert ember.equal(ember.empty(2, 3, device="foo").copy_(ember.tensor(7.0)).cpu(), ember.full((2, 3), 7.0))
+    z = ember.tensor([1 + 2j, 3 - 4j])
+    assert ember.equal(z.conj().to("foo").cpu(), z.conj().resolve_conj())
+
+
+copies()
+
 assert foo_model[0].weight.is_foo and foo_model[0].weight.grad.device == ember.device("foo:0")
 np.testing.assert_allclose(foo_losses, cpu_losses, rtol=1e-6)
 for mine, theirs in zip(foo_model.parameters(), cpu_model.parameters()):

@@ -18,4 +18,12 @@ inline void check_launch(const char* kernel) {
   if (err != cudaSuccess) c10::cuda::raise_cuda_error(err, kernel, __FILE__, __LINE__);
 }
 
+// Copies on the current stream and waits for it: copies the host side of
+// which may be reused or freed as soon as this returns.
+inline void memcpy_sync(void* dst, const void* src, size_t nbytes, cudaMemcpyKind kind) {
+  if (nbytes == 0) return;
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, kind, current_stream()));
+  EMBER_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+}
+
 }  // namespace ember::native::cuda

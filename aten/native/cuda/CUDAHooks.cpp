@@ -1,11 +1,13 @@
 // Plugs the CUDA backend into the core's per-device-type tables when this
-// library loads: the allocator and the device hooks. Nothing in c10/ or
+// library loads: the allocator and the device hooks (which also move
+// bytes between host and GPU for copy_). Nothing in c10/ or
 // aten/core names CUDA; they find it here.
 
 #include <c10/core/DeviceHooks.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAFunctions.h>
+#include <aten/native/cuda/CUDAContext.h>
 
 namespace ember::native::cuda {
 
@@ -45,6 +47,14 @@ struct CUDAHooks final : c10::DeviceHooks {
   }
   void empty_cache() const override {
     if (cc::device_count() > 0) cc::CUDACachingAllocator::empty_cache();
+  }
+  void copy_to_host(void* host, const void* device_data, size_t nbytes, int index) const override {
+    c10::DeviceGuard guard(c10::Device(c10::DeviceType::CUDA, static_cast<int8_t>(resolve(index))));
+    memcpy_sync(host, device_data, nbytes, cudaMemcpyDeviceToHost);
+  }
+  void copy_from_host(void* device_data, const void* host, size_t nbytes, int index) const override {
+    c10::DeviceGuard guard(c10::Device(c10::DeviceType::CUDA, static_cast<int8_t>(resolve(index))));
+    memcpy_sync(device_data, host, nbytes, cudaMemcpyHostToDevice);
   }
 };
 
