@@ -49,7 +49,7 @@ std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::op
   const Tensor x = input.contiguous();
   uint64_t key;
   {
-    CPUGeneratorImpl& gen = default_cpu_generator().impl();
+    CPUGeneratorImpl& gen = default_cpu_generator().host_engine();
     std::lock_guard<std::mutex> lock(gen.mutex);
     key = gen.random64();
   }

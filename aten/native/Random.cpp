@@ -22,7 +22,7 @@ namespace ember::native {
 namespace {
 
 CPUGeneratorImpl& pick(const std::optional<Generator>& generator) {
-  return generator ? generator->impl() : default_cpu_generator().impl();
+  return (generator ? *generator : default_cpu_generator()).host_engine();
 }
 
 // Runs fill(dense_data) so that the values land in `self` in memory order,

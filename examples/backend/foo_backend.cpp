@@ -5,6 +5,7 @@
 //   - names the PrivateUse1 device type "foo",
 //   - registers its allocator and device hooks (which move bytes to and
 //     from the host) for PrivateUse1, and its elementwise copy loop,
+//   - registers a generator factory for its device type,
 //   - registers kernels for a few operators at the PrivateUse1 key,
 //   - and the CPU fallback for every other operator.
 
@@ -130,12 +131,19 @@ Tensor relu(const Tensor& self) { return to_foo(ember::relu(host(self))); }
 // relu's gradient is grad * (result > 0) in Ember: gt.Scalar is the comparison it needs.
 Tensor gt(const Tensor& self, const c10::Scalar& other) { return to_foo(ember::gt(host(self), other)); }
 
-// Load-time registration: naming, memory, hooks, kernels, fallback.
+// Random numbers are drawn on the host (by the CPU kernels the fallback
+// runs), so foo's generators are the host engine, tagged with their device.
+ember::Generator make_generator(Device device) {
+  return ember::Generator(c10::make_intrusive<ember::CPUGeneratorImpl>(ember::Generator::kDefaultSeed, device));
+}
+
+// Load-time registration: naming, memory, hooks, generators, kernels, fallback.
 const bool registered = [] {
   c10::rename_privateuse1_backend("foo");
   c10::SetAllocator(DeviceType::PrivateUse1, &allocator);
   c10::SetDeviceHooks(DeviceType::PrivateUse1, &hooks);
   ember::native::copy_stub.set(DeviceType::PrivateUse1, &copy_on_foo);
+  ember::RegisterGeneratorFactory(DeviceType::PrivateUse1, &make_generator);
   return true;
 }();
 

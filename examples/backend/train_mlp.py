@@ -63,6 +63,19 @@ def copies():
 
 copies()
 
+
+def generators():
+    """foo's generators come from the factory it registered; its random ops run through the fallback."""
+    g = ember.Generator(device="foo")
+    assert g.device == ember.device("foo:0")
+    drawn = ember.randn(4, device="foo", generator=g.manual_seed(3))
+    assert drawn.is_foo and ember.equal(drawn.cpu(), ember.randn(4, generator=ember.Generator().manual_seed(3)))
+    ember.manual_seed(5)  # seeds every device's default generator
+    assert ember._C._default_generator(ember.device("foo")).initial_seed() == 5
+
+
+generators()
+
 assert foo_model[0].weight.is_foo and foo_model[0].weight.grad.device == ember.device("foo:0")
 np.testing.assert_allclose(foo_losses, cpu_losses, rtol=1e-6)
 for mine, theirs in zip(foo_model.parameters(), cpu_model.parameters()):

@@ -34,10 +34,7 @@ void init_functions(py::module_& m) {
   m.def("set_default_dtype", &c10::set_default_dtype, py::arg("d"));
 
   py::class_<Generator>(m, "Generator")
-      .def(py::init([](const c10::Device& device) {
-             EMBER_CHECK(device.is_cpu(), "Generator: only CPU generators are supported, got device {}", device.str());
-             return Generator();
-           }),
+      .def(py::init([](const c10::Device& device) { return make_generator(device); }),
            py::arg("device") = c10::Device(c10::DeviceType::CPU))
       .def("manual_seed", [](Generator& g, py::handle seed) -> Generator& {
              return g.manual_seed(seed_arg(seed));
@@ -58,11 +55,13 @@ void init_functions(py::module_& m) {
         const uint8_t* p = s.data_ptr<uint8_t>();
         g.set_state(std::vector<uint8_t>(p, p + s.numel()));
       }, py::arg("new_state"))
-      .def_property_readonly("device", [](const Generator&) { return c10::Device(c10::DeviceType::CPU); });
+      .def_property_readonly("device", &Generator::device);
   m.attr("default_generator") = py::cast(default_cpu_generator(), py::return_value_policy::reference);
   m.def("manual_seed", [](py::handle seed) -> Generator& {
-    return default_cpu_generator().manual_seed(seed_arg(seed));
+    manual_seed(seed_arg(seed));
+    return default_cpu_generator();
   }, py::arg("seed"), py::return_value_policy::reference);
+  m.def("_default_generator", &default_generator, py::arg("device"), py::return_value_policy::reference);
   m.def("initial_seed", [] { return default_cpu_generator().initial_seed(); });
   m.def("seed", [] { return default_cpu_generator().seed(); });
 }

@@ -60,7 +60,7 @@ TEST(Random, EngineIsTheReferenceMersenneTwister) {
   EXPECT_EQ(engine(), 4123659995U);
   Generator g(0);
   std::vector<uint8_t> state = g.get_state();
-  ASSERT_EQ(state.size(), Generator::kStateBytes);
+  ASSERT_EQ(state.size(), CPUGeneratorImpl::kStateBytes);
   state[8] = 0;  // left = 0: reading would run past the state
   EXPECT_EQ(error_of([&] { g.set_state(state); }), "Invalid mt19937 state");
 }
@@ -81,6 +81,38 @@ TEST(Random, SeededGeneratorsAreReproducible) {
     EXPECT_GE(v, -3);
     EXPECT_LT(v, 4);
   }
+}
+
+// A backend gives its device type generators through a factory; one whose
+// kernels draw on the host hands out the host engine, tagged with its device.
+Generator make_host_drawn_generator(Device device) {
+  return Generator(c10::make_intrusive<CPUGeneratorImpl>(Generator::kDefaultSeed, device));
+}
+
+// An engine that is not the host's: kernels drawing on the host refuse it.
+struct OtherEngine final : GeneratorImpl {
+  using GeneratorImpl::GeneratorImpl;
+  void set_seed(uint64_t) override {}
+  uint64_t seed() const override { return 0; }
+  std::vector<uint8_t> get_state() const override { return {}; }
+  void set_state(const std::vector<uint8_t>&) override {}
+};
+
+TEST(Random, GeneratorsComeFromEachDeviceTypesFactory) {
+  const Device device(DeviceType::PrivateUse1, 1);
+  EXPECT_EQ(error_of([&] { make_generator(device); }),
+            "Generator: the privateuseone backend does not provide random number generators");
+  RegisterGeneratorFactory(DeviceType::PrivateUse1, &make_host_drawn_generator);
+  Generator g = make_generator(device);
+  EXPECT_EQ(g.device(), device);
+  EXPECT_TRUE(equal(randn({5}, g.manual_seed(3)), randn({5}, Generator(3))));  // the host engine draws alike
+  EXPECT_TRUE(default_generator(device).is_same(default_generator(device)));
+  EXPECT_FALSE(default_generator(device).is_same(default_generator(Device(DeviceType::PrivateUse1, 0))));
+  EXPECT_TRUE(default_generator(Device(DeviceType::CPU)).is_same(default_cpu_generator()));
+  RegisterGeneratorFactory(DeviceType::PrivateUse1, nullptr);
+
+  const Generator other(c10::make_intrusive<OtherEngine>(device));
+  EXPECT_EQ(error_of([&] { randn({2}, other); }), "Expected a 'cpu' device type for generator but found 'privateuseone'");
 }
 
 TEST(Views, ShareStorageAndVersion) {

@@ -198,6 +198,13 @@ def test_random_errors():
         ember.empty(3, dtype=ember.int64).exponential_()
 
 
+def test_generators_exist_per_device_type():
+    assert ember.Generator().device == ember.device("cpu")
+    assert ember._C._default_generator(ember.device("cpu")) is ember.default_generator
+    with pytest.raises(RuntimeError, match="the meta backend does not provide random number generators"):
+        ember.Generator(device="meta")
+
+
 # ---- what follows: data orders and initial weights -------------------------------
 
 
