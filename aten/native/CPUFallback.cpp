@@ -34,6 +34,13 @@ Tensor to_cpu(const Tensor& t, std::optional<Device>& device) {
   return t.to(kCPU);
 }
 
+// Writes what the CPU kernel left in `cpu` back into the device tensor it
+// stood for (out= arguments may have been resized on the CPU).
+void update_on_device(const Tensor& original, const Tensor& cpu) {
+  if (original.sizes() != cpu.sizes()) original.resize_(cpu.sizes());
+  original.copy_(cpu);
+}
+
 }  // namespace
 
 void cpu_fallback(const OperatorHandle& op, c10::DispatchKeySet /*ks*/, Stack& stack) {
@@ -51,6 +58,7 @@ void cpu_fallback(const OperatorHandle& op, c10::DispatchKeySet /*ks*/, Stack& s
 
   std::optional<Device> device;
   std::vector<Tensor> originals(n), on_cpu(n);  // the written single-tensor arguments, on the device and the CPU
+  std::vector<std::vector<Tensor>> list_originals(n), lists_on_cpu(n);  // the same for written lists
   for (size_t i = 0; i < n; ++i) {
     IValue& v = stack[first + i];
     if (v.isTensor()) {
@@ -60,10 +68,9 @@ void cpu_fallback(const OperatorHandle& op, c10::DispatchKeySet /*ks*/, Stack& s
     } else if (v.isTensorList()) {
       const bool writes = schema.arguments[i].alias && schema.arguments[i].alias->is_write;
       std::vector<Tensor> list = v.toTensorList();
-      EMBER_CHECK(!writes || std::none_of(list.begin(), list.end(), on_device),
-                  "cpu_fallback: '{}' writes a list of device tensors, which the CPU fallback does not copy back",
-                  name);
+      if (writes) list_originals[i] = list;
       for (Tensor& t : list) t = to_cpu(t, device);
+      if (writes) lists_on_cpu[i] = list;
       v = IValue(std::move(list));
     } else if (v.isOptionalTensorList()) {
       std::vector<std::optional<Tensor>> list = v.toOptionalTensorList();
@@ -88,9 +95,7 @@ void cpu_fallback(const OperatorHandle& op, c10::DispatchKeySet /*ks*/, Stack& s
   std::vector<bool> copied(n, false);
   const auto copy_back = [&](size_t i) {
     if (copied[i]) return;
-    // out= arguments may have been resized on the CPU.
-    if (originals[i].sizes() != on_cpu[i].sizes()) originals[i].resize_(on_cpu[i].sizes());
-    originals[i].copy_(on_cpu[i]);
+    update_on_device(originals[i], on_cpu[i]);
     copied[i] = true;
   };
   const auto write_back = [&](const AliasInfo& alias) -> std::optional<Tensor> {
@@ -120,6 +125,10 @@ void cpu_fallback(const OperatorHandle& op, c10::DispatchKeySet /*ks*/, Stack& s
   for (size_t i = 0; i < n; ++i) {
     const auto& a = schema.arguments[i].alias;
     if (a && a->is_write && originals[i].defined()) copy_back(i);
+    for (size_t k = 0; k < list_originals[i].size(); ++k) {
+      Tensor& original = list_originals[i][k];
+      if (on_device(original)) update_on_device(original, lists_on_cpu[i][k]);
+    }
   }
 }
 

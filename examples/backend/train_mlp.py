@@ -76,6 +76,21 @@ def generators():
 
 generators()
 
+
+def written_lists():
+    """An operator that writes a list of tensors, with only a CPU kernel: the fallback updates each on the device."""
+    lib = ember.library.Library("foo_example", "DEF")
+    lib.define("scale_all_(Tensor(a!)[] xs, float factor) -> ()")
+    lib.impl("scale_all_", lambda xs, factor: [x.mul_(factor) for x in xs] and None, "CPU")
+    xs = [ember.ones(2, device="foo"), ember.arange(3.0, device="foo")]
+    ember.ops.foo_example.scale_all_(xs, 2.0)
+    assert xs[0].is_foo and xs[0].cpu().tolist() == [2.0, 2.0] and xs[1].cpu().tolist() == [0.0, 2.0, 4.0]
+
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    written_lists()
+
 assert foo_model[0].weight.is_foo and foo_model[0].weight.grad.device == ember.device("foo:0")
 np.testing.assert_allclose(foo_losses, cpu_losses, rtol=1e-6)
 for mine, theirs in zip(foo_model.parameters(), cpu_model.parameters()):
