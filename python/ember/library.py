@@ -21,6 +21,7 @@ class Library:
     def __init__(self, ns, kind, dispatch_key=None):
         self._lib = _C._Library(kind, ns, dispatch_key)
         self.ns = ns
+        self.dispatch_key = dispatch_key or ""
 
     def define(self, schema):
         self._lib.define(schema)
@@ -32,6 +33,27 @@ class Library:
 
     def fallthrough(self, name, dispatch_key):
         self._lib.fallthrough(name, dispatch_key)
+        return self
+
+    def fallback(self, fn, dispatch_key="", *, with_keyset=False):
+        """Runs ``fn(op, *args, **kwargs)`` for every operator that reaches
+        ``dispatch_key`` without a kernel there (a library of namespace "_").
+        ``fn`` runs with that key excluded, so ``op(*args, **kwargs)`` inside
+        it calls on to the next kernel, which is what a logging or
+        redirecting fallback does."""
+        if with_keyset:
+            raise NotImplementedError("Library.fallback: with_keyset=True is not supported; fn runs with its key "
+                                      "excluded, so calling op(*args) inside it reaches the next kernel")
+        key = dispatch_key or self.dispatch_key
+        if not key:
+            raise ValueError("Library.fallback: name the dispatch_key (this library has none)")
+        from ._ops import OpOverload
+
+        def kernel(op_name, *args, **kwargs):
+            with _C._ExcludeDispatchKey(key):
+                return fn(OpOverload(op_name), *args, **kwargs)
+
+        self._lib.fallback(kernel, key)
         return self
 
     def close(self):

@@ -10,6 +10,8 @@
 #include <pybind11/complex.h>
 #include <pybind11/functional.h>
 
+#include <unordered_map>
+
 namespace ember::python {
 
 namespace {
@@ -159,22 +161,26 @@ OperatorHandle find_op(const std::string& qualified) {
                                                    dot == std::string::npos ? "" : qualified.substr(dot + 1));
 }
 
-// A boxed kernel that runs a Python function.
-KernelFunction python_kernel(py::function fn) {
+// A boxed kernel that runs a Python function; a fallback's function gets
+// the operator's qualified name first.
+KernelFunction python_kernel(py::function fn, bool pass_op_name = false) {
   auto holder = std::make_shared<py::object>(std::move(fn));
-  // The keyword-only arguments' defaults as Python values, read from the schema on the first call.
-  auto defaults = std::make_shared<std::optional<std::vector<py::object>>>();
-  return KernelFunction::makeFromBoxed([holder, defaults](const OperatorHandle& op, c10::DispatchKeySet,
-                                                          Stack& stack) {
+  // The keyword-only arguments' defaults as Python values, read from each
+  // operator's schema on its first call (a fallback serves many operators).
+  auto defaults = std::make_shared<std::unordered_map<std::string, std::vector<py::object>>>();
+  return KernelFunction::makeFromBoxed([holder, defaults, pass_op_name](const OperatorHandle& op,
+                                                                        c10::DispatchKeySet, Stack& stack) {
     py::gil_scoped_acquire gil;
     const FunctionSchema& schema = op.schema();
     const size_t n = schema.arguments.size();
     const size_t first = stack.size() - n;
-    if (!*defaults) {
-      defaults->emplace(n);
+    auto [known, added] = defaults->try_emplace(schema.qualified_name());
+    std::vector<py::object>& kwarg_defaults = known->second;
+    if (added) {
+      kwarg_defaults.resize(n);
       for (size_t i = 0; i < n; ++i) {
         const SchemaArgument& a = schema.arguments[i];
-        if (a.kwarg_only && a.default_value) (**defaults)[i] = to_python(default_ivalue(a));
+        if (a.kwarg_only && a.default_value) kwarg_defaults[i] = to_python(default_ivalue(a));
       }
     }
     // Keyword-only arguments arrive by keyword and only when they differ from
@@ -182,11 +188,12 @@ KernelFunction python_kernel(py::function fn) {
     // operator grew one keeps working.
     py::list args;
     py::dict kwargs;
+    if (pass_op_name) args.append(py::str(schema.qualified_name()));
     for (size_t i = 0; i < n; ++i) {
       const SchemaArgument& a = schema.arguments[i];
       if (a.kwarg_only) {
         py::object value = to_python(stack[first + i]);
-        const py::object& fallback = (**defaults)[i];
+        const py::object& fallback = kwarg_defaults[i];
         const bool is_default = fallback && !stack[first + i].isTensor() && value.equal(fallback);
         if (!is_default) kwargs[py::str(a.name)] = value;
       } else {
@@ -219,21 +226,30 @@ struct PyOperatorLog {
 }  // namespace
 
 // `with ember._C._ExcludeDispatchKey("Autograd"): ...` runs the block below
-// a key (what a Python kernel registered at that key does to call on).
-struct PyExcludeKey {
+// a key (what a Python kernel registered at that key does to call on);
+// `_IncludeDispatchKey("Python")` turns a mode key on for the block.
+template <typename Guard>
+struct PyKeyGuard {
   c10::DispatchKey key;
-  std::unique_ptr<c10::ExcludeDispatchKeyGuard> guard;
+  std::unique_ptr<Guard> guard;
 };
 
-void init_dispatch(py::module_& m) {
-  py::class_<PyExcludeKey>(m, "_ExcludeDispatchKey")
-      .def(py::init([](const std::string& key) { return PyExcludeKey{c10::parseDispatchKey(key), nullptr}; }))
+template <typename Guard>
+void bind_key_guard(py::module_& m, const char* name) {
+  using Self = PyKeyGuard<Guard>;
+  py::class_<Self>(m, name)
+      .def(py::init([](const std::string& key) { return Self{c10::parseDispatchKey(key), nullptr}; }))
       .def("__enter__",
-           [](PyExcludeKey& self) {
-             EMBER_CHECK(!self.guard, "_ExcludeDispatchKey: already entered");
-             self.guard = std::make_unique<c10::ExcludeDispatchKeyGuard>(self.key);
+           [name](Self& self) {
+             EMBER_CHECK(!self.guard, "{}: already entered", name);
+             self.guard = std::make_unique<Guard>(self.key);
            })
-      .def("__exit__", [](PyExcludeKey& self, const py::args&) { self.guard.reset(); });
+      .def("__exit__", [](Self& self, const py::args&) { self.guard.reset(); });
+}
+
+void init_dispatch(py::module_& m) {
+  bind_key_guard<c10::ExcludeDispatchKeyGuard>(m, "_ExcludeDispatchKey");
+  bind_key_guard<c10::IncludeDispatchKeyGuard>(m, "_IncludeDispatchKey");
   py::class_<PyOperatorLog>(m, "_OperatorLog")
       .def(py::init<>())
       .def(
@@ -340,6 +356,12 @@ void init_dispatch(py::module_& m) {
             lib.impl(name, c10::parseDispatchKey(key), KernelFunction::makeFallthrough());
           },
           py::arg("name"), py::arg("dispatch_key"))
+      .def(
+          "fallback",
+          [](Library& lib, py::function fn, const std::string& key) {
+            lib.fallback(c10::parseDispatchKey(key), python_kernel(std::move(fn), /*pass_op_name=*/true));
+          },
+          py::arg("fn"), py::arg("dispatch_key"))
       .def_property_readonly("ns", &Library::ns);
 }
 

@@ -127,3 +127,42 @@ aten::detach""")
                 ember.ones(2).exp()
         self.assertEqual(inner.names, ["aten::ones", "aten::exp"])
         self.assertEqual(outer.names, ["aten::ones", "aten::neg", "aten::ones", "aten::exp"])
+
+
+def test_python_fallback_sees_each_top_level_call_and_calls_on():
+    log = []
+
+    def record(op, *args, **kwargs):
+        log.append(repr(op))
+        return op(*args, **kwargs)  # the fallback's key is excluded here: this reaches the kernel
+
+    x = ember.ones(2, 3, requires_grad=True)
+    with ember.library.Library("_", "IMPL") as lib:
+        lib.fallback(record, "Python")
+        with ember._C._IncludeDispatchKey("Python"):
+            y = x.mul(x).relu().sum()
+            y.backward()
+    assert log[:3] == ["<OpOverload aten::mul.Tensor>", "<OpOverload aten::relu>", "<OpOverload aten::sum>"]
+    assert "<OpOverload aten::gt.Scalar>" in log  # relu's backward ran under the fallback too
+    assert y.item() == 6.0 and x.grad.tolist() == [[2.0] * 3] * 2
+    n = len(log)
+    with ember._C._IncludeDispatchKey("Python"):
+        x.mul(2)  # the library is closed: nothing records
+    assert len(log) == n
+
+
+def test_python_fallback_errors():
+    with pytest.raises(RuntimeError, match="registered from an IMPL library of namespace '_'"):
+        ember.library.Library("myns", "IMPL", "CPU").fallback(lambda op, *a: None)
+    with pytest.raises(NotImplementedError, match="with_keyset"):
+        ember.library.Library("_", "IMPL").fallback(lambda op, *a: None, "Python", with_keyset=True)
+    with pytest.raises(ValueError, match="dispatch_key"):
+        ember.library.Library("_", "IMPL").fallback(lambda op, *a: None)
+
+    def broken(op, *args, **kwargs):
+        raise KeyError("from the fallback")
+
+    with ember.library.Library("_", "IMPL") as lib:
+        lib.fallback(broken, "Python")
+        with ember._C._IncludeDispatchKey("Python"), pytest.raises(KeyError, match="from the fallback"):
+            ember.ones(2).neg()

@@ -3,9 +3,7 @@
 namespace ember {
 
 Library::Library(Kind kind, std::string ns, std::optional<c10::DispatchKey> key)
-    : kind_(kind), ns_(std::move(ns)), key_(key) {
-  EMBER_CHECK(kind != Kind::IMPL || key.has_value(), "Library {}: an IMPL library needs a dispatch key", ns_);
-}
+    : kind_(kind), ns_(std::move(ns)), key_(key) {}
 
 Library::~Library() {
   for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) (*it)();
@@ -31,12 +29,19 @@ Library& Library::impl(std::string_view name, c10::DispatchKey key, KernelFuncti
 
 Library& Library::fallback(KernelFunction kernel) {
   EMBER_CHECK(key_.has_value(), "Library {}: fallback() needs a library with a dispatch key", ns_);
-  undo_.push_back(Dispatcher::singleton().registerFallback(*key_, std::move(kernel)));
+  return fallback(*key_, std::move(kernel));
+}
+
+Library& Library::fallback(c10::DispatchKey key, KernelFunction kernel) {
+  EMBER_CHECK(kind_ == Kind::IMPL && ns_ == "_",
+              "Library {}: a fallback serves every namespace, so it is registered from an IMPL library of "
+              "namespace '_'", ns_);
+  undo_.push_back(Dispatcher::singleton().registerFallback(key, std::move(kernel)));
   return *this;
 }
 
 c10::DispatchKey Library::library_key() const {
-  // DEF libraries register their kernels as CompositeImplicitAutograd by default.
+  // Without a key, kernels register as CompositeImplicitAutograd (as in torch.library).
   return key_.value_or(c10::DispatchKey::CompositeImplicitAutograd);
 }
 

@@ -41,8 +41,9 @@ class Library {
   Library& impl(std::string_view name, KernelFunction kernel) { return impl(name, library_key(), std::move(kernel)); }
   Library& impl(std::string_view name, c10::DispatchKey key, KernelFunction kernel);
 
-  // A boxed kernel for every operator at the library's key.
+  // A boxed kernel for every operator at the library's key (or `key`).
   Library& fallback(KernelFunction kernel);
+  Library& fallback(c10::DispatchKey key, KernelFunction kernel);
 
   const std::string& ns() const { return ns_; }
 
