@@ -115,6 +115,23 @@ TEST(Library, RefusesKernelsThatDoNotMatchTheSchemaAndDuplicatesAtRegistration) 
                 R"(schema: unknown type 'flaot' at position 21 in 'op(Tensor self, flaot factor) -> Tensor')");
 }
 
+TEST(Library, KernelsFromLambdasWithAndWithoutState) {
+  Library defs(Library::Kind::DEF, "lambda_test");
+  defs.def("plain(Tensor self, float factor) -> Tensor");
+  defs.def("stateful(Tensor self, float factor) -> Tensor");
+  Library m(Library::Kind::IMPL, "lambda_test", DispatchKey::CPU);
+  m.impl("plain", [](const Tensor& self, double factor) { return self.mul(factor); });
+  const double offset = 10;
+  m.impl("stateful", [offset](const Tensor& self, double factor) { return self.mul(factor).add(offset); });
+  Library meta(Library::Kind::IMPL, "lambda_test", DispatchKey::Meta);
+  expect_inline(error_of([&] { meta.impl("stateful", [offset](const Tensor& self, int64_t) { return self; }); }),
+                R"(the kernel registered for lambda_test::stateful at Meta takes int for argument 2 (factor), but the schema says float: lambda_test::stateful(Tensor self, float factor) -> Tensor)");
+  const auto plain = Dispatcher::singleton().findTyped<Tensor(const Tensor&, double)>("lambda_test::plain");
+  const auto stateful = Dispatcher::singleton().findTyped<Tensor(const Tensor&, double)>("lambda_test::stateful");
+  EXPECT_TRUE(equal(plain.call(ones({2}), 3.0), full({2}, 3.0)));
+  EXPECT_TRUE(equal(stateful.call(ones({2}), 3.0), full({2}, 13.0)));  // a typed call boxes for it
+}
+
 TEST(Dispatcher, FallbacksFallthroughsAndLocalKeySets) {
   auto scale = Dispatcher::singleton().findTyped<Tensor(const Tensor&, double)>("dispatch_test::scale");
   int seen = 0;

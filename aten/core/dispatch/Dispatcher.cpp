@@ -10,11 +10,11 @@ using c10::DispatchKeySet;
 namespace {
 constexpr int key_index(DispatchKey k) { return static_cast<int>(k); }
 
-// An unboxed kernel's parameters must be the schema's, in number and kind
+// A typed kernel's parameters must be the schema's, in number and kind
 // (boxed kernels read any stack): a mismatch fails at registration, naming
 // the operator and key, instead of at the first call.
 void check_signature(const FunctionSchema& schema, DispatchKey key, const KernelFunction& kernel) {
-  if (!kernel.hasUnboxed()) return;
+  if (!kernel.isTyped()) return;
   const auto& kinds = kernel.argKinds();
   EMBER_CHECK(kinds.size() == schema.arguments.size(),
               "the kernel registered for {} at {} takes {} arguments, but the schema has {}: {}",

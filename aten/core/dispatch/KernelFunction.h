@@ -37,6 +37,7 @@ class KernelFunction {
   static KernelFunction makeFromUnboxedFunction(Return (*fn)(Args...)) {
     KernelFunction k;
     k.unboxed_ = reinterpret_cast<void (*)()>(fn);
+    k.typed_ = true;
     k.arg_kinds_ = {boxing::arg_kind<Args>()...};
     if constexpr (sizeof...(Args) > 0 && first_is_keyset<Args...>()) {
       k.signature_ = std::type_index(typeid(typename drop_first<Return, Args...>::type));
@@ -50,10 +51,20 @@ class KernelFunction {
     return k;
   }
 
+  // From a lambda or other function object. A captureless one is the
+  // function it converts to; one with state (captures) runs boxed: typed
+  // calls box their arguments for it.
+  template <typename F>
+  static KernelFunction makeFromUnboxedLambda(F f) {
+    return from_functor(std::move(f), &F::operator());
+  }
+
   bool isValid() const { return fallthrough_ || boxed_ != nullptr; }
   bool isFallthrough() const { return fallthrough_; }
   bool hasUnboxed() const { return unboxed_ != nullptr; }
-  // An unboxed kernel's parameters as schema types (its DispatchKeySet left out).
+  // Made from a C++ function or lambda, so its parameters are known:
+  // argKinds() gives them as schema types (a DispatchKeySet left out).
+  bool isTyped() const { return typed_; }
   const std::vector<std::optional<boxing::ArgKind>>& argKinds() const { return arg_kinds_; }
 
   void callBoxed(const OperatorHandle& op, c10::DispatchKeySet ks, Stack& stack) const { (*boxed_)(op, ks, stack); }
@@ -114,9 +125,26 @@ class KernelFunction {
     run_from_stack<Return, Args...>(bound, stack, std::index_sequence_for<Args...>());
   }
 
+  template <typename F, typename C, typename Return, typename... Args>
+  static KernelFunction from_functor(F f, Return (C::*)(Args...) const) {
+    if constexpr (std::is_convertible_v<F, Return (*)(Args...)>) {
+      return makeFromUnboxedFunction(static_cast<Return (*)(Args...)>(f));
+    } else {
+      static_assert(!(sizeof...(Args) > 0 && first_is_keyset<Args...>()),
+                    "a kernel taking the DispatchKeySet must be a plain function or a captureless lambda");
+      KernelFunction k = makeFromBoxed([f = std::move(f)](const OperatorHandle&, c10::DispatchKeySet, Stack& stack) {
+        run_from_stack<Return, Args...>(f, stack, std::index_sequence_for<Args...>());
+      });
+      k.typed_ = true;
+      k.arg_kinds_ = {boxing::arg_kind<Args>()...};
+      return k;
+    }
+  }
+
   void (*unboxed_)() = nullptr;
   std::type_index signature_ = std::type_index(typeid(void));
   bool takes_keyset_ = false;
+  bool typed_ = false;
   std::vector<std::optional<boxing::ArgKind>> arg_kinds_;
   bool fallthrough_ = false;
   std::shared_ptr<BoxedFn> boxed_;

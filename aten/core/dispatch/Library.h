@@ -38,6 +38,11 @@ class Library {
   Library& impl(std::string_view name, Return (*fn)(Args...)) {
     return impl(name, library_key(), KernelFunction::makeFromUnboxedFunction(fn));
   }
+  // ... or from a lambda (see KernelFunction::makeFromUnboxedLambda).
+  template <typename Lambda, typename = decltype(&Lambda::operator())>
+  Library& impl(std::string_view name, Lambda fn) {
+    return impl(name, library_key(), KernelFunction::makeFromUnboxedLambda(std::move(fn)));
+  }
   Library& impl(std::string_view name, KernelFunction kernel) { return impl(name, library_key(), std::move(kernel)); }
   Library& impl(std::string_view name, c10::DispatchKey key, KernelFunction kernel);
 
