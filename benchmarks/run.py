@@ -5,7 +5,10 @@
 Each case is timed for every library that can run it (median of several
 repeats, each long enough to swamp timer noise) and reported as the time
 per call plus ratios: `torch/ember` > 1 means Ember is faster than PyTorch.
-Timings are facts about this machine, not test assertions.
+Timings are facts about this machine, not test assertions. The whole-model
+rows (benchmarks/models.py: training steps and an inference) come first and
+also report the peak memory of one step, each library measured in a fresh
+process of its own.
 
 With --device cuda the inputs live on the GPU (NumPy sits out), each timed
 batch ends with a synchronize, and the cases whose ops have no CUDA kernel
@@ -13,12 +16,16 @@ yet are listed as such; memory-bound cases also print the bandwidth reached.
 """
 
 import argparse
+import os
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
 
 import ember
+from models import WORKLOADS
 
 try:
     import torch
@@ -239,6 +246,67 @@ def _loader_epoch(images, workers):
         batch[0, 0, 0, 0].item()  # the batch is here and readable
 
 
+def machine_summary():
+    """The CPU, the vector extensions it has that kernels pick from, and the
+    native libraries Ember loaded (BLAS, oneDNN) as their files name them."""
+    model, flags = "unknown CPU", set()
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name") and model == "unknown CPU":
+                    model = line.split(":", 1)[1].strip()
+                elif line.startswith("flags") and not flags:
+                    flags = set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    wanted = ("avx2", "fma", "avx512f", "avx512bw", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16")
+    loaded = set()
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                name = os.path.basename(line.split()[-1])
+                if any(k in name for k in ("openblas", "dnnl", "mkl", "blas.so")) and "torch" not in line and "scipy" not in name:
+                    loaded.add(name)
+    except OSError:
+        pass
+    return (f"cpu: {model}; {' '.join(f for f in wanted if f in flags) or 'no AVX2'} "
+            f"(Ember's kernels: {ember.backends.cpu.get_cpu_capability()}); Ember loaded: "
+            f"{', '.join(sorted(loaded)) or '-'}")
+
+
+def _rss_kib(field):
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return None
+
+
+def memory_probe(index, lib_name, threads):
+    """Run in a fresh process: the peak resident memory one step adds over
+    what the built model holds (VmHWM after the step minus VmRSS before it,
+    the high-water mark reset first), in MiB."""
+    lib = ember if lib_name == "ember" else __import__(lib_name)
+    lib.set_num_threads(threads)
+    step = WORKLOADS[index][1](lib)
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")  # resets VmHWM to the current RSS
+    before = _rss_kib("VmRSS")
+    step()
+    step()
+    print((_rss_kib("VmHWM") - before) / 1024)
+
+
+def peak_step_memory(index, lib_name, threads):
+    """MiB, or None where the probe cannot run (no /proc, no such library)."""
+    done = subprocess.run([sys.executable, __file__, "--memory-probe", str(index), lib_name, "--threads", str(threads)],
+                          capture_output=True, text=True, timeout=600)
+    try:
+        return float(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None
+
+
 def _np_softmax(a):
     e = np.exp(a - a.max(-1, keepdims=True))
     return e / e.sum(-1, keepdims=True)
@@ -251,7 +319,10 @@ def main():
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("-k", dest="only", default="", help="run only the cases whose name contains this")
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="where the inputs live")
+    parser.add_argument("--memory-probe", nargs=2, metavar=("CASE", "LIB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.memory_probe:
+        return memory_probe(int(args.memory_probe[0]), args.memory_probe[1], args.threads or 1)
     on_gpu = args.device == "cuda"
     if on_gpu and not ember.cuda.is_available():
         raise SystemExit("--device cuda: " + ember.cuda._unavailable_reason())
@@ -262,7 +333,15 @@ def main():
         torch.set_num_threads(threads)
     min_time = 0.05 if args.quick else 0.25
 
-    rows = []
+    rows, memory = [], {}
+    for index, (name, build) in enumerate(WORKLOADS if not on_gpu else []):
+        if args.only not in name:
+            continue
+        t_ember = timeit(build(ember), min_time)
+        t_torch = timeit(build(torch), min_time) if torch is not None else None
+        rows.append((name, t_ember, t_torch, None))
+        memory[name] = (peak_step_memory(index, "ember", threads),
+                        peak_step_memory(index, "torch", threads) if torch is not None else None)
     ember_sync = ember.cuda.synchronize if on_gpu else (lambda: None)
     for name, inputs, ember_fn, torch_fn, numpy_fn in cases(args.quick, args.device):
         if args.only not in name:
@@ -294,8 +373,15 @@ def main():
     def bandwidth(name, t):
         return "-" if t is None or name not in TRAFFIC else f"{TRAFFIC[name] / t / 1e9:.0f}"
 
-    header = ("case", "ember", "torch", "numpy", "torch/ember", "numpy/ember")
-    table = [header] + [(n, fmt_time(e), fmt_time(t), fmt_time(p), ratio(t, e), ratio(p, e)) for n, e, t, p in rows]
+    def fmt_memory(name):
+        if name not in memory:
+            return "-"
+        mine, theirs = memory[name]
+        return "/".join("?" if m is None else f"{m:.0f}" for m in (mine, theirs))
+
+    header = ("case", "ember", "torch", "numpy", "torch/ember", "numpy/ember", "step MiB ember/torch")
+    table = [header] + [(n, fmt_time(e), fmt_time(t), fmt_time(p), ratio(t, e), ratio(p, e), fmt_memory(n))
+                        for n, e, t, p in rows]
     if on_gpu:
         header = ("case", "ember", "torch", "torch/ember", "ember GB/s", "torch GB/s")
         table = [header] + [(n, fmt_time(e), fmt_time(t), ratio(t, e), bandwidth(n, e), bandwidth(n, t))
@@ -304,17 +390,22 @@ def main():
         f", torch {torch.__version__}" if torch is not None else "") + f", {threads} threads"
     if on_gpu:
         versions += f", {ember.cuda.get_device_name(0)}"
+    compared = [t / e for _, e, t, _ in rows if t is not None]
+    behind = f"cases behind torch: {sum(r < 1.0 for r in compared)} of {len(compared)}"
     if args.markdown:
-        print(f"_{versions}_\n")
+        print(f"_{versions}_\n\n_{machine_summary()}_\n")
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
         for row in table[1:]:
             print("| " + " | ".join(row) + " |")
+        print(f"\n_{behind}_")
     else:
         print(versions)
+        print(machine_summary())
         widths = [max(len(r[i]) for r in table) for i in range(len(header))]
         for row in table:
             print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
+        print(behind)
 
 
 if __name__ == "__main__":

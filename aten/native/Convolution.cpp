@@ -9,6 +9,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cmath>
+#include <unordered_map>
 
 namespace ember::native {
 
@@ -65,6 +66,61 @@ memory to_layout(memory user, const memory::desc& wanted, dnnl::stream& s) {
   dnnl::reorder(user, converted).execute(s, user, converted);
   return converted;
 }
+
+// A primitive's output: written in place when the primitive wants the
+// user's layout, else into a temporary reordered into it by finish().
+struct Output {
+  Output(memory user_, const memory::desc& wanted)
+      : user(std::move(user_)), actual(user.get_desc() == wanted ? user : memory(wanted, cpu_engine())) {}
+  void finish(dnnl::stream& s) {
+    if (actual != user) dnnl::reorder(actual, user).execute(s, actual, user);
+  }
+  memory user, actual;
+};
+
+// One float32 2-D convolution as oneDNN describes it: its forward and both
+// backward passes are made from the same shapes, so they agree on layouts.
+struct DnnlConv {
+  static constexpr auto f32 = memory::data_type::f32;
+
+  DnnlConv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t oc, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+           std::array<int64_t, 2> stride, std::array<int64_t, 2> padding, std::array<int64_t, 2> dilation,
+           int64_t groups)
+      : src{n, c, h, w},
+        dst{n, oc, oh, ow},
+        wei(groups == 1 ? memory::dims{oc, c, kh, kw} : memory::dims{groups, oc / groups, c / groups, kh, kw}),
+        strides{stride[0], stride[1]},
+        pads{padding[0], padding[1]},
+        dilates{dilation[0] - 1, dilation[1] - 1},
+        grouped(groups != 1),
+        out_channels(oc) {}
+
+  static memory::desc any(const memory::dims& d) { return {d, f32, memory::format_tag::any}; }
+  memory::desc bias_desc() const { return {{out_channels}, f32, memory::format_tag::x}; }
+
+  dnnl::convolution_forward::primitive_desc forward(dnnl::prop_kind kind, bool has_bias) const {
+    const dnnl::convolution_forward::desc desc(kind, dnnl::algorithm::convolution_direct, any(src), any(wei),
+                                                has_bias ? bias_desc() : memory::desc(), any(dst), strides, dilates,
+                                                pads, pads);
+    return {desc, cpu_engine()};
+  }
+
+  // Plain (NCHW / OIHW) memory over contiguous float32 tensors.
+  memory user_src(const Tensor& t) const { return plain(src, memory::format_tag::nchw, t); }
+  memory user_dst(const Tensor& t) const { return plain(dst, memory::format_tag::nchw, t); }
+  memory user_wei(const Tensor& t) const {
+    return plain(wei, grouped ? memory::format_tag::goihw : memory::format_tag::oihw, t);
+  }
+
+  memory::dims src, dst, wei, strides, pads, dilates;
+  bool grouped;
+  int64_t out_channels;
+
+ private:
+  static memory plain(const memory::dims& d, memory::format_tag tag, const Tensor& t) {
+    return memory({d, f32, tag}, cpu_engine(), t.data_ptr());
+  }
+};
 
 // Other floating dtypes: unfold the input into columns and multiply.
 Tensor conv2d_im2col(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -137,39 +193,103 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight, const std::optional<Te
   }
 
   const Tensor x = input.contiguous(), wt = weight.contiguous();
-  const auto f32 = memory::data_type::f32;
-  const memory::dims src_dims{n, c, h, w}, dst_dims{n, oc, oh, ow};
-  const memory::dims wei_dims = groups == 1 ? memory::dims{oc, c, kh, kw}
-                                            : memory::dims{groups, oc / groups, c / groups, kh, kw};
-  const memory::dims strides{stride[0], stride[1]}, pads{padding[0], padding[1]},
-      dilates{dilation[0] - 1, dilation[1] - 1};
-  const auto any = memory::format_tag::any;
-  const memory::desc src_md(src_dims, f32, any), wei_md(wei_dims, f32, any), dst_md(dst_dims, f32, any);
+  const DnnlConv conv(n, c, h, w, oc, kh, kw, oh, ow, stride, padding, dilation, groups);
   const bool has_bias = bias && bias->defined();
-  const memory::desc bias_md = has_bias ? memory::desc({oc}, f32, memory::format_tag::x) : memory::desc();
-  const dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                              src_md, wei_md, bias_md, dst_md, strides, dilates, pads, pads);
-  const dnnl::convolution_forward::primitive_desc pd(desc, cpu_engine());
-
+  const auto pd = conv.forward(dnnl::prop_kind::forward_inference, has_bias);
   dnnl::stream s(cpu_engine());
-  const memory user_src({src_dims, f32, memory::format_tag::nchw}, cpu_engine(), x.data_ptr());
-  const memory user_wei({wei_dims, f32, groups == 1 ? memory::format_tag::oihw : memory::format_tag::goihw},
-                        cpu_engine(), wt.data_ptr());
-  memory user_dst({dst_dims, f32, memory::format_tag::nchw}, cpu_engine(), out.data_ptr());
-  const memory src = to_layout(user_src, pd.src_desc(), s);
-  const memory wei = to_layout(user_wei, pd.weights_desc(), s);
-  memory dst = pd.dst_desc() == user_dst.get_desc() ? user_dst : memory(pd.dst_desc(), cpu_engine());
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
+  Output dst(conv.user_dst(out), pd.dst_desc());
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, to_layout(conv.user_src(x), pd.src_desc(), s)},
+                                       {DNNL_ARG_WEIGHTS, to_layout(conv.user_wei(wt), pd.weights_desc(), s)},
+                                       {DNNL_ARG_DST, dst.actual}};
   Tensor b;
   if (has_bias) {
     check_float(*bias, "conv2d");
     b = bias->contiguous();
-    args.emplace(DNNL_ARG_BIAS, memory(bias_md, cpu_engine(), b.data_ptr()));
+    args.emplace(DNNL_ARG_BIAS, memory(conv.bias_desc(), cpu_engine(), b.data_ptr()));
   }
   dnnl::convolution_forward(pd).execute(s, args);
-  if (dst != user_dst) dnnl::reorder(dst, user_dst).execute(s, dst, user_dst);
+  dst.finish(s);
   s.wait();
   return batched ? out : out.squeeze(0);
+}
+
+// conv2d's gradients: float32 on oneDNN's backward primitives, other dtypes
+// through the composite of forward convolutions (ConvolutionBackward.cpp).
+std::tuple<Tensor, Tensor, Tensor> conv2d_backward_cpu(const Tensor& grad_output, const Tensor& input_,
+                                                       const Tensor& weight, IntArrayRef stride_, IntArrayRef padding_,
+                                                       IntArrayRef dilation_, int64_t groups,
+                                                       std::array<bool, 3> mask) {
+  const bool batched = input_.dim() == 4;
+  EMBER_CHECK((input_.dim() == 3 || batched) && weight.dim() == 4 && grad_output.dim() == input_.dim(),
+              "_conv2d_backward: expected a 3-D or 4-D input, a 4-D weight and grad_output of the input's rank, got "
+              "{}, {} and {}", c10::str_sizes(input_.sizes()), c10::str_sizes(weight.sizes()),
+              c10::str_sizes(grad_output.sizes()));
+  if (input_.dtype() != ScalarType::Float || weight.dtype() != ScalarType::Float ||
+      grad_output.dtype() != ScalarType::Float) {
+    return conv2d_backward_composite(grad_output, input_, weight, stride_, padding_, dilation_, groups, mask);
+  }
+  const Tensor input = (batched ? input_ : input_.unsqueeze(0)).contiguous();
+  const Tensor grad = (batched ? grad_output : grad_output.unsqueeze(0)).contiguous();
+  const Tensor wt = weight.contiguous();
+  const int64_t n = input.size(0), c = input.size(1), h = input.size(2), w = input.size(3);
+  const int64_t oc = weight.size(0), kh = weight.size(2), kw = weight.size(3);
+  EMBER_CHECK(groups > 0 && c == weight.size(1) * groups && oc % groups == 0,
+              "_conv2d_backward: weight {} with groups={} does not fit an input of {} channels",
+              c10::str_sizes(weight.sizes()), groups, c);
+  const auto stride = pair(stride_, "stride", 1, AtLeast::One, "_conv2d_backward"),
+             padding = pair(padding_, "padding", 0, AtLeast::Zero, "_conv2d_backward"),
+             dilation = pair(dilation_, "dilation", 1, AtLeast::One, "_conv2d_backward");
+  const int64_t oh = out_size(h, kh, stride[0], padding[0], dilation[0], false);
+  const int64_t ow = out_size(w, kw, stride[1], padding[1], dilation[1], false);
+  const std::vector<int64_t> expected{n, oc, oh, ow};
+  EMBER_CHECK(oh > 0 && ow > 0 && grad.sizes() == IntArrayRef(expected),
+              "_conv2d_backward: grad_output has shape {}, but the convolution's output has shape {}",
+              c10::str_sizes(grad.sizes()), c10::str_sizes(expected));
+
+  Tensor grad_input, grad_weight, grad_bias;
+  if (input.numel() == 0 || wt.numel() == 0) {  // nothing for oneDNN to do: the sums are empty
+    if (mask[0]) grad_input = ember::zeros(input.sizes(), input.dtype());
+    if (mask[1]) grad_weight = ember::zeros(weight.sizes(), weight.dtype());
+    if (mask[2]) grad_bias = ember::zeros({oc}, weight.dtype());
+  } else {
+    const DnnlConv conv(n, c, h, w, oc, kh, kw, oh, ow, stride, padding, dilation, groups);
+    const auto hint = conv.forward(dnnl::prop_kind::forward_training, mask[2]);
+    const auto direct = dnnl::algorithm::convolution_direct;
+    dnnl::stream s(cpu_engine());
+    const memory diff_dst = conv.user_dst(grad);
+    if (mask[0]) {
+      grad_input = ember::empty(input.sizes(), input.dtype());
+      const dnnl::convolution_backward_data::desc desc(direct, DnnlConv::any(conv.src), DnnlConv::any(conv.wei),
+                                                        DnnlConv::any(conv.dst), conv.strides, conv.dilates,
+                                                        conv.pads, conv.pads);
+      const dnnl::convolution_backward_data::primitive_desc pd(desc, cpu_engine(), hint);
+      Output diff_src(conv.user_src(grad_input), pd.diff_src_desc());
+      dnnl::convolution_backward_data(pd).execute(
+          s, {{DNNL_ARG_DIFF_DST, to_layout(diff_dst, pd.diff_dst_desc(), s)},
+              {DNNL_ARG_WEIGHTS, to_layout(conv.user_wei(wt), pd.weights_desc(), s)},
+              {DNNL_ARG_DIFF_SRC, diff_src.actual}});
+      diff_src.finish(s);
+    }
+    if (mask[1] || mask[2]) {
+      grad_weight = ember::empty(weight.sizes(), weight.dtype());
+      if (mask[2]) grad_bias = ember::empty({oc}, weight.dtype());
+      const dnnl::convolution_backward_weights::desc desc(
+          direct, DnnlConv::any(conv.src), DnnlConv::any(conv.wei), mask[2] ? conv.bias_desc() : memory::desc(),
+          DnnlConv::any(conv.dst), conv.strides, conv.dilates, conv.pads, conv.pads);
+      const dnnl::convolution_backward_weights::primitive_desc pd(desc, cpu_engine(), hint);
+      Output diff_wei(conv.user_wei(grad_weight), pd.diff_weights_desc());
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, to_layout(conv.user_src(input), pd.src_desc(), s)},
+                                           {DNNL_ARG_DIFF_DST, to_layout(diff_dst, pd.diff_dst_desc(), s)},
+                                           {DNNL_ARG_DIFF_WEIGHTS, diff_wei.actual}};
+      if (mask[2]) args.emplace(DNNL_ARG_DIFF_BIAS, memory(conv.bias_desc(), cpu_engine(), grad_bias.data_ptr()));
+      dnnl::convolution_backward_weights(pd).execute(s, args);
+      diff_wei.finish(s);
+      if (!mask[1]) grad_weight = Tensor();
+    }
+    s.wait();
+  }
+  if (!batched && grad_input.defined()) grad_input = grad_input.squeeze(0);
+  return {grad_input, grad_weight, grad_bias};
 }
 
 namespace {

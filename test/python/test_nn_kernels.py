@@ -286,3 +286,52 @@ def test_nll_loss_spatial_matches_torch(reduction):
     le.sum().backward()
     lt.sum().backward()
     np.testing.assert_allclose(N(xe.grad), xt.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("geometry", [
+    dict(stride=1, padding=1, dilation=1, groups=1),
+    dict(stride=2, padding=1, dilation=1, groups=1),
+    dict(stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=2),
+    dict(stride=3, padding=2, dilation=1, groups=4),
+])
+def test_conv2d_backward_kernel_matches_its_composite_and_torch(geometry):
+    """float32 runs oneDNN's backward primitives, float64 the composite of forward convolutions."""
+    g = geometry["groups"]
+    x, w = ember.randn(3, 4, 9, 8), ember.randn(8, 4 // g, 3, 3)
+    y = ember.conv2d(x, w, None, geometry["stride"], geometry["padding"], geometry["dilation"], g)
+    grad = ember.randn(*y.shape)
+    args = [list(geometry[k]) if isinstance(geometry[k], tuple) else [geometry[k]] * 2
+            for k in ("stride", "padding", "dilation")]
+    fast = ember._conv2d_backward(grad, x, w, *args, g, [True, True, True])
+    composite = ember._conv2d_backward(grad.double(), x.double(), w.double(), *args, g, [True, True, True])
+    expected = torch.ops.aten.convolution_backward(
+        torch.from_numpy(grad.numpy()), torch.from_numpy(x.numpy()), torch.from_numpy(w.numpy()), [8], *args,
+        False, [0, 0], g, [True, True, True])
+    for mine, slow, theirs in zip(fast, composite, expected):
+        assert mine.dtype == ember.float32 and mine.is_contiguous()
+        np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(slow.numpy(), theirs.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_conv2d_backward_output_mask_and_bad_shapes():
+    x, w = ember.randn(2, 3, 5, 5), ember.randn(4, 3, 3, 3)
+    dx, dw, db = ember._conv2d_backward(ember.ones(2, 4, 3, 3), x, w, [1, 1], [0, 0], [1, 1], 1, [False, True, False])
+    assert dx is None and db is None and dw.shape == (4, 3, 3, 3)
+    with pytest.raises(RuntimeError, match=r"grad_output has shape \[2, 4, 5, 5\], but the convolution's output "
+                                           r"has shape \[2, 4, 3, 3\]"):
+        ember._conv2d_backward(ember.ones(2, 4, 5, 5), x, w, [1, 1], [0, 0], [1, 1], 1, [True, True, True])
+    with pytest.raises(RuntimeError, match="does not fit an input of 3 channels"):
+        ember._conv2d_backward(ember.ones(2, 4, 3, 3), x, ember.randn(4, 2, 3, 3), [1, 1], [0, 0], [1, 1], 1,
+                               [True, True, True])
+
+
+def test_conv2d_double_backward():
+    x = ember.randn(2, 3, 6, 5, dtype=ember.float64, requires_grad=True)
+    w = ember.randn(4, 3, 3, 2, dtype=ember.float64, requires_grad=True)
+    f = lambda x, w: F.conv2d(x, w, stride=2, padding=1)  # noqa: E731
+    assert ember.autograd.gradgradcheck(f, (x, w))
+    # float32 too: the first backward under create_graph is the differentiable composite.
+    x32, w32 = x.detach().float().requires_grad_(), w.detach().float().requires_grad_()
+    (gx,) = ember.autograd.grad(F.conv2d(x32, w32).square().sum(), x32, create_graph=True)
+    gx.sum().backward()
+    assert w32.grad is not None and w32.grad.shape == w32.shape

@@ -221,6 +221,8 @@ SAMPLES.update({
     "native_batch_norm": lambda d: ember.native_batch_norm(t(d, 2, 3, 4), t(d, 3), None, None, None, True, 0.1, 1e-5),
     "native_batch_norm_backward": lambda d: ember.native_batch_norm_backward(
         t(d, 2, 3, 4), t(d, 2, 3, 4), t(d, 3), None, None, t(d, 3), t(d, 3), True, 1e-5, [True, True, False]),
+    "_conv2d_backward": lambda d: ember._conv2d_backward(t(d, 2, 4, 3, 3), t(d, 2, 3, 5, 6), t(d, 4, 3, 3, 2), [2, 2],
+                                                         [1, 0], [1, 1], 1, [True, True, True]),
     "native_layer_norm": lambda d: ember.native_layer_norm(t(d, 2, 3, 4), [4], t(d, 4), None, 1e-5),
     "native_layer_norm_backward": lambda d: ember.native_layer_norm_backward(
         t(d, 2, 3), t(d, 2, 3), [3], t(d, 2, 1), t(d, 2, 1), t(d, 3), t(d, 3), [True, True, False]),
