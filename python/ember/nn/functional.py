@@ -184,8 +184,13 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     stride = [] if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else list(_pair(stride))
-    pool = ember.max_pool2d_with_indices if return_indices else ember.max_pool2d
-    return pool(input, list(_pair(kernel_size)), stride, list(_pair(padding)), list(_pair(dilation)), ceil_mode)
+    args = (input, list(_pair(kernel_size)), stride, list(_pair(padding)), list(_pair(dilation)), ceil_mode)
+    if return_indices:
+        return ember.max_pool2d_with_indices(*args)
+    if input.requires_grad and ember.is_grad_enabled():
+        # The backward needs where the maxima were: found once here, not again in the backward.
+        return ember.max_pool2d_with_indices(*args)[0]
+    return ember.max_pool2d(*args)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
