@@ -226,6 +226,25 @@ Tensor relu_out(const Tensor& self, const Tensor& out) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool, "Boolean inputs not supported for relu");
   return same_type_unary<Relu>(self, out, "relu", kReal & ~kBool);
 }
+// relu's gradient (threshold's too): grad where self > threshold, else 0,
+// one pass instead of a comparison, a bool tensor and a product. NaN in self
+// lets the gradient through, as in torch.
+Tensor threshold_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& threshold,
+                              const Tensor& grad_input) {
+  auto iter = TensorIterator::binary_op(grad_input, grad_output, self, "threshold_backward");
+  EMBER_CHECK_NOT_IMPLEMENTED(accepts(kReal & ~kBool, iter.common_dtype()),
+                              "\"threshold_backward\" not implemented for '{}'", c10::toString(iter.common_dtype()));
+  c10::visit_scalar_type(iter.common_dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (!c10::is_complex_v<T> && !std::is_same_v<T, bool>) {
+      using M = opmath_t<T>;
+      const M limit = threshold.to<M>();
+      cpu::cpu_kernel(iter, [limit](T grad, T x) -> T { return M(x) <= limit ? T(0) : grad; });
+    }
+  });
+  return iter.output();
+}
+
 Tensor bitwise_not_out(const Tensor& self, const Tensor& out) {
   return same_type_unary<BitwiseNot>(self, out, "bitwise_not", kBool | kIntegral);
 }

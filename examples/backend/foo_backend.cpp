@@ -128,8 +128,9 @@ Tensor sum(const Tensor& self, std::optional<c10::ScalarType> dtype) { return to
 
 Tensor relu(const Tensor& self) { return to_foo(ember::relu(host(self))); }
 
-// relu's gradient is grad * (result > 0) in Ember: gt.Scalar is the comparison it needs.
-Tensor gt(const Tensor& self, const c10::Scalar& other) { return to_foo(ember::gt(host(self), other)); }
+Tensor threshold_backward(const Tensor& grad, const Tensor& self, const c10::Scalar& threshold) {
+  return to_foo(ember::threshold_backward(host(grad), host(self), threshold));
+}
 
 // Random numbers are drawn on the host (by the CPU kernels the fallback
 // runs), so foo's generators are the host engine, tagged with their device.
@@ -156,7 +157,7 @@ EMBER_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("mm", &mm);
   m.impl("sum", &sum);
   m.impl("relu", &relu);
-  m.impl("gt.Scalar", &gt);
+  m.impl("threshold_backward", &threshold_backward);
 }
 
 EMBER_LIBRARY_IMPL(_, PrivateUse1, m) {

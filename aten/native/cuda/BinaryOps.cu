@@ -93,6 +93,18 @@ Tensor mul_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) 
   return arithmetic<Mul>(std::move(iter), "mul");
 }
 
+// relu's gradient: grad where self > threshold, else 0 (NaN lets it through).
+Tensor threshold_backward_out_cuda(const Tensor& grad_output, const Tensor& self, const Scalar& threshold,
+                                   const Tensor& grad_input) {
+  auto iter = TensorIterator::binary_op(grad_input, grad_output, self, "threshold_backward");
+  EMBER_CUDA_DISPATCH_NUMBERS(iter.common_dtype(), "threshold_backward", [&] {
+    using T = scalar_t;
+    const T limit = threshold.to<T>();
+    gpu_kernel(iter, [limit] EMBER_GPU_LAMBDA(T grad, T x) -> T { return x <= limit ? T(0) : grad; });
+  });
+  return iter.output();
+}
+
 Tensor div_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
   return arithmetic<Div>(TensorIterator::binary_float_op(out, self, other, "div"), "div");
 }

@@ -229,6 +229,8 @@ SAMPLES.update({
     "native_dropout": lambda d: ember.native_dropout(t(d, 2, 3), 0.25, True),
     "native_dropout_backward": lambda d: ember.native_dropout_backward(
         t(d, 2, 3), ember.ones(2, 3, dtype=ember.bool, device=d), 2.0),
+    "threshold_backward": lambda d: ember.threshold_backward(t(d, 2, 3), t(d, 3), 0.5),
+    "threshold_backward.grad_input": lambda d: ember.threshold_backward(t(d, 2, 3), t(d, 2, 3), 0, out=t(d, 0)),
     "gelu_backward": lambda d: ember.gelu_backward(t(d, 2, 3), t(d, 2, 3), approximate="tanh"),
     "gelu_backward.grad_input": lambda d: ember.gelu_backward(t(d, 2, 3), t(d, 3), out=t(d, 0)),
     "max_pool2d_with_indices": lambda d: ember.max_pool2d_with_indices(t(d, 2, 3, 9, 8), [3, 3], [2, 2], [1, 1]),

@@ -1180,6 +1180,10 @@ case("gelu_backward", "none", lambda lib, g, x, **k: aten_of(lib, "gelu_backward
 case("gelu_backward", "tanh", lambda lib, g, x, **k: aten_of(lib, "gelu_backward")(g, x, **k), N(3, 4), N(3, 4),
      approximate="tanh")
 
+case("threshold_backward", "relu", lambda lib, g, x: aten_of(lib, "threshold_backward")(g, x, 0), N(3, 4), N(3, 4))
+case("threshold_backward", "at 0.5", lambda lib, g, x: aten_of(lib, "threshold_backward")(g, x, 0.5), N(3, 4),
+     N(3, 4))
+
 
 def _max_pool_backward(lib, grad_output, x):
     indices = aten_of(lib, "max_pool2d_with_indices")(x, [2, 2], [2, 2])[1]
