@@ -1,7 +1,8 @@
 #pragma once
-// Intra-op parallelism: parallel_for splits a range over a pool of worker
-// threads (plus the calling thread). Nested calls run serially, so kernels
-// can use parallel_for without caring who called them.
+// Intra-op parallelism: parallel_for splits a range over the OpenMP thread
+// team (the calling thread one of them), the team oneDNN's kernels use too.
+// Nested calls run serially, so kernels can use parallel_for without caring
+// who called them.
 
 #include <cstdint>
 #include <functional>
@@ -10,7 +11,7 @@ namespace ember {
 
 // Defaults to the number of cores, or EMBER_NUM_THREADS / OMP_NUM_THREADS.
 int get_num_threads();
-// Like torch.set_num_threads: the pool resizes on the next parallel_for.
+// Like torch.set_num_threads: the team has this size from the next parallel_for on.
 void set_num_threads(int n);
 bool in_parallel_region();
 

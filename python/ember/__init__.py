@@ -7,28 +7,19 @@ adds the Pythonic surface (``ember.zeros(2, 3)``, ``repr``, ``ember.Size``).
 import builtins as _builtins
 import os as _os
 
-# Ember splits GEMMs over its own thread pool and calls OpenBLAS one thread
-# at a time; OpenBLAS's own threads would only spin beside it. OpenBLAS (and
-# OpenMP, below) read these when _C loads them; afterwards the variables are
-# put back, so that other libraries (NumPy's own OpenBLAS) keep their threads.
-#
-# oneDNN (convolution, pooling) runs on OpenMP threads, the rest of Ember on
-# its own pool. By default an idle OpenMP thread spins for milliseconds,
-# taking a core from the pool's next kernel; Ember's pool spins about as long
-# as GOMP_SPINCOUNT=2000 does, so both wait alike unless the user chose.
-_load_env = {"OPENBLAS_NUM_THREADS": "1"}
-if "GOMP_SPINCOUNT" not in _os.environ and "OMP_WAIT_POLICY" not in _os.environ:
-    _load_env["GOMP_SPINCOUNT"] = "2000"
-_saved_env = {name: _os.environ.get(name) for name in _load_env}
-_os.environ.update(_load_env)
+# Ember splits GEMMs over its own threads and calls OpenBLAS one thread
+# at a time; OpenBLAS's own threads would only spin beside it. OpenBLAS reads
+# this when _C loads it; afterwards the variable is put back, so that other
+# libraries (NumPy's own OpenBLAS) keep their threads.
+_blas_threads = _os.environ.get("OPENBLAS_NUM_THREADS")
+_os.environ["OPENBLAS_NUM_THREADS"] = "1"
 try:
     from . import _C  # noqa: E402
 finally:
-    for _name, _value in _saved_env.items():
-        if _value is None:
-            del _os.environ[_name]
-        else:
-            _os.environ[_name] = _value
+    if _blas_threads is None:
+        del _os.environ["OPENBLAS_NUM_THREADS"]
+    else:
+        _os.environ["OPENBLAS_NUM_THREADS"] = _blas_threads
 from ._C import (  # noqa: F401
     Generator,
     Tensor,
