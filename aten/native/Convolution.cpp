@@ -4,6 +4,8 @@
 
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/Parallel.h>
+#include <aten/native/cpu/ElementwiseTraits.h>
 
 #include <c10/util/TypeCast.h>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -446,33 +448,39 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self_, IntArray
   c10::visit_scalar_type(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!c10::is_complex_v<T> && !std::is_same_v<T, bool>) {
+      // Compared in the type's own arithmetic (float for half types): int64
+      // values beyond 2^53 stay distinct. A NaN wins and stays.
+      using M = cpu::opmath_t<T>;
       const T* src = static_cast<const T*>(x.data_ptr());
       T* dst = static_cast<T*>(out.data_ptr());
-      for (int64_t p = 0; p < n * c; ++p) {
-        const T* plane = src + p * h * w;
-        for (int64_t y = 0; y < g.oh; ++y)
-          for (int64_t z = 0; z < g.ow; ++z) {
-            const int64_t y0 = y * g.stride[0] - g.padding[0], z0 = z * g.stride[1] - g.padding[1];
-            int64_t best = -1;
-            double best_value = -INFINITY;
-            for (int64_t i = 0; i < g.kernel[0]; ++i) {
-              const int64_t iy = y0 + i * g.dilation[0];
-              if (iy < 0 || iy >= h) continue;
-              for (int64_t j = 0; j < g.kernel[1]; ++j) {
-                const int64_t ix = z0 + j * g.dilation[1];
-                if (ix < 0 || ix >= w) continue;
-                const double v = static_cast<double>(plane[iy * w + ix]);
-                if (best < 0 || v > best_value || (v != v && best_value == best_value)) {
-                  best = iy * w + ix;
-                  best_value = v;
+      const int64_t plane_work = std::max<int64_t>(1, g.oh * g.ow * g.kernel[0] * g.kernel[1]);
+      ember::parallel_for(0, n * c, std::max<int64_t>(1, 32768 / plane_work), [&](int64_t first, int64_t last) {
+        for (int64_t p = first; p < last; ++p) {
+          const T* plane = src + p * h * w;
+          for (int64_t y = 0; y < g.oh; ++y)
+            for (int64_t z = 0; z < g.ow; ++z) {
+              const int64_t y0 = y * g.stride[0] - g.padding[0], z0 = z * g.stride[1] - g.padding[1];
+              int64_t best = -1;
+              M best_value{};
+              for (int64_t i = 0; i < g.kernel[0]; ++i) {
+                const int64_t iy = y0 + i * g.dilation[0];
+                if (iy < 0 || iy >= h) continue;
+                for (int64_t j = 0; j < g.kernel[1]; ++j) {
+                  const int64_t ix = z0 + j * g.dilation[1];
+                  if (ix < 0 || ix >= w) continue;
+                  const M v = static_cast<M>(plane[iy * w + ix]);
+                  if (best < 0 || v > best_value || (v != v && best_value == best_value)) {
+                    best = iy * w + ix;
+                    best_value = v;
+                  }
                 }
               }
+              const int64_t o = (p * g.oh + y) * g.ow + z;
+              dst[o] = plane[best];
+              idx[o] = best;
             }
-            const int64_t o = (p * g.oh + y) * g.ow + z;
-            dst[o] = plane[best];
-            idx[o] = best;
-          }
-      }
+        }
+      });
     }
   });
   return result();
