@@ -7,6 +7,17 @@ optimizer step) or, for inference, a forward under no_grad.
 """
 
 
+def classifier_step(lib, model, optimizer, x, y):
+    """One training step of a classifier: cross-entropy, backward, optimizer step."""
+
+    def step():
+        optimizer.zero_grad()
+        lib.nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+
+    return step
+
+
 def mlp_step(lib):
     """examples/mlp.py's 2-64-64-2 ReLU network with Adam, on a batch of 512 points."""
     nn = lib.nn
@@ -14,13 +25,7 @@ def mlp_step(lib):
     model = nn.Sequential(nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 2))
     optimizer = lib.optim.Adam(model.parameters(), lr=1e-2)
     x, y = lib.randn(512, 2), lib.randint(0, 2, (512,))
-
-    def step():
-        optimizer.zero_grad()
-        nn.functional.cross_entropy(model(x), y).backward()
-        optimizer.step()
-
-    return step
+    return classifier_step(lib, model, optimizer, x, y)
 
 
 def shapes_cnn_step(lib):
@@ -44,13 +49,7 @@ def shapes_cnn_step(lib):
     model = ShapeNet()
     optimizer = lib.optim.Adam(model.parameters(), lr=3e-3)
     x, y = lib.randn(64, 1, 16, 16), lib.randint(0, 4, (64,))
-
-    def step():
-        optimizer.zero_grad()
-        F.cross_entropy(model(x), y).backward()
-        optimizer.step()
-
-    return step
+    return classifier_step(lib, model, optimizer, x, y)
 
 
 def char_transformer_step(lib):
@@ -103,7 +102,7 @@ def char_transformer_step(lib):
 def conv_blocks_step(lib):
     """4 conv-bn-relu blocks (32-64-128-256 channels, stride 2 after the first)
     on 32x32 images at batch 64, a linear head, SGD with momentum."""
-    nn, F = lib.nn, lib.nn.functional
+    nn = lib.nn
     layers, channels = [], 3
     for i, width in enumerate((32, 64, 128, 256)):
         layers += [nn.Conv2d(channels, width, 3, stride=1 if i == 0 else 2, padding=1, bias=False),
@@ -113,13 +112,7 @@ def conv_blocks_step(lib):
     model = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(channels, 10))
     optimizer = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     x, y = lib.randn(64, 3, 32, 32), lib.randint(0, 10, (64,))
-
-    def step():
-        optimizer.zero_grad()
-        F.cross_entropy(model(x), y).backward()
-        optimizer.step()
-
-    return step
+    return classifier_step(lib, model, optimizer, x, y)
 
 
 def resnet18_inference(lib):
