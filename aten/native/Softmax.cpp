@@ -27,32 +27,21 @@ void cpu_softmax_rows(const Tensor& rows, const Tensor& out, bool log, bool safe
       T* o = static_cast<T*>(out.data_ptr());
       const int64_t n = rows.size(1);
       parallel_for(0, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+        if constexpr (std::is_same_v<T, float>) {
+          // Vectorized: y = exp(x - m) and its sum in one pass, then normalize.
+          cpu::softmax_rows_floats(in + b * n, o + b * n, e - b, n, log, safe);
+          return;
+        }
         for (int64_t r = b; r < e; ++r) {
           const T* x = in + r * n;
           T* y = o + r * n;
           M m = -std::numeric_limits<M>::infinity();
-          if constexpr (std::is_same_v<T, float>) {
-            if (n > 0) m = cpu::max_floats(x, n);
-          } else {
-            for (int64_t i = 0; i < n; ++i) m = std::max(m, static_cast<M>(x[i]));
-          }
+          for (int64_t i = 0; i < n; ++i) m = std::max(m, static_cast<M>(x[i]));
           if (safe && m == -std::numeric_limits<M>::infinity()) {
             std::fill(y, y + n, T(0));
             continue;
           }
           if (std::isinf(m)) m = m > 0 ? m : M(0);
-          if constexpr (std::is_same_v<T, float>) {
-            // Vectorized: y = exp(x - m) and its sum in one pass, then normalize.
-            const float total = cpu::exp_shifted_sum_floats(x, m, y, n);
-            if (log) {
-              const float shift = m + std::log(total);
-              for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
-            } else {
-              const float inv = 1.0f / total;
-              for (int64_t i = 0; i < n; ++i) y[i] *= inv;
-            }
-            continue;
-          }
           M total = 0;
           for (int64_t i = 0; i < n; ++i) total += std::exp(static_cast<M>(x[i]) - m);
           if (log) {
@@ -108,14 +97,14 @@ void cpu_softmax_backward_rows(const Tensor& grad_rows, const Tensor& y_rows, co
       T* o = static_cast<T*>(out.data_ptr());
       const int64_t n = y_rows.size(1);
       parallel_for(0, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+        if constexpr (std::is_same_v<T, float>) {
+          cpu::softmax_backward_rows_floats(pg + b * n, py + b * n, o + b * n, e - b, n, log);
+          return;
+        }
         for (int64_t r = b; r < e; ++r) {
           const T* gr = pg + r * n;
           const T* yr = py + r * n;
           T* dx = o + r * n;
-          if constexpr (std::is_same_v<T, float>) {
-            cpu::softmax_backward_row_floats(gr, yr, dx, n, log);
-            continue;
-          }
           M total = 0;
           for (int64_t i = 0; i < n; ++i)
             total += log ? static_cast<M>(gr[i]) : static_cast<M>(gr[i]) * static_cast<M>(yr[i]);

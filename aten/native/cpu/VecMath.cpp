@@ -234,7 +234,7 @@ EMBER_MATH_CLONES void layer_norm_param_grads_row_floats(const float* dy,
     for (int64_t i = 0; i < n; ++i) db[i] += dy[i];
 }
 
-EMBER_MATH_CLONES float max_floats(const float* x, int64_t n) {
+__attribute__((always_inline)) inline float row_max(const float* x, int64_t n) {
   constexpr int64_t kLanes = 16;
   float lanes[kLanes];
   for (int64_t j = 0; j < kLanes; ++j) lanes[j] = x[0];
@@ -257,18 +257,38 @@ __attribute__((always_inline)) inline float exp_nonpositive(float v) {
   return v < kMin ? 0.0f : e;
 }
 
-EMBER_MATH_CLONES float exp_shifted_sum_floats(const float* x, float m, float* y, int64_t n) {
-  return lane_sum(n, [&](int64_t i) { return y[i] = exp_nonpositive(x[i] - m); });
+// Whole blocks of rows per call: short rows (65 classes) would otherwise
+// pay a call through the clone resolver per pass per row.
+EMBER_MATH_CLONES void softmax_rows_floats(const float* x, float* y, int64_t rows, int64_t n, bool log, bool safe) {
+  for (int64_t r = 0; r < rows; ++r, x += n, y += n) {
+    float m = n > 0 ? row_max(x, n) : -INFINITY;
+    if (safe && m == -INFINITY) {
+      for (int64_t i = 0; i < n; ++i) y[i] = 0.0f;
+      continue;
+    }
+    if (std::isinf(m)) m = m > 0 ? m : 0.0f;
+    const float total = lane_sum(n, [&](int64_t i) { return y[i] = exp_nonpositive(x[i] - m); });
+    if (log) {
+      const float shift = m + std::log(total);
+      for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+    } else {
+      const float inv = 1.0f / total;
+      for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+    }
+  }
 }
 
-EMBER_MATH_CLONES void softmax_backward_row_floats(const float* g, const float* y, float* dx, int64_t n, bool log) {
-  if (log) {
-    const float total = lane_sum(n, [&](int64_t i) { return g[i]; });
-    for (int64_t i = 0; i < n; ++i) dx[i] = g[i] - exp_approx(y[i]) * total;
-    return;
+EMBER_MATH_CLONES void softmax_backward_rows_floats(const float* g, const float* y, float* dx, int64_t rows,
+                                                    int64_t n, bool log) {
+  for (int64_t r = 0; r < rows; ++r, g += n, y += n, dx += n) {
+    if (log) {
+      const float total = lane_sum(n, [&](int64_t i) { return g[i]; });
+      for (int64_t i = 0; i < n; ++i) dx[i] = g[i] - exp_approx(y[i]) * total;
+    } else {
+      const float dot = lane_sum(n, [&](int64_t i) { return g[i] * y[i]; });
+      for (int64_t i = 0; i < n; ++i) dx[i] = y[i] * (g[i] - dot);
+    }
   }
-  const float dot = lane_sum(n, [&](int64_t i) { return g[i] * y[i]; });
-  for (int64_t i = 0; i < n; ++i) dx[i] = y[i] * (g[i] - dot);
 }
 
 EMBER_MATH_CLONES void adam_step_floats(float* __restrict param, const float* __restrict grad,

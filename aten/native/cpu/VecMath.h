@@ -20,14 +20,12 @@ void gelu_backward_floats(const float* grad, const float* x, float* y, int64_t n
 // blocks: vector speed with error far below naive float summation.
 double sum_floats(const float* x, int64_t n);
 
-// Largest of n > 0 floats (NaNs are skipped here; the softmax that uses it
-// turns them into NaN rows anyway).
-float max_floats(const float* x, int64_t n);
-// y = exp(x - m), returning the sum of y: softmax's middle pass.
-float exp_shifted_sum_floats(const float* x, float m, float* y, int64_t n);
-// Softmax backward for one row: dx = y (g - sum(g y)); for log_softmax
+// Softmax (log: log_softmax; safe: all -inf rows give zeros) of `rows`
+// contiguous rows of n floats, y = exp(x - max) / sum.
+void softmax_rows_floats(const float* x, float* y, int64_t rows, int64_t n, bool log, bool safe);
+// Its backward for each row: dx = y (g - sum(g y)); for log_softmax
 // (y = log p), dx = g - exp(y) sum(g).
-void softmax_backward_row_floats(const float* g, const float* y, float* dx, int64_t n, bool log);
+void softmax_backward_rows_floats(const float* g, const float* y, float* dx, int64_t rows, int64_t n, bool log);
 
 // One Adam update over n elements (see FusedAdam.cpp for the coefficients).
 struct AdamCoefficients {
