@@ -110,13 +110,18 @@ void layer_norm_backward_rows(const T* dy, const T* x, const T* w, const cpu::op
     for (int64_t blk = block_begin; blk < block_end; ++blk) {
       M* pw = dw ? partial_w.data() + blk * cols : nullptr;
       M* pb = db ? partial_b.data() + blk * cols : nullptr;
-      for (int64_t r = blk * per_block; r < std::min(rows, (blk + 1) * per_block); ++r) {
+      const int64_t first = blk * per_block, last = std::min(rows, (blk + 1) * per_block);
+      if constexpr (std::is_same_v<T, float>) {
+        if (first < last) {
+          cpu::layer_norm_backward_rows_floats(dy + first * cols, x + first * cols, w, mean + first, rstd + first,
+                                               dx ? dx + first * cols : nullptr, pw, pb, last - first, cols);
+        }
+        continue;
+      }
+      for (int64_t r = first; r < last; ++r) {
         const T* dyr = dy + r * cols;
         const T* xr = x + r * cols;
-        if constexpr (std::is_same_v<T, float>) {
-          if (dx) cpu::layer_norm_backward_row_floats(dyr, xr, w, cols, mean[r], rstd[r], dx + r * cols);
-          if (pw || pb) cpu::layer_norm_param_grads_row_floats(dyr, xr, cols, mean[r], rstd[r], pw, pb);
-        } else {
+        {
           const M mu = mean[r], inv = rstd[r];
           if (dx) {
             M g_sum = 0, gx_sum = 0;

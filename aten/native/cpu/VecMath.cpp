@@ -213,25 +213,31 @@ EMBER_MATH_CLONES void normalize_row_floats(const float* x, int64_t n, float mea
   }
 }
 
-EMBER_MATH_CLONES void layer_norm_backward_row_floats(const float* dy, const float* x,
-                                                                                      const float* w, int64_t n,
-                                                                                      float mean, float rstd,
-                                                                                      float* dx) {
-  auto g = [&](int64_t i) { return w ? dy[i] * w[i] : dy[i]; };
+// Each branch on w, dw and db is taken once per row, outside the loops, so
+// every loop is a plain vector loop.
+EMBER_MATH_CLONES void layer_norm_backward_rows_floats(const float* dy, const float* x, const float* w,
+                                                       const float* mean, const float* rstd, float* dx, float* dw,
+                                                       float* db, int64_t rows, int64_t n) {
   const float inv_n = 1.0f / static_cast<float>(n);
-  const float g_mean = lane_sum(n, g) * inv_n;
-  const float gx_mean = lane_sum(n, [&](int64_t i) { return g(i) * (x[i] - mean); }) * rstd * inv_n;
-  for (int64_t i = 0; i < n; ++i) dx[i] = rstd * (g(i) - g_mean - (x[i] - mean) * rstd * gx_mean);
-}
-
-EMBER_MATH_CLONES void layer_norm_param_grads_row_floats(const float* dy,
-                                                                                         const float* x, int64_t n,
-                                                                                         float mean, float rstd,
-                                                                                         float* dw, float* db) {
-  if (dw)
-    for (int64_t i = 0; i < n; ++i) dw[i] += dy[i] * (x[i] - mean) * rstd;
-  if (db)
-    for (int64_t i = 0; i < n; ++i) db[i] += dy[i];
+  for (int64_t r = 0; r < rows; ++r, dy += n, x += n) {
+    const float mu = mean[r], inv = rstd[r];
+    if (dx) {
+      float* d = dx + r * n;
+      if (w) {
+        const float g_mean = lane_sum(n, [&](int64_t i) { return dy[i] * w[i]; }) * inv_n;
+        const float gx_mean = lane_sum(n, [&](int64_t i) { return dy[i] * w[i] * (x[i] - mu); }) * inv * inv_n;
+        for (int64_t i = 0; i < n; ++i) d[i] = inv * (dy[i] * w[i] - g_mean - (x[i] - mu) * inv * gx_mean);
+      } else {
+        const float g_mean = lane_sum(n, [&](int64_t i) { return dy[i]; }) * inv_n;
+        const float gx_mean = lane_sum(n, [&](int64_t i) { return dy[i] * (x[i] - mu); }) * inv * inv_n;
+        for (int64_t i = 0; i < n; ++i) d[i] = inv * (dy[i] - g_mean - (x[i] - mu) * inv * gx_mean);
+      }
+    }
+    if (dw)
+      for (int64_t i = 0; i < n; ++i) dw[i] += dy[i] * (x[i] - mu) * inv;
+    if (db)
+      for (int64_t i = 0; i < n; ++i) db[i] += dy[i];
+  }
 }
 
 __attribute__((always_inline)) inline float row_max(const float* x, int64_t n) {

@@ -43,11 +43,10 @@ void row_moments_floats(const float* x, int64_t n, float eps, float* mean, float
 // y = (x - mean) * rstd * w + b; w and b may be null.
 void normalize_row_floats(const float* x, int64_t n, float mean, float rstd, const float* w, const float* b,
                           float* y);
-// dx for one row given dy (w may be null): rstd (g - mean(g) - xhat mean(g xhat)), g = dy w.
-void layer_norm_backward_row_floats(const float* dy, const float* x, const float* w, int64_t n, float mean,
-                                    float rstd, float* dx);
-// dw += dy xhat and db += dy for one row (either may be null).
-void layer_norm_param_grads_row_floats(const float* dy, const float* x, int64_t n, float mean, float rstd, float* dw,
-                                       float* db);
+// The backward of `rows` contiguous rows of n: dx (if not null) =
+// rstd (g - mean(g) - xhat mean(g xhat)) with g = dy w (w may be null), and
+// dw += dy xhat, db += dy (either may be null). One call per block of rows.
+void layer_norm_backward_rows_floats(const float* dy, const float* x, const float* w, const float* mean,
+                                     const float* rstd, float* dx, float* dw, float* db, int64_t rows, int64_t n);
 
 }  // namespace ember::native::cpu
