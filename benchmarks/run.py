@@ -1,6 +1,6 @@
 """Ember vs PyTorch vs NumPy, side by side in one run.
 
-    python benchmarks/run.py [--quick] [--threads N] [--markdown] [-k NAME] [--device cuda]
+    python benchmarks/run.py [--quick] [--threads N[,M...]] [--markdown] [-k NAME] [--device cuda]
 
 Each case is timed for every library that can run it (median of several
 repeats, each long enough to swamp timer noise) and reported as the time
@@ -312,22 +312,10 @@ def _np_softmax(a):
     return e / e.sum(-1, keepdims=True)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
-    parser.add_argument("--threads", type=int, default=None, help="threads for Ember and PyTorch")
-    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
-    parser.add_argument("-k", dest="only", default="", help="run only the cases whose name contains this")
-    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="where the inputs live")
-    parser.add_argument("--memory-probe", nargs=2, metavar=("CASE", "LIB"), help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.memory_probe:
-        return memory_probe(int(args.memory_probe[0]), args.memory_probe[1], args.threads or 1)
+def measure(args, threads):
+    """(rows, memory) at `threads` threads for Ember and PyTorch alike."""
     on_gpu = args.device == "cuda"
-    if on_gpu and not ember.cuda.is_available():
-        raise SystemExit("--device cuda: " + ember.cuda._unavailable_reason())
     torch_gpu = torch is not None and on_gpu and torch.cuda.is_available()
-    threads = args.threads or ember.get_num_threads()
     ember.set_num_threads(threads)
     if torch is not None:
         torch.set_num_threads(threads)
@@ -358,6 +346,12 @@ def main():
             t_torch = timeit(lambda: torch_fn(*t_in), min_time, torch.cuda.synchronize if on_gpu else lambda: None)
         t_numpy = timeit(lambda: numpy_fn(*inputs), min_time) if numpy_fn and not on_gpu else None
         rows.append((name, t_ember, t_torch, t_numpy))
+    return rows, memory
+
+
+def report(args, threads, rows, memory):
+    """Prints the table of one thread count, headed by the machine and versions."""
+    on_gpu = args.device == "cuda"
 
     def fmt_time(t):
         if t is None:
@@ -406,6 +400,27 @@ def main():
         for row in table:
             print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
         print(behind)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
+    parser.add_argument("--threads", default=None,
+                        help="threads for Ember and PyTorch; a list (1,2) gives one table per count")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("-k", dest="only", default="", help="run only the cases whose name contains this")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="where the inputs live")
+    parser.add_argument("--memory-probe", nargs=2, metavar=("CASE", "LIB"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    counts = [int(t) for t in args.threads.split(",")] if args.threads else [ember.get_num_threads()]
+    if args.memory_probe:
+        return memory_probe(int(args.memory_probe[0]), args.memory_probe[1], counts[0])
+    if args.device == "cuda" and not ember.cuda.is_available():
+        raise SystemExit("--device cuda: " + ember.cuda._unavailable_reason())
+    for i, threads in enumerate(counts):
+        if i:
+            print()
+        report(args, threads, *measure(args, threads))
 
 
 if __name__ == "__main__":
