@@ -1,6 +1,7 @@
 // c10 building blocks: reference counting, reduced floats, dtypes, devices,
 // dispatch key sets, scalars.
 
+#include <c10/core/Allocator.h>
 #include <c10/core/Device.h>
 #include <c10/core/DispatchKey.h>
 #include <c10/core/Scalar.h>
@@ -186,6 +187,21 @@ TEST(Scalar, KeepsKindAndConverts) {
   EXPECT_EQ((-Scalar(complex<double>(1, -2))).toComplexDouble(), complex<double>(-1, 2));
   EXPECT_EQ(Scalar(complex<double>(1, -2)).str(), "(1-2j)");
   EXPECT_TRUE(Scalar(2).equal(Scalar(2.0)));
+}
+
+// Large CPU blocks are cached for the next request they fit: a training
+// loop's repeated shapes reuse the same memory instead of fresh pages.
+TEST(CPUAllocator, ReusesAFreedLargeBlockThatFits) {
+  Allocator* cpu = GetCPUAllocator();
+  void* first = nullptr;
+  {
+    DataPtr block = cpu->allocate(size_t{8} << 20);
+    first = block.get();
+  }
+  DataPtr again = cpu->allocate(size_t{8} << 20);
+  EXPECT_EQ(again.get(), first);
+  DataPtr slightly_smaller = cpu->allocate((size_t{8} << 20) - 4096);  // a fresh block: the cached one is taken
+  EXPECT_NE(slightly_smaller.get(), first);
 }
 
 }  // namespace
