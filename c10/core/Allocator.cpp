@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <map>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -29,7 +28,7 @@ constexpr size_t kMaxCachedBytes = size_t{256} << 20;
 // in a training step that repeats the same shapes, that is most of the time
 // of a memory-bound kernel. Large blocks are therefore rounded to a size
 // class and, when freed, kept (up to kMaxCachedBytes) for the next request
-// they fit (up to twice its size); a request none fits returns them all. Blocks of 4 MiB and up are also aligned to and advised onto
+// of that class. Blocks of 4 MiB and up are also aligned to and advised onto
 // 2 MiB pages, 512 times fewer faults when they are new.
 class LargeBlockCache {
  public:
@@ -46,25 +45,14 @@ class LargeBlockCache {
   void* allocate(size_t bytes) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      // The smallest cached block that fits, if it is at most twice the
-      // request: a model whose layers all differ in size (inference) would
-      // otherwise cache one block per size and take fresh memory for each.
-      auto it = free_.lower_bound(bytes);
-      if (it != free_.end() && it->first <= bytes + bytes / 4) {
-        const size_t size = it->first;
+      auto it = free_.find(bytes);
+      if (it != free_.end()) {
         void* data = it->second;
         free_.erase(it);
-        cached_ -= size;
-        live_[data] = size;
+        cached_ -= bytes;
+        live_[data] = bytes;
         return data;
       }
-      // A miss: the cached blocks are not what this program asks for now
-      // (a loop that repeats its shapes never misses after its first pass),
-      // so they go back before fresh memory is taken, and the resident
-      // size stays near what is live.
-      for (const auto& block : free_) std::free(block.second);
-      free_.clear();
-      cached_ = 0;
     }
     const bool huge = bytes >= 2 * kHugePage;
     void* data = std::aligned_alloc(huge ? kHugePage : kCPUAlignment, bytes);
@@ -100,8 +88,8 @@ class LargeBlockCache {
   }
 
   std::mutex mutex_;
-  std::multimap<size_t, void*> free_;       // by size class, smallest first
-  std::unordered_map<void*, size_t> live_;  // handed out, with their size class
+  std::unordered_multimap<size_t, void*> free_;  // by size class
+  std::unordered_map<void*, size_t> live_;       // handed out, with their size class
   size_t cached_ = 0;
 };
 
