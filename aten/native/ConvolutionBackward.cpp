@@ -42,7 +42,6 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_composite(const Tensor& grad_
   const int64_t d[2] = {at(dilation, 0), at(dilation, 1)};
   const int64_t k[2] = {KH, KW};
   const int64_t in[2] = {H, W};
-  const int64_t outs[2] = {OH, OW};
   Tensor grad_input, grad_weight, grad_bias;
 
   if (mask[0]) {
@@ -76,7 +75,6 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_composite(const Tensor& grad_
       per_group.push_back(full.narrow(2, 0, KH).narrow(3, 0, KW).transpose(0, 1));
     }
     grad_weight = G == 1 ? per_group[0].contiguous() : ember::cat(per_group, 0);
-    (void)outs;
   }
   if (mask[2]) grad_bias = grad.sum(IntArrayRef({0, 2, 3}));
   return {grad_input, grad_weight, grad_bias};

@@ -121,27 +121,25 @@ void layer_norm_backward_rows(const T* dy, const T* x, const T* w, const cpu::op
       for (int64_t r = first; r < last; ++r) {
         const T* dyr = dy + r * cols;
         const T* xr = x + r * cols;
-        {
-          const M mu = mean[r], inv = rstd[r];
-          if (dx) {
-            M g_sum = 0, gx_sum = 0;
-            for (int64_t i = 0; i < cols; ++i) {
-              const M g = static_cast<M>(dyr[i]) * (w ? static_cast<M>(w[i]) : M(1));
-              g_sum += g;
-              gx_sum += g * (static_cast<M>(xr[i]) - mu) * inv;
-            }
-            const M g_mean = g_sum / static_cast<M>(cols), gx_mean = gx_sum / static_cast<M>(cols);
-            T* dxr = dx + r * cols;
-            for (int64_t i = 0; i < cols; ++i) {
-              const M g = static_cast<M>(dyr[i]) * (w ? static_cast<M>(w[i]) : M(1));
-              const M xhat = (static_cast<M>(xr[i]) - mu) * inv;
-              dxr[i] = static_cast<T>(inv * (g - g_mean - xhat * gx_mean));
-            }
-          }
+        const M mu = mean[r], inv = rstd[r];
+        if (dx) {
+          M g_sum = 0, gx_sum = 0;
           for (int64_t i = 0; i < cols; ++i) {
-            if (pw) pw[i] += static_cast<M>(dyr[i]) * (static_cast<M>(xr[i]) - mu) * inv;
-            if (pb) pb[i] += static_cast<M>(dyr[i]);
+            const M g = static_cast<M>(dyr[i]) * (w ? static_cast<M>(w[i]) : M(1));
+            g_sum += g;
+            gx_sum += g * (static_cast<M>(xr[i]) - mu) * inv;
           }
+          const M g_mean = g_sum / static_cast<M>(cols), gx_mean = gx_sum / static_cast<M>(cols);
+          T* dxr = dx + r * cols;
+          for (int64_t i = 0; i < cols; ++i) {
+            const M g = static_cast<M>(dyr[i]) * (w ? static_cast<M>(w[i]) : M(1));
+            const M xhat = (static_cast<M>(xr[i]) - mu) * inv;
+            dxr[i] = static_cast<T>(inv * (g - g_mean - xhat * gx_mean));
+          }
+        }
+        for (int64_t i = 0; i < cols; ++i) {
+          if (pw) pw[i] += static_cast<M>(dyr[i]) * (static_cast<M>(xr[i]) - mu) * inv;
+          if (pb) pb[i] += static_cast<M>(dyr[i]);
         }
       }
     }
