@@ -83,7 +83,11 @@ void check_nan(const Node& node, const variable_list& grads) {
 
 variable_list call_function(Node& fn, variable_list inputs, bool keep_graph) {
   inputs = fn.run_pre_hooks(std::move(inputs));
-  const variable_list hook_inputs = inputs;
+  // Only post hooks see the incoming gradients again; without them no copy
+  // is kept, so a leaf's AccumulateGrad finds its gradient unshared and keeps
+  // it instead of copying it.
+  variable_list hook_inputs;
+  if (fn.has_post_hooks()) hook_inputs = inputs;
   variable_list outputs;
   if (AnomalyMode::is_enabled()) {
     try {
@@ -167,7 +171,9 @@ variable_list Engine::execute(const edge_list& roots, const variable_list& grads
   ready.push(NodeTask{root, {}});
 
   while (!ready.empty()) {
-    NodeTask task = ready.top();
+    // top() is const; the gradients (which the ordering never reads) are
+    // moved out just before pop() discards them, so none stays shared.
+    NodeTask task{ready.top().fn, std::move(const_cast<NodeTask&>(ready.top()).inputs)};
     ready.pop();
     Node& fn = *task.fn;
     variable_list inputs = fn.run_tensor_pre_hooks(std::move(task.inputs));

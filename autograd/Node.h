@@ -107,6 +107,7 @@ struct Node : std::enable_shared_from_this<Node> {
   // For the engine: the hooks around apply().
   variable_list run_pre_hooks(variable_list grads);
   variable_list run_post_hooks(variable_list grad_inputs, const variable_list& grad_outputs);
+  bool has_post_hooks() const { return !post_hooks_.empty(); }
   void run_retains_grad_hooks(const variable_list& grads);
   virtual variable_list run_tensor_pre_hooks(variable_list grads);
 
