@@ -362,9 +362,10 @@ Tensor gelu_out(const Tensor& self, std::string_view approximate, const Tensor& 
                     "approximate argument must be either none or tanh, got '{}'", approximate);
   auto iter = TensorIterator::unary_float_op(out, self, "gelu");
   const bool use_tanh = approximate == "tanh";
-  if (!use_tanh && iter.dtype(0) == ScalarType::Float && iter.dtype(1) == ScalarType::Float && iter.is_contiguous()) {
-    iter.for_each([](char** data, const int64_t*, int64_t n) {
-      cpu::gelu_floats(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n);
+  if (iter.dtype(0) == ScalarType::Float && iter.dtype(1) == ScalarType::Float && iter.is_contiguous()) {
+    const auto kernel = use_tanh ? cpu::gelu_tanh_floats : cpu::gelu_floats;
+    iter.for_each([kernel](char** data, const int64_t*, int64_t n) {
+      kernel(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n);
     });
     return iter.output();
   }
@@ -400,24 +401,34 @@ Tensor gelu_backward_out(const Tensor& grad_output, const Tensor& self, std::str
   const bool use_tanh = approximate == "tanh";
   const bool all_float = iter.dtype(0) == ScalarType::Float && iter.dtype(1) == ScalarType::Float &&
                          iter.dtype(2) == ScalarType::Float;
-  if (!use_tanh && all_float) {
+  if (all_float) {
     // The vector kernel wants dense arrays; strided runs (a broadcast grad,
     // as sum() sends back) are staged through small buffers.
-    iter.for_each([](char** data, const int64_t* strides, int64_t n) {
+    const auto kernel = use_tanh ? cpu::gelu_tanh_backward_floats : cpu::gelu_backward_floats;
+    iter.for_each([kernel](char** data, const int64_t* strides, int64_t n) {
       constexpr int64_t kChunk = 256;
       if (strides[0] == 4 && strides[1] == 4 && strides[2] == 4) {
-        cpu::gelu_backward_floats(reinterpret_cast<const float*>(data[1]), reinterpret_cast<const float*>(data[2]),
-                                  reinterpret_cast<float*>(data[0]), n);
+        kernel(reinterpret_cast<const float*>(data[1]), reinterpret_cast<const float*>(data[2]),
+               reinterpret_cast<float*>(data[0]), n);
         return;
       }
+      // Only the strided operands go through buffers; a broadcast gradient
+      // (stride 0) is filled once.
       float grad[kChunk], x[kChunk], y[kChunk];
+      const bool grad_dense = strides[1] == 4, x_dense = strides[2] == 4, out_dense = strides[0] == 4;
+      if (strides[1] == 0) std::fill_n(grad, kChunk, *reinterpret_cast<const float*>(data[1]));
       for (int64_t start = 0; start < n; start += kChunk) {
         const int64_t m = std::min(kChunk, n - start);
-        for (int64_t i = 0; i < m; ++i) {
-          grad[i] = *reinterpret_cast<const float*>(data[1] + (start + i) * strides[1]);
-          x[i] = *reinterpret_cast<const float*>(data[2] + (start + i) * strides[2]);
+        if (!grad_dense && strides[1] != 0) {
+          for (int64_t i = 0; i < m; ++i) grad[i] = *reinterpret_cast<const float*>(data[1] + (start + i) * strides[1]);
         }
-        cpu::gelu_backward_floats(grad, x, y, m);
+        if (!x_dense) {
+          for (int64_t i = 0; i < m; ++i) x[i] = *reinterpret_cast<const float*>(data[2] + (start + i) * strides[2]);
+        }
+        float* out = out_dense ? reinterpret_cast<float*>(data[0]) + start : y;
+        kernel(grad_dense ? reinterpret_cast<const float*>(data[1]) + start : grad,
+               x_dense ? reinterpret_cast<const float*>(data[2]) + start : x, out, m);
+        if (out_dense) continue;
         for (int64_t i = 0; i < m; ++i) *reinterpret_cast<float*>(data[0] + (start + i) * strides[0]) = y[i];
       }
     });

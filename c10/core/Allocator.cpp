@@ -6,9 +6,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <list>
 #include <mutex>
 #include <new>
 #include <unordered_map>
+#include <vector>
 
 #ifdef __linux__
 #include <sys/mman.h>
@@ -28,8 +30,11 @@ constexpr size_t kMaxCachedBytes = size_t{256} << 20;
 // in a training step that repeats the same shapes, that is most of the time
 // of a memory-bound kernel. Large blocks are therefore rounded to a size
 // class and, when freed, kept (up to kMaxCachedBytes) for the next request
-// of that class. Blocks of 4 MiB and up are also aligned to and advised onto
-// 2 MiB pages, 512 times fewer faults when they are new.
+// of that class. When the cache is full, the blocks freed longest ago make
+// room: a program that moves on to new shapes (the next model, a longer
+// sequence) should not fault on every call because its first shapes fill the
+// cache. Blocks of 4 MiB and up are also aligned to and advised onto 2 MiB
+// pages, 512 times fewer faults when they are new.
 class LargeBlockCache {
  public:
   static LargeBlockCache& instance() {
@@ -45,10 +50,12 @@ class LargeBlockCache {
   void* allocate(size_t bytes) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      auto it = free_.find(bytes);
-      if (it != free_.end()) {
-        void* data = it->second;
-        free_.erase(it);
+      auto it = by_size_.find(bytes);
+      if (it != by_size_.end()) {
+        const auto entry = it->second;
+        void* data = entry->data;
+        by_size_.erase(it);
+        by_age_.erase(entry);
         cached_ -= bytes;
         live_[data] = bytes;
         return data;
@@ -68,7 +75,14 @@ class LargeBlockCache {
   static void release(void* data) { instance().give_back(data); }
 
  private:
+  struct Cached {
+    size_t bytes;
+    void* data;
+  };
+  using Age = std::list<Cached>::iterator;
+
   void give_back(void* data) {
+    std::vector<void*> evicted;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = live_.find(data);
@@ -78,18 +92,30 @@ class LargeBlockCache {
       }
       const size_t bytes = it->second;
       live_.erase(it);
-      if (cached_ + bytes <= kMaxCachedBytes) {
-        free_.emplace(bytes, data);
+      if (bytes > kMaxCachedBytes) {
+        evicted.push_back(data);
+      } else {
+        while (cached_ + bytes > kMaxCachedBytes) {
+          const Cached oldest = by_age_.back();
+          auto [first, last] = by_size_.equal_range(oldest.bytes);
+          while (first->second->data != oldest.data) ++first;
+          by_size_.erase(first);
+          by_age_.pop_back();
+          cached_ -= oldest.bytes;
+          evicted.push_back(oldest.data);
+        }
+        by_age_.push_front(Cached{bytes, data});
+        by_size_.emplace(bytes, by_age_.begin());
         cached_ += bytes;
-        return;
       }
     }
-    std::free(data);
+    for (void* block : evicted) std::free(block);  // outside the lock: returning memory can be slow
   }
 
   std::mutex mutex_;
-  std::unordered_multimap<size_t, void*> free_;  // by size class
-  std::unordered_map<void*, size_t> live_;       // handed out, with their size class
+  std::list<Cached> by_age_;                  // cached blocks, most recently freed first
+  std::unordered_multimap<size_t, Age> by_size_;  // the same blocks by size class
+  std::unordered_map<void*, size_t> live_;        // handed out, with their size class
   size_t cached_ = 0;
 };
 

@@ -204,5 +204,28 @@ TEST(CPUAllocator, ReusesAFreedLargeBlockThatFits) {
   EXPECT_NE(slightly_smaller.get(), first);
 }
 
+// A full cache makes room for the block freed last by dropping the one freed
+// longest ago. A block that stayed cached keeps what was written into it (a
+// fresh one from the kernel is zeroed), which tells the two apart.
+TEST(CPUAllocator, AFullCacheDropsTheBlockFreedLongestAgo) {
+  Allocator* cpu = GetCPUAllocator();
+  constexpr size_t kMiB = size_t{1} << 20;
+  auto mark = [](const DataPtr& block, int value) { *static_cast<int*>(block.get()) = value; };
+  auto marked = [](const DataPtr& block, int value) { return *static_cast<int*>(block.get()) == value; };
+  {
+    DataPtr old_a = cpu->allocate(126 * kMiB), old_b = cpu->allocate(126 * kMiB);
+    mark(old_a, 1);
+    mark(old_b, 2);
+  }  // the cache (256 MiB) now holds both
+  {
+    DataPtr recent = cpu->allocate(62 * kMiB);
+    mark(recent, 3);
+  }  // no room: the block freed first (old_a's or old_b's) goes
+  DataPtr recent = cpu->allocate(62 * kMiB);
+  EXPECT_TRUE(marked(recent, 3));
+  DataPtr kept = cpu->allocate(126 * kMiB);
+  EXPECT_TRUE(marked(kept, 1) || marked(kept, 2));
+}
+
 }  // namespace
 }  // namespace c10

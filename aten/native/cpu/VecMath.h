@@ -16,6 +16,9 @@ void sigmoid_floats(const float* x, float* y, int64_t n);
 void erf_floats(const float* x, float* y, int64_t n);
 void gelu_floats(const float* x, float* y, int64_t n);
 void gelu_backward_floats(const float* grad, const float* x, float* y, int64_t n);
+// gelu's tanh approximation and its gradient, as x sigmoid(2u).
+void gelu_tanh_floats(const float* x, float* y, int64_t n);
+void gelu_tanh_backward_floats(const float* grad, const float* x, float* y, int64_t n);
 // Sum of n floats, accumulated in float lanes per block and double across
 // blocks: vector speed with error far below naive float summation.
 double sum_floats(const float* x, int64_t n);
