@@ -73,7 +73,7 @@ class Namespace:
         if name.startswith("__"):
             raise AttributeError(name)
         qualified = f"{self._ns}::{name}"
-        if not any(s.startswith(qualified + "(") or s.startswith(qualified + ".") for s in _C._schemas()):
+        if not _C._has_operator(qualified):
             raise AttributeError(f"'{self._ns}' has no operator '{name}'")
         return OpPacket(qualified)
 
@@ -88,7 +88,9 @@ class Ops:
     def __getattr__(self, ns):
         if ns.startswith("__") or ns in ("loaded_libraries", "_handles"):
             raise AttributeError(ns)
-        return Namespace(ns)
+        namespace = Namespace(ns)
+        setattr(self, ns, namespace)  # later lookups skip __getattr__
+        return namespace
 
     def load_library(self, path):
         """Loads a shared library whose static initializers register

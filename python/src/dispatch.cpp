@@ -287,6 +287,7 @@ void init_dispatch(py::module_& m) {
     std::sort(out.begin(), out.end());
     return out;
   });
+  m.def("_has_operator", [](const std::string& name) { return !Dispatcher::singleton().findOverloads(name).empty(); });
   m.def("_schema", [](const std::string& qualified) { return find_op(qualified).schema().str(); });
   m.def("_registered_keys", [](const std::string& qualified) {
     std::vector<std::string> keys;
@@ -301,12 +302,7 @@ void init_dispatch(py::module_& m) {
   });
   // All overloads of "ns::name": the first whose schema accepts the arguments runs.
   m.def("_call_op_packet", [](const std::string& name, const py::args& args, const py::kwargs& kwargs) {
-    std::vector<OperatorHandle> candidates;
-    for (const auto& op : Dispatcher::singleton().allOperators())
-      if (op.schema().name == name) candidates.push_back(op);
-    std::sort(candidates.begin(), candidates.end(), [](const OperatorHandle& a, const OperatorHandle& b) {
-      return a.schema().overload < b.schema().overload;  // the plain overload ("") first
-    });
+    const std::vector<OperatorHandle> candidates = Dispatcher::singleton().findOverloads(name);
     EMBER_CHECK(!candidates.empty(), "Could not find schema for {}", name);
     std::vector<std::string> tried;
     for (const auto& op : candidates) {

@@ -165,6 +165,16 @@ std::vector<OperatorHandle> Dispatcher::allOperators() {
   return ops;
 }
 
+std::vector<OperatorHandle> Dispatcher::findOverloads(std::string_view name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<OperatorHandle> ops;
+  auto it = overloads_.find(std::string(name));
+  if (it == overloads_.end()) return ops;
+  for (OperatorEntry* entry : it->second)
+    if (entry->def_count_ > 0) ops.emplace_back(entry);
+  return ops;
+}
+
 OperatorEntry& Dispatcher::entry_for(const std::string& qualified_name) {
   auto& slot = operators_[qualified_name];
   if (!slot) {
@@ -185,6 +195,13 @@ std::function<void()> Dispatcher::registerDef(FunctionSchema schema, DeviceCheck
   // Impls may have arrived first (static initialization order); keep them, checked now.
   for (const auto& [index, kernels] : entry.registered_) {
     for (const KernelFunction& kernel : kernels) check_signature(schema, static_cast<DispatchKey>(index), kernel);
+  }
+  auto& overloads = overloads_[schema.name];
+  if (std::find(overloads.begin(), overloads.end(), &entry) == overloads.end()) {
+    const auto later = std::find_if(overloads.begin(), overloads.end(), [&](const OperatorEntry* other) {
+      return other->schema().overload > schema.overload;
+    });
+    overloads.insert(later, &entry);
   }
   entry.set_schema(std::move(schema));
   entry.def_count_ = 1;

@@ -125,6 +125,9 @@ class Dispatcher {
     return TypedOperatorHandle<Sig>(findSchemaOrThrow(name, overload));
   }
   std::vector<OperatorHandle> allOperators();
+  // Every defined overload of "ns::name", the plain one ("") first, then by
+  // overload name.
+  std::vector<OperatorHandle> findOverloads(std::string_view name);
 
   // Registration. Each returns an undo action, run when the registering
   // Library is destroyed, so tests can add ops and leave no trace.
@@ -140,6 +143,9 @@ class Dispatcher {
   std::mutex mutex_;
   // Stable addresses: handles point into these entries.
   std::unordered_map<std::string, std::unique_ptr<OperatorEntry>> operators_;
+  // "ns::name" -> the entries ever defined under it, sorted by overload name;
+  // an undone definition stays listed with def_count_ 0.
+  std::unordered_map<std::string, std::vector<OperatorEntry*>> overloads_;
   std::array<KernelFunction, c10::kNumDispatchKeys> fallbacks_{};
 };
 
