@@ -109,6 +109,11 @@ Tensor sparse_values_backward(const Tensor& grad, const Tensor& indices);
 Tensor sparse_mask_backward(const Tensor& grad, const Tensor& mask);
 Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, const std::vector<std::optional<Tensor>>& indices);
 
+// cross_entropy's fused rows: the backward kernel, or under create_graph
+// (softmax - one_hot) * scale from differentiable operators.
+Tensor cross_entropy_rows_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                   const Tensor& logsumexp, int64_t reduction, int64_t ignore_index);
+
 // Normalization. Runs the fused kernel, or under create_graph composes
 // differentiable operators (recomputing the statistics from input) so that
 // the gradient can be differentiated again.

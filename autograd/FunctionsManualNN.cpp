@@ -105,6 +105,19 @@ Tensor avg_pool2d_backward(const Tensor& grad_, const Tensor& self_, IntArrayRef
   return unbatched ? result.squeeze(0) : result;
 }
 
+Tensor cross_entropy_rows_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                   const Tensor& logsumexp, int64_t reduction, int64_t ignore_index) {
+  if (!c10::GradMode::is_enabled()) {
+    return ember::_cross_entropy_rows_backward(grad, self, target, logsumexp, reduction, ignore_index);
+  }
+  const Tensor kept = ember::ne(target, ember::scalar_tensor(ignore_index, target.options()));
+  const Tensor safe_target = ember::where(kept, target, ember::zeros_like(target));
+  const Tensor one_hot = ember::zeros_like(self).scatter(1, safe_target.unsqueeze(1), 1.0);
+  Tensor scale = ember::mul(kept.to(self.dtype()), reduction == 0 ? grad : grad.reshape({}));
+  if (reduction == 1) scale = ember::div(scale, kept.sum().to(self.dtype()));
+  return ember::mul(ember::sub(ember::softmax(self, 1), one_hot), scale.unsqueeze(1));
+}
+
 std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& input,
                                                        IntArrayRef normalized_shape, const Tensor& mean,
                                                        const Tensor& rstd, const std::optional<Tensor>& weight,

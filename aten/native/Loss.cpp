@@ -32,6 +32,12 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
                           int64_t reduction, int64_t ignore_index, double label_smoothing) {
   EMBER_CHECK(label_smoothing >= 0 && label_smoothing <= 1, "label_smoothing must be between 0.0 and 1.0. Got: {}",
               label_smoothing);
+  const bool weighted = weight && weight->defined();
+  // The fused rows kernel is CPU's; other devices compose log_softmax and nll_loss.
+  if (self.dim() == 2 && self.is_cpu() && self.is_floating_point() && target.dim() == 1 &&
+      target.dtype() == ScalarType::Long && !weighted && label_smoothing <= 0) {
+    return std::get<0>(ember::_cross_entropy_rows(self, target, reduction, ignore_index));
+  }
   const int64_t class_dim = self.dim() == 1 ? 0 : 1;
   const int64_t classes = self.size(class_dim);
   const Tensor logp = ember::log_softmax(self, class_dim);

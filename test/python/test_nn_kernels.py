@@ -335,3 +335,60 @@ def test_conv2d_double_backward():
     (gx,) = ember.autograd.grad(F.conv2d(x32, w32).square().sum(), x32, create_graph=True)
     gx.sum().backward()
     assert w32.grad is not None and w32.grad.shape == w32.shape
+
+
+# cross_entropy with index targets runs the fused rows kernel
+# (_cross_entropy_rows); its value and gradient against torch's
+# log_softmax + nll_loss, over shapes, reductions, ignored rows and dtypes.
+@pytest.mark.parametrize("shape", [(1, 1), (7, 3), (64, 65), (5, 1000)])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_cross_entropy_fused_rows_match_torch(shape, reduction):
+    rng = np.random.default_rng(shape[1])
+    x = (rng.standard_normal(shape) * 4).astype(np.float32)
+    t = rng.integers(0, shape[1], shape[0])
+    t[::3] = -100
+    results = []
+    for lib in (ember, torch):
+        xi = lib.from_numpy(x.copy()).requires_grad_()
+        loss = lib.nn.functional.cross_entropy(xi, lib.from_numpy(t.copy()), reduction=reduction)
+        (loss.sum() if reduction == "none" else loss).backward()
+        results.append((loss.detach().numpy(), xi.grad.numpy()))
+    (mine_loss, mine_grad), (theirs_loss, theirs_grad) = results
+    np.testing.assert_allclose(mine_loss, theirs_loss, rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(mine_grad, theirs_grad, rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "bfloat16"])
+def test_cross_entropy_fused_rows_other_dtypes(dtype):
+    x = np.random.default_rng(1).standard_normal((6, 9))
+    t = np.array([0, 8, 3, 3, 1, 5])
+    results = []
+    for lib in (ember, torch):
+        xi = lib.from_numpy(x.copy()).to(getattr(lib, dtype)).requires_grad_()
+        loss = lib.nn.functional.cross_entropy(xi, lib.from_numpy(t.copy()))
+        loss.backward()
+        assert loss.dtype == getattr(lib, dtype) and xi.grad.dtype == getattr(lib, dtype)
+        results.append((float(loss.detach()), xi.grad.double().numpy()))
+    tol = 1e-12 if dtype == "float64" else 2e-2
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=tol)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=tol, atol=tol)
+
+
+def test_cross_entropy_fused_rows_edges():
+    # Infinite logits give what log_softmax + nll_loss give; every row ignored
+    # gives a NaN mean; a bad target raises before anything is computed.
+    x = np.array([[0.0, -np.inf, 1.0], [-np.inf, -np.inf, -np.inf], [np.inf, 0.0, 0.0]], dtype=np.float32)
+    t = np.array([0, 1, 2])
+    for reduction in ("none", "sum"):
+        mine = F.cross_entropy(ember.from_numpy(x), ember.from_numpy(t), reduction=reduction).numpy()
+        theirs = torch.nn.functional.cross_entropy(torch.from_numpy(x), torch.from_numpy(t), reduction=reduction)
+        np.testing.assert_array_equal(np.isnan(mine), np.isnan(theirs.numpy()))
+        np.testing.assert_allclose(mine[~np.isnan(mine)], theirs.numpy()[~np.isnan(mine)], rtol=1e-6)
+    all_ignored = F.cross_entropy(ember.ones(2, 3), ember.tensor([-100, -100]))
+    assert np.isnan(float(all_ignored))
+    with pytest.raises(IndexError, match="Target 3 is out of bounds"):
+        F.cross_entropy(ember.ones(2, 3), ember.tensor([0, 3]))
+    with pytest.raises(IndexError, match="Target -2 is out of bounds"):
+        F.cross_entropy(ember.ones(2, 3), ember.tensor([-2, 0]))
+    with pytest.raises(ValueError, match="Expected input batch_size"):
+        F.cross_entropy(ember.ones(2, 3), ember.tensor([0, 1, 2]))

@@ -280,7 +280,7 @@ def _variants(op):
 _ALSO_NAMED = {"floor_divide": ("div",), "true_divide": ("div",), "rsub": ("sub",), "neg": ("the `-` operator",),
                "sub": ("the `-` operator",), "matmul": ("mm", "bmm", "dot", "mv"), "linear": ("matmul", "addmm"),
                "masked_fill": ("where",), "mse_loss": ("sub",), "l1_loss": ("sub",),
-               "mv": ("mm",), "dot": ("mm",), "cross_entropy_loss": ("log_softmax", "nll_loss"),
+               "mv": ("mm",), "dot": ("mm",), "cross_entropy_loss": ("log_softmax", "nll_loss", "_cross_entropy_rows"),
                "addmv": ("addmm",), "addr": ("addmm",), "addbmm": ("addmm",), "baddbmm": ("bmm",), "bucketize": ("searchsorted",),
                "float_power": ("pow",), "square": ("pow",), "argwhere": ("nonzero",), "ger": ("outer",),
                "inner": ("mm",), "vdot": ("dot",), "var_mean": ("std and var",), "std_mean": ("std and var",),

@@ -334,6 +334,33 @@ EMBER_MATH_CLONES void softmax_backward_rows_floats(const float* g, const float*
   }
 }
 
+// log(sum(exp(x))) of each row: NaN where the row holds +inf (inf - inf, as
+// log_softmax gives), -inf where every entry is -inf.
+EMBER_MATH_CLONES void logsumexp_rows_floats(const float* x, float* lse, int64_t rows, int64_t n) {
+  for (int64_t r = 0; r < rows; ++r, x += n) {
+    const float m = row_max(x, n);
+    if (std::isinf(m)) {
+      lse[r] = m > 0 ? NAN : m;
+      continue;
+    }
+    lse[r] = m + std::log(lane_sum(n, [&](int64_t i) { return exp_nonpositive(x[i] - m); }));
+  }
+}
+
+// dx = scale[r] exp(x - lse[r]) for each row: the softmax, scaled, from the
+// saved log-sum-exp.
+EMBER_MATH_CLONES void scaled_softmax_rows_floats(const float* x, const float* lse, const float* scale, float* dx,
+                                                  int64_t rows, int64_t n) {
+  for (int64_t r = 0; r < rows; ++r, x += n, dx += n) {
+    const float shift = lse[r], s = scale[r];
+    if (!std::isfinite(shift)) {  // a row of -inf or with +inf: NaN, as log_softmax's backward gives
+      for (int64_t i = 0; i < n; ++i) dx[i] = NAN;
+      continue;
+    }
+    for (int64_t i = 0; i < n; ++i) dx[i] = s * exp_nonpositive(x[i] - shift);
+  }
+}
+
 EMBER_MATH_CLONES void adam_step_floats(float* __restrict param, const float* __restrict grad,
                                           float* __restrict exp_avg, float* __restrict exp_avg_sq, int64_t n,
                                           const AdamCoefficients& c) {

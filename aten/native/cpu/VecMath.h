@@ -29,6 +29,11 @@ void softmax_rows_floats(const float* x, float* y, int64_t rows, int64_t n, bool
 // Its backward for each row: dx = y (g - sum(g y)); for log_softmax
 // (y = log p), dx = g - exp(y) sum(g).
 void softmax_backward_rows_floats(const float* g, const float* y, float* dx, int64_t rows, int64_t n, bool log);
+// Cross entropy's rows: the log-sum-exp of each row, and scale[r] times the
+// softmax recovered from it (x - lse <= 0 up to rounding).
+void logsumexp_rows_floats(const float* x, float* lse, int64_t rows, int64_t n);
+void scaled_softmax_rows_floats(const float* x, const float* lse, const float* scale, float* dx, int64_t rows,
+                                int64_t n);
 
 // One Adam update over n elements (see FusedAdam.cpp for the coefficients).
 struct AdamCoefficients {

@@ -257,6 +257,9 @@ SAMPLES.update({
     "_fused_lstm_cell": lambda d: ember._fused_lstm_cell(t(d, 3, 8), t(d, 3, 8), t(d, 3, 2), t(d, 8), t(d, 8)),
     "_fused_lstm_cell_backward": lambda d: ember._fused_lstm_cell_backward(
         t(d, 3, 2), t(d, 3, 2), t(d, 3, 8), t(d, 3, 8), t(d, 3, 2), t(d, 3, 2), None, None),
+    "_cross_entropy_rows": lambda d: ember._cross_entropy_rows(t(d, 3, 5), t(d, 3, dtype=ember.int64), 0),
+    "_cross_entropy_rows_backward": lambda d: ember._cross_entropy_rows_backward(
+        t(d), t(d, 3, 5), t(d, 3, dtype=ember.int64), t(d, 3), 1, -100),
     "_fused_gru_cell": lambda d: ember._fused_gru_cell(t(d, 3, 6), t(d, 3, 6), t(d, 3, 2)),
     "_fused_gru_cell_backward": lambda d: ember._fused_gru_cell_backward(
         t(d, 3, 2), t(d, 3, 6), t(d, 3, 6), t(d, 3, 2), t(d, 6), t(d, 6)),
