@@ -24,8 +24,14 @@ import time
 
 import numpy as np
 
-import ember
-from models import WORKLOADS
+# The checkout's own build (python/ember with its compiled _C) comes first, so
+# a run measures the code at hand and not an older installed copy.
+_SOURCE_TREE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "python")
+if any(name.startswith("_C.") for name in os.listdir(os.path.join(_SOURCE_TREE, "ember"))):
+    sys.path.insert(0, os.path.abspath(_SOURCE_TREE))
+
+import ember  # noqa: E402
+from models import WORKLOADS  # noqa: E402
 
 try:
     import torch
@@ -380,7 +386,7 @@ def report(args, threads, rows, memory):
         header = ("case", "ember", "torch", "torch/ember", "ember GB/s", "torch GB/s")
         table = [header] + [(n, fmt_time(e), fmt_time(t), ratio(t, e), bandwidth(n, e), bandwidth(n, t))
                             for n, e, t, _ in rows]
-    versions = f"ember {ember.__version__}, numpy {np.__version__}" + (
+    versions = f"ember {ember.__version__} ({os.path.dirname(ember.__file__)}), numpy {np.__version__}" + (
         f", torch {torch.__version__}" if torch is not None else "") + f", {threads} threads"
     if on_gpu:
         versions += f", {ember.cuda.get_device_name(0)}"

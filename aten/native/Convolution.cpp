@@ -61,10 +61,21 @@ void check_float(const Tensor& t, const char* name) {
                               name, c10::toString(t.dtype()));
 }
 
+// Layout temporaries come from Ember's allocator, whose cache of large
+// blocks serves them again on the next call (oneDNN's own would be fresh,
+// page-faulting memory every time); a Scratch keeps them for one call.
+struct Scratch {
+  memory make(const memory::desc& d) {
+    buffers.push_back(ember::empty({static_cast<int64_t>(d.get_size())}, ScalarType::Byte));
+    return memory(d, cpu_engine(), buffers.back().data_ptr());
+  }
+  std::vector<Tensor> buffers;
+};
+
 // Runs a primitive whose src/dst may want other layouts than plain NCHW.
-memory to_layout(memory user, const memory::desc& wanted, dnnl::stream& s) {
+memory to_layout(memory user, const memory::desc& wanted, dnnl::stream& s, Scratch& scratch) {
   if (user.get_desc() == wanted) return user;
-  memory converted(wanted, cpu_engine());
+  memory converted = scratch.make(wanted);
   dnnl::reorder(user, converted).execute(s, user, converted);
   return converted;
 }
@@ -72,8 +83,8 @@ memory to_layout(memory user, const memory::desc& wanted, dnnl::stream& s) {
 // A primitive's output: written in place when the primitive wants the
 // user's layout, else into a temporary reordered into it by finish().
 struct Output {
-  Output(memory user_, const memory::desc& wanted)
-      : user(std::move(user_)), actual(user.get_desc() == wanted ? user : memory(wanted, cpu_engine())) {}
+  Output(memory user_, const memory::desc& wanted, Scratch& scratch)
+      : user(std::move(user_)), actual(user.get_desc() == wanted ? user : scratch.make(wanted)) {}
   void finish(dnnl::stream& s) {
     if (actual != user) dnnl::reorder(actual, user).execute(s, actual, user);
   }
@@ -104,7 +115,11 @@ struct DnnlConv {
     const dnnl::convolution_forward::desc desc(kind, dnnl::algorithm::convolution_direct, any(src), any(wei),
                                                 has_bias ? bias_desc() : memory::desc(), any(dst), strides, dilates,
                                                 pads, pads);
-    return {desc, cpu_engine()};
+    // The primitive's scratchpad comes from the caller (Scratch): oneDNN's
+    // own would stay allocated at its largest size for the process's life.
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return {desc, attr, cpu_engine()};
   }
 
   // Plain (NCHW / OIHW) memory over contiguous float32 tensors.
@@ -199,9 +214,10 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight, const std::optional<Te
   const bool has_bias = bias && bias->defined();
   const auto pd = conv.forward(dnnl::prop_kind::forward_inference, has_bias);
   dnnl::stream s(cpu_engine());
-  Output dst(conv.user_dst(out), pd.dst_desc());
-  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, to_layout(conv.user_src(x), pd.src_desc(), s)},
-                                       {DNNL_ARG_WEIGHTS, to_layout(conv.user_wei(wt), pd.weights_desc(), s)},
+  Scratch scratch;
+  Output dst(conv.user_dst(out), pd.dst_desc(), scratch);
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, to_layout(conv.user_src(x), pd.src_desc(), s, scratch)},
+                                       {DNNL_ARG_WEIGHTS, to_layout(conv.user_wei(wt), pd.weights_desc(), s, scratch)},
                                        {DNNL_ARG_DST, dst.actual}};
   Tensor b;
   if (has_bias) {
@@ -209,6 +225,7 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight, const std::optional<Te
     b = bias->contiguous();
     args.emplace(DNNL_ARG_BIAS, memory(conv.bias_desc(), cpu_engine(), b.data_ptr()));
   }
+  if (pd.scratchpad_desc().get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, scratch.make(pd.scratchpad_desc()));
   dnnl::convolution_forward(pd).execute(s, args);
   dst.finish(s);
   s.wait();
@@ -258,6 +275,7 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_cpu(const Tensor& grad_output
     const auto hint = conv.forward(dnnl::prop_kind::forward_training, mask[2]);
     const auto direct = dnnl::algorithm::convolution_direct;
     dnnl::stream s(cpu_engine());
+    Scratch scratch;
     const memory diff_dst = conv.user_dst(grad);
     if (mask[0]) {
       grad_input = ember::empty(input.sizes(), input.dtype());
@@ -265,10 +283,10 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_cpu(const Tensor& grad_output
                                                         DnnlConv::any(conv.dst), conv.strides, conv.dilates,
                                                         conv.pads, conv.pads);
       const dnnl::convolution_backward_data::primitive_desc pd(desc, cpu_engine(), hint);
-      Output diff_src(conv.user_src(grad_input), pd.diff_src_desc());
+      Output diff_src(conv.user_src(grad_input), pd.diff_src_desc(), scratch);
       dnnl::convolution_backward_data(pd).execute(
-          s, {{DNNL_ARG_DIFF_DST, to_layout(diff_dst, pd.diff_dst_desc(), s)},
-              {DNNL_ARG_WEIGHTS, to_layout(conv.user_wei(wt), pd.weights_desc(), s)},
+          s, {{DNNL_ARG_DIFF_DST, to_layout(diff_dst, pd.diff_dst_desc(), s, scratch)},
+              {DNNL_ARG_WEIGHTS, to_layout(conv.user_wei(wt), pd.weights_desc(), s, scratch)},
               {DNNL_ARG_DIFF_SRC, diff_src.actual}});
       diff_src.finish(s);
     }
@@ -279,9 +297,9 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_cpu(const Tensor& grad_output
           direct, DnnlConv::any(conv.src), DnnlConv::any(conv.wei), mask[2] ? conv.bias_desc() : memory::desc(),
           DnnlConv::any(conv.dst), conv.strides, conv.dilates, conv.pads, conv.pads);
       const dnnl::convolution_backward_weights::primitive_desc pd(desc, cpu_engine(), hint);
-      Output diff_wei(conv.user_wei(grad_weight), pd.diff_weights_desc());
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, to_layout(conv.user_src(input), pd.src_desc(), s)},
-                                           {DNNL_ARG_DIFF_DST, to_layout(diff_dst, pd.diff_dst_desc(), s)},
+      Output diff_wei(conv.user_wei(grad_weight), pd.diff_weights_desc(), scratch);
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, to_layout(conv.user_src(input), pd.src_desc(), s, scratch)},
+                                           {DNNL_ARG_DIFF_DST, to_layout(diff_dst, pd.diff_dst_desc(), s, scratch)},
                                            {DNNL_ARG_DIFF_WEIGHTS, diff_wei.actual}};
       if (mask[2]) args.emplace(DNNL_ARG_DIFF_BIAS, memory(conv.bias_desc(), cpu_engine(), grad_bias.data_ptr()));
       dnnl::convolution_backward_weights(pd).execute(s, args);

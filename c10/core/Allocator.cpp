@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <list>
+#include <map>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -24,13 +25,19 @@ constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kLargeBlock = size_t{1} << 20;
 // Freed large blocks kept for reuse, at most this many bytes in all.
 constexpr size_t kMaxCachedBytes = size_t{256} << 20;
+// A cached block serves requests down to this fraction of its size.
+constexpr size_t kMaxOversize = 8;
 
 // Large buffers would otherwise come fresh from the kernel (mmap) on every
 // allocation and go back on every free, page-faulting on each first touch:
 // in a training step that repeats the same shapes, that is most of the time
 // of a memory-bound kernel. Large blocks are therefore rounded to a size
 // class and, when freed, kept (up to kMaxCachedBytes) for the next request
-// of that class. When the cache is full, the blocks freed longest ago make
+// that fits. A cached block also serves smaller requests, down to
+// 1/kMaxOversize of its size: a network whose activations shrink layer by
+// layer (ResNet) then reuses the early layers' blocks instead of keeping one
+// set per size (ResNet-18 inference: 137 -> 89 MiB held for 58 MiB live).
+// When the cache is full, the blocks freed longest ago make
 // room: a program that moves on to new shapes (the next model, a longer
 // sequence) should not fault on every call because its first shapes fill the
 // cache. Blocks of 4 MiB and up are also aligned to and advised onto 2 MiB
@@ -50,14 +57,17 @@ class LargeBlockCache {
   void* allocate(size_t bytes) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      auto it = by_size_.find(bytes);
-      if (it != by_size_.end()) {
+      // Best fit: the smallest cached block that holds the request and is
+      // at most kMaxOversize times its size.
+      auto it = by_size_.lower_bound(bytes);
+      if (it != by_size_.end() && it->first / kMaxOversize <= bytes) {
         const auto entry = it->second;
+        const size_t block = entry->bytes;
         void* data = entry->data;
         by_size_.erase(it);
         by_age_.erase(entry);
-        cached_ -= bytes;
-        live_[data] = bytes;
+        cached_ -= block;
+        live_[data] = block;
         return data;
       }
     }
@@ -114,7 +124,7 @@ class LargeBlockCache {
 
   std::mutex mutex_;
   std::list<Cached> by_age_;                  // cached blocks, most recently freed first
-  std::unordered_multimap<size_t, Age> by_size_;  // the same blocks by size class
+  std::multimap<size_t, Age> by_size_;            // the same blocks by size class
   std::unordered_map<void*, size_t> live_;        // handed out, with their size class
   size_t cached_ = 0;
 };

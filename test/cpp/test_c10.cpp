@@ -204,6 +204,25 @@ TEST(CPUAllocator, ReusesAFreedLargeBlockThatFits) {
   EXPECT_NE(slightly_smaller.get(), first);
 }
 
+// A smaller request takes the smallest cached block that holds it (down to
+// an eighth of the block's size), and the block goes back under its own size.
+TEST(CPUAllocator, ASmallerRequestReusesACachedLargerBlock) {
+  Allocator* cpu = GetCPUAllocator();
+  constexpr size_t kMiB = size_t{1} << 20;
+  {
+    DataPtr block = cpu->allocate(21 * kMiB);
+    *static_cast<int*>(block.get()) = 7;
+  }
+  void* reused = nullptr;
+  {
+    DataPtr smaller = cpu->allocate(19 * kMiB);
+    EXPECT_EQ(*static_cast<int*>(smaller.get()), 7);
+    reused = smaller.get();
+  }
+  DataPtr again = cpu->allocate(21 * kMiB);
+  EXPECT_EQ(again.get(), reused);
+}
+
 // A full cache makes room for the block freed last by dropping the one freed
 // longest ago. A block that stayed cached keeps what was written into it (a
 // fresh one from the kernel is zeroed), which tells the two apart.
@@ -218,10 +237,10 @@ TEST(CPUAllocator, AFullCacheDropsTheBlockFreedLongestAgo) {
     mark(old_b, 2);
   }  // the cache (256 MiB) now holds both
   {
-    DataPtr recent = cpu->allocate(62 * kMiB);
+    DataPtr recent = cpu->allocate(12 * kMiB);
     mark(recent, 3);
-  }  // no room: the block freed first (old_a's or old_b's) goes
-  DataPtr recent = cpu->allocate(62 * kMiB);
+  }  // too small for a cached block to serve, and no room: the block freed first goes
+  DataPtr recent = cpu->allocate(12 * kMiB);
   EXPECT_TRUE(marked(recent, 3));
   DataPtr kept = cpu->allocate(126 * kMiB);
   EXPECT_TRUE(marked(kept, 1) || marked(kept, 2));

@@ -1060,9 +1060,9 @@ case("cross_entropy_loss", "indices_smoothing_ignore_index", fn("cross_entropy_l
 # smoothing), called directly: the first output is the loss.
 for _r in (0, 1, 2):
     case("_cross_entropy_rows", f"reduction{_r}", lambda lib, x, t, r: aten_of(lib, "_cross_entropy_rows")(x, t, r)[0],
-         N(4, 5), I([0, 4, 1, 3]), _r, tc=False)
+         N(3, 4), I([0, 2, 3]), _r, tc=False)
 case("_cross_entropy_rows", "ignore_index", lambda lib, x, t: aten_of(lib, "_cross_entropy_rows")(x, t, 1, 3)[0],
-     N(4, 5), I([0, 3, 1, 3]), tc=False)
+     N(3, 4), I([0, 3, 1]), tc=False)
 case("cross_entropy_loss", "probs_smoothing", fn("cross_entropy_loss"), N(4, 4), K(_probs(4, 4)), None, 1, -100,
      0.2, torch_call=torch_ce)
 case("cross_entropy_loss", "probs_weight", fn("cross_entropy_loss"), N(4, 4), K(_probs(4, 4)), _w, 1,
