@@ -105,7 +105,7 @@ Tensor fromDLPack(DLManagedTensor* src) {
   const std::vector<int64_t> sizes(t.shape, t.shape + t.ndim);
   for (int64_t s : sizes) EMBER_CHECK(s >= 0, "from_dlpack(): negative size {} in shape {}", s, c10::str_sizes(sizes));
   const std::vector<int64_t> strides =
-      t.strides ? std::vector<int64_t>(t.strides, t.strides + t.ndim) : c10::contiguous_strides(sizes);
+      t.strides ? std::vector<int64_t>(t.strides, t.strides + t.ndim) : c10::contiguous_strides(sizes).vec();
   for (int64_t s : strides) EMBER_CHECK(s >= 0, "DLPack tensors with negative strides are not supported");
   const size_t itemsize = c10::elementSize(dtype);
   EMBER_CHECK(t.byte_offset % itemsize == 0 && t.byte_offset <= static_cast<uint64_t>(INT64_MAX),

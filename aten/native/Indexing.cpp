@@ -853,7 +853,7 @@ Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& 
   // Rows that are one dense block of self (always so for scalars) are written
   // by a plain loop; strided rows go through a view per row.
   const int64_t row_numel = c10::checked_numel(rest_shape);
-  if (rest_strides == c10::contiguous_strides(rest_shape) && !self.is_conj() && !self.is_neg()) {
+  if (IntArrayRef(rest_strides) == IntArrayRef(c10::contiguous_strides(rest_shape)) && !self.is_conj() && !self.is_neg()) {
     c10::visit_scalar_type(self.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* base = static_cast<T*>(self.data_ptr());

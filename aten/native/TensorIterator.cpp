@@ -36,11 +36,14 @@ ScalarType combine_categories(ScalarType higher, ScalarType lower) {
 
 }  // namespace
 
-ScalarType result_type(c10::ArrayRef<Tensor> tensors) {
-  ScalarType dim_result = ScalarType::Undefined, zero_dim_result = ScalarType::Undefined,
-             wrapped_result = ScalarType::Undefined;
-  for (const Tensor& t : tensors) {
-    if (!t.defined()) continue;
+namespace {
+// result_type's three priority groups, filled one tensor at a time (so a
+// caller with its tensors elsewhere needs no list of them).
+struct ResultTypeGroups {
+  ScalarType dim = ScalarType::Undefined, zero_dim = ScalarType::Undefined, wrapped = ScalarType::Undefined;
+
+  void add(const Tensor& t) {
+    if (!t.defined()) return;
     ScalarType current = t.dtype();
     if (t.unsafeGetTensorImpl()->is_wrapped_number()) {
       // A Python float counts as the default dtype, a complex as the default complex.
@@ -49,14 +52,21 @@ ScalarType result_type(c10::ArrayRef<Tensor> tensors) {
       } else if (c10::isFloatingType(current)) {
         current = c10::get_default_dtype();
       }
-      wrapped_result = promote_skip_undefined(wrapped_result, current);
+      wrapped = promote_skip_undefined(wrapped, current);
     } else if (t.dim() == 0) {
-      zero_dim_result = promote_skip_undefined(zero_dim_result, current);
+      zero_dim = promote_skip_undefined(zero_dim, current);
     } else {
-      dim_result = promote_skip_undefined(dim_result, current);
+      this->dim = promote_skip_undefined(this->dim, current);
     }
   }
-  return combine_categories(dim_result, combine_categories(zero_dim_result, wrapped_result));
+  ScalarType result() const { return combine_categories(dim, combine_categories(zero_dim, wrapped)); }
+};
+}  // namespace
+
+ScalarType result_type(c10::ArrayRef<Tensor> tensors) {
+  ResultTypeGroups groups;
+  for (const Tensor& t : tensors) groups.add(t);
+  return groups.result();
 }
 
 bool can_cast(ScalarType from, ScalarType to) {
@@ -81,6 +91,7 @@ TensorIteratorConfig& TensorIteratorConfig::add_output(const Tensor& t) {
 }
 TensorIteratorConfig& TensorIteratorConfig::add_input(const Tensor& t) {
   EMBER_CHECK(t.defined(), "{}: expected a defined tensor as input {}", name_, inputs_.size());
+  if (inputs_.empty()) inputs_.reserve(3);  // one allocation for the usual unary to ternary ops
   inputs_.push_back(t);
   return *this;
 }
@@ -188,6 +199,7 @@ TensorIterator TensorIterator::where_op(const Tensor& out, const Tensor& conditi
 void TensorIterator::build(TensorIteratorConfig& config) {
   name_ = config.name_;
   noutputs_ = static_cast<int>(config.outputs_.size());
+  operands_.reserve(config.outputs_.size() + config.inputs_.size());
   for (const Tensor& t : config.outputs_) {
     Operand op;
     op.tensor = t;
@@ -235,7 +247,7 @@ void TensorIterator::compute_shape(TensorIteratorConfig& config) {
     bool first = true;
     for (const Operand& op : operands_) {
       if (op.is_output || !op.tensor.defined()) continue;
-      shape_ = first ? op.tensor.sizes().vec() : infer_size(shape_, op.tensor.sizes(), name_);
+      shape_ = first ? c10::DimVector(op.tensor.sizes()) : c10::DimVector(infer_size(shape_, op.tensor.sizes(), name_));
       first = false;
     }
   }
@@ -251,10 +263,10 @@ void TensorIterator::compute_shape(TensorIteratorConfig& config) {
 }
 
 void TensorIterator::compute_types(TensorIteratorConfig& config) {
-  std::vector<Tensor> inputs;
+  ResultTypeGroups groups;
   for (const Operand& op : operands_)
-    if (!op.is_output) inputs.push_back(op.tensor);
-  common_dtype_ = result_type(inputs);
+    if (!op.is_output) groups.add(op.tensor);
+  common_dtype_ = groups.result();
   if (common_dtype_ == ScalarType::Undefined) common_dtype_ = c10::get_default_dtype();
   if (config.promote_int_to_float_ && c10::isIntegralType(common_dtype_, true)) {
     common_dtype_ = c10::get_default_dtype();
@@ -295,7 +307,7 @@ void TensorIterator::allocate_outputs(TensorIteratorConfig& config) {
   }();
   // perm_[0] is the fastest tensor dim: it gets stride 1, and so on outward.
   const int64_t nd = static_cast<int64_t>(shape_.size());
-  std::vector<int64_t> tensor_shape(nd), tensor_strides(nd);
+  c10::DimVector tensor_shape(nd), tensor_strides(nd);
   int64_t running = 1;
   for (int64_t i = 0; i < nd; ++i) {
     tensor_shape[perm_[i]] = shape_[i];
@@ -355,11 +367,11 @@ void TensorIterator::reorder_dimensions() {
   for (int64_t i = 1; i < nd; ++i) {
     for (int64_t j = i; j > 0 && should_swap(perm_[j - 1], perm_[j]); --j) std::swap(perm_[j - 1], perm_[j]);
   }
-  std::vector<int64_t> shape(nd);
+  c10::DimVector shape(nd);
   for (int64_t i = 0; i < nd; ++i) shape[i] = shape_[perm_[i]];
   shape_ = std::move(shape);
   for (Operand& op : operands_) {
-    std::vector<int64_t> strides(nd);
+    c10::DimVector strides(nd);
     for (int64_t i = 0; i < nd; ++i) strides[i] = op.strides[perm_[i]];
     op.strides = std::move(strides);
   }
@@ -416,22 +428,22 @@ void TensorIterator::serial_for_each(const Loop& loop, int64_t begin, int64_t en
   if (begin >= end) return;
   const size_t nd = shape_.size();
   const int nt = ntensors();
-  std::vector<char*> base(nt);
+  c10::SmallVector<char*, 8> base(nt);
   for (int k = 0; k < nt; ++k) base[k] = static_cast<char*>(operands_[k].tensor.data_ptr());
   if (nd == 0) {
-    std::vector<int64_t> zero(nt, 0);
+    c10::SmallVector<int64_t, 8> zero(nt, 0);
     loop(base.data(), zero.data(), 1);
     return;
   }
   // Position of `begin` as a counter over the dims (dim 0 fastest).
-  std::vector<int64_t> counter(nd);
+  c10::DimVector counter(nd);
   int64_t rest = begin;
   for (size_t d = 0; d < nd; ++d) {
     counter[d] = rest % shape_[d];
     rest /= shape_[d];
   }
-  std::vector<char*> ptrs(nt);
-  std::vector<int64_t> inner(nt);
+  c10::SmallVector<char*, 8> ptrs(nt);
+  c10::SmallVector<int64_t, 8> inner(nt);
   for (int k = 0; k < nt; ++k) inner[k] = operands_[k].strides[0];
   int64_t index = begin;
   while (index < end) {

@@ -6,6 +6,7 @@
 // as long dimensions as possible (fastest first) so that kernels only write
 // an inner loop. for_each() runs that loop, in parallel for large tensors.
 
+#include <c10/util/SmallVector.h>
 #include <aten/core/Tensor.h>
 
 #include <functional>
@@ -107,7 +108,7 @@ class TensorIterator {
     Tensor tensor;    // what the loop reads or writes
     Tensor original;  // the caller's out= tensor when `tensor` is a cast temporary
     Tensor uncast;    // a 0-d input as the caller gave it, before the cast to the common dtype
-    std::vector<int64_t> strides;  // bytes, per iteration dim
+    c10::DimVector strides;  // bytes, per iteration dim
     bool is_output = false;
     // Allocated by the iterator: nobody else has seen it, so writing it is
     // not a modification (a fresh result starts at version 0).
@@ -125,8 +126,8 @@ class TensorIterator {
 
   std::vector<Operand> operands_;
   int noutputs_ = 0;
-  std::vector<int64_t> shape_;
-  std::vector<int64_t> perm_;  // iteration dim i is tensor dim perm_[i]
+  c10::DimVector shape_;
+  c10::DimVector perm_;  // iteration dim i is tensor dim perm_[i]
   int64_t numel_ = 0;
   ScalarType common_dtype_ = ScalarType::Undefined;
   bool is_meta_ = false;

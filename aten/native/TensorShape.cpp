@@ -52,7 +52,7 @@ std::optional<std::vector<int64_t>> compute_view_strides(IntArrayRef old_shape, 
   const int64_t numel = c10::checked_numel(old_shape);
   if (numel == 0) {
     if (old_shape == new_shape) return old_strides.vec();
-    return c10::contiguous_strides(new_shape);
+    return c10::contiguous_strides(new_shape).vec();
   }
   int64_t view_d = static_cast<int64_t>(new_shape.size()) - 1;
   // Walk old dims from the innermost, grouping runs that are contiguous with

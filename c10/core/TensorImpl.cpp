@@ -4,8 +4,8 @@
 
 namespace c10 {
 
-std::vector<int64_t> contiguous_strides(IntArrayRef sizes) {
-  std::vector<int64_t> strides(sizes.size());
+DimVector contiguous_strides(IntArrayRef sizes) {
+  DimVector strides(sizes.size());
   int64_t running = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = running;
@@ -44,8 +44,8 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t storage_offset, intrusive_ptr<VersionCounter> version_counter)
     : storage_(std::move(storage)),
-      sizes_(sizes.vec()),
-      strides_(strides.vec()),
+      sizes_(sizes),
+      strides_(strides),
       storage_offset_(storage_offset),
       dtype_(dtype),
       // Every tensor passes the Autograd key: its kernel records history when
@@ -59,7 +59,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
 
 TensorImpl::TensorImpl(DispatchKey backend, ScalarType dtype, Device device, IntArrayRef sizes)
     : storage_(make_intrusive<StorageImpl>(DataPtr(nullptr, device), 0)),
-      sizes_(sizes.vec()),
+      sizes_(sizes),
       strides_(contiguous_strides(sizes)),
       dtype_(dtype),
       key_set_(DispatchKeySet(backend).add(DispatchKey::Autograd)),

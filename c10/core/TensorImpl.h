@@ -3,6 +3,7 @@
 // (sizes, strides, storage offset), the dtype, and the state that views share
 // (storage, version counter) or own alone (autograd metadata, conj/neg bits).
 
+#include <c10/util/SmallVector.h>
 #include <c10/core/DispatchKey.h>
 #include <c10/core/Layout.h>
 #include <c10/core/ScalarType.h>
@@ -137,8 +138,8 @@ class TensorImpl : public intrusive_ptr_target {
   [[noreturn]] void report_not_strided(const char* what) const;
 
   Storage storage_;
-  std::vector<int64_t> sizes_;
-  std::vector<int64_t> strides_;
+  DimVector sizes_;  // inline for up to six dims: no heap allocation per tensor
+  DimVector strides_;
   int64_t storage_offset_ = 0;
   int64_t numel_ = 1;
   ScalarType dtype_;
@@ -156,7 +157,7 @@ using AutogradMetaFactory = std::unique_ptr<AutogradMetaInterface> (*)();
 void SetAutogradMetaFactory(AutogradMetaFactory factory);
 
 // Strides of a row-major (C-contiguous) tensor of `sizes`.
-std::vector<int64_t> contiguous_strides(IntArrayRef sizes);
+c10::DimVector contiguous_strides(IntArrayRef sizes);
 // Product of sizes, checked for overflow.
 int64_t checked_numel(IntArrayRef sizes);
 // Maps a possibly-negative dim into [0, ndim), PyTorch's maybe_wrap_dim.

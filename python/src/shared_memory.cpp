@@ -91,7 +91,7 @@ void init_shared_memory(py::module_& m, TensorClass& cls) {
         const bool by_descriptor = c10::sharing_strategy() == c10::SharingStrategy::FileDescriptor;
         c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(
             by_descriptor ? c10::recycled_shared_memory(nbytes) : c10::new_shared_memory(nbytes), nbytes));
-        return tensor_over(std::move(storage), dtype, sizes, c10::contiguous_strides(sizes), 0);
+        return tensor_over(std::move(storage), dtype, sizes, c10::contiguous_strides(sizes).vec(), 0);
       },
       py::arg("size"), py::arg("dtype"), py::call_guard<py::gil_scoped_release>());
   m.def(

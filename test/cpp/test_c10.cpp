@@ -6,6 +6,8 @@
 #include <c10/core/DispatchKey.h>
 #include <c10/core/Scalar.h>
 #include <c10/core/ScalarType.h>
+#include <c10/core/TensorImpl.h>
+#include <c10/util/SmallVector.h>
 #include <c10/util/TypeCast.h>
 #include <c10/util/intrusive_ptr.h>
 
@@ -202,6 +204,29 @@ TEST(CPUAllocator, ReusesAFreedLargeBlockThatFits) {
   EXPECT_EQ(again.get(), first);
   DataPtr slightly_smaller = cpu->allocate((size_t{8} << 20) - 4096);  // a fresh block: the cached one is taken
   EXPECT_NE(slightly_smaller.get(), first);
+}
+
+// SmallVector keeps its first N values inline and moves to the heap beyond,
+// with the same values whichever storage it is in.
+TEST(SmallVector, GrowsPastItsInlineStorageAndCopiesAndMovesEitherWay) {
+  SmallVector<int64_t, 3> v{1, 2};
+  v.push_back(3);
+  v.push_back(4);  // now on the heap
+  v.resize(6, 9);
+  EXPECT_EQ(v.vec(), (std::vector<int64_t>{1, 2, 3, 4, 9, 9}));
+  SmallVector<int64_t, 3> copy = v;
+  SmallVector<int64_t, 3> moved = std::move(copy);
+  EXPECT_TRUE(copy.empty());
+  EXPECT_TRUE(moved == ArrayRef<int64_t>(v));
+  SmallVector<int64_t, 3> small{5, 6};
+  SmallVector<int64_t, 3> small_moved = std::move(small);
+  EXPECT_EQ(small_moved.vec(), (std::vector<int64_t>{5, 6}));
+  moved.assign(moved.begin() + 2, moved.end());  // from its own elements
+  EXPECT_EQ(moved.vec(), (std::vector<int64_t>{3, 4, 9, 9}));
+  std::vector<int64_t> reversed(v.rbegin(), v.rend());
+  EXPECT_EQ(reversed, (std::vector<int64_t>{9, 9, 4, 3, 2, 1}));
+  DimVector strides = contiguous_strides({2, 3, 4});
+  EXPECT_EQ(strides.vec(), (std::vector<int64_t>{12, 4, 1}));
 }
 
 // A smaller request takes the smallest cached block that holds it (down to
