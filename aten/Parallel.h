@@ -4,6 +4,7 @@
 // Nested calls run serially, so kernels can use parallel_for without caring
 // who called them.
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 
@@ -23,6 +24,12 @@ void parallel_for_impl(int64_t begin, int64_t end, int64_t grain_size,
 // Calls f(chunk_begin, chunk_end) over [begin, end) in chunks of at least
 // grain_size elements; serial when the range is small or already inside a
 // parallel region. The first exception thrown by a chunk is rethrown here.
+// The grain of a row-wise kernel: rows of `row_length` elements per task,
+// about 16K elements each, so that a task is worth a thread's wake-up.
+inline int64_t rows_per_task(int64_t row_length) {
+  return std::max<int64_t>(1, 16384 / std::max<int64_t>(row_length, 1));
+}
+
 template <typename F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain_size, const F& f) {
   if (begin >= end) return;

@@ -29,7 +29,7 @@ Tensor cumulative(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
     using A = cpu::acc_t<T>;
     const T* in = static_cast<const T*>(a.rows.data_ptr());
     T* o = static_cast<T*>(out.data_ptr());
-    parallel_for(0, a.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(a.n, 1)), [&](int64_t b, int64_t e) {
+    parallel_for(0, a.outer, rows_per_task(a.n), [&](int64_t b, int64_t e) {
       for (int64_t r = b; r < e; ++r) {
         A acc = product ? A(1) : A(0);
         for (int64_t i = 0; i < a.n; ++i) {
@@ -79,7 +79,7 @@ std::tuple<Tensor, Tensor> running_extreme(const Tensor& self, int64_t dim, bool
       const T* in = static_cast<const T*>(a.rows.data_ptr());
       T* v = static_cast<T*>(values.data_ptr());
       int64_t* ix = indices.data_ptr<int64_t>();
-      parallel_for(0, a.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(a.n, 1)), [&](int64_t b, int64_t e) {
+      parallel_for(0, a.outer, rows_per_task(a.n), [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
           const T* row = in + r * a.n;
           M best = M(row[0]);
@@ -127,7 +127,7 @@ Tensor logcumsumexp(const Tensor& self, int64_t dim) {
       using M = cpu::opmath_t<T>;
       const T* in = static_cast<const T*>(a.rows.data_ptr());
       T* o = static_cast<T*>(out.data_ptr());
-      parallel_for(0, a.outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(a.n, 1)), [&](int64_t b, int64_t e) {
+      parallel_for(0, a.outer, rows_per_task(a.n), [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
           M acc = -std::numeric_limits<M>::infinity();
           for (int64_t i = 0; i < a.n; ++i) {

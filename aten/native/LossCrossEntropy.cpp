@@ -22,8 +22,6 @@ namespace {
 
 enum Reduction : int64_t { kNone = 0, kMean = 1, kSum = 2 };
 
-int64_t rows_per_task(int64_t classes) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(classes, 1)); }
-
 void check_operands(const char* op, const Tensor& self, const Tensor& target, int64_t reduction) {
   EMBER_CHECK(self.dim() == 2, "{}: expected input of shape [N, C], got {}", op, c10::str_sizes(self.sizes()));
   EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point(), "\"{}\" not implemented for '{}'", op,
@@ -47,12 +45,18 @@ int64_t count_kept(const int64_t* t, int64_t rows, int64_t classes, int64_t igno
   return kept;
 }
 
-template <typename F>
-void visit_floating(const Tensor& t, F&& f) {
-  c10::visit_scalar_type(t.scalar_type(), [&](auto tag) {
-    using U = typename decltype(tag)::type;
-    if constexpr (cpu::is_floating_v<U>) f(U{}, cpu::opmath_t<U>{});
-  });
+// The operands as the row loops read them, the targets checked and the
+// rows that count (not ignore_index) counted.
+struct Rows {
+  Tensor x, targets;
+  const int64_t* t;
+  int64_t kept;
+};
+Rows prepare_rows(const Tensor& self, const Tensor& target, int64_t ignore_index) {
+  Rows r{self.contiguous(), target.contiguous(), nullptr, 0};
+  r.t = r.targets.data_ptr<int64_t>();
+  r.kept = count_kept(r.t, self.size(0), self.size(1), ignore_index);
+  return r;
 }
 
 // log-sum-exp of rows [begin, end), in the opmath type M.
@@ -87,10 +91,11 @@ std::tuple<Tensor, Tensor> _cross_entropy_rows(const Tensor& self, const Tensor&
                                    : ember::empty({}, self.dtype(), self.device());
   if (self.is_meta()) return {loss, lse};
   EMBER_CHECK_INDEX(classes > 0 || rows == 0, "_cross_entropy_rows: expected at least one class");
-  const Tensor x = self.contiguous(), t_rows = target.contiguous();
-  const int64_t* t = t_rows.data_ptr<int64_t>();
-  const int64_t kept = count_kept(t, rows, classes, ignore_index);
-  visit_floating(self, [&](auto t_tag, auto m_tag) {
+  const Rows r = prepare_rows(self, target, ignore_index);
+  const Tensor& x = r.x;
+  const int64_t* t = r.t;
+  const int64_t kept = r.kept;
+  cpu::visit_floating(self.scalar_type(), [&](auto t_tag, auto m_tag) {
     using T = decltype(t_tag);
     using M = decltype(m_tag);
     const T* px = x.data_ptr<T>();
@@ -124,10 +129,11 @@ Tensor _cross_entropy_rows_backward(const Tensor& grad, const Tensor& self, cons
               c10::str_sizes(grad.sizes()), reduction, rows);
   Tensor dx = ember::empty({rows, classes}, self.dtype(), self.device());
   if (self.is_meta() || dx.numel() == 0) return dx;
-  const Tensor x = self.contiguous(), t_rows = target.contiguous();
-  const int64_t* t = t_rows.data_ptr<int64_t>();
-  const int64_t kept = count_kept(t, rows, classes, ignore_index);
-  visit_floating(self, [&](auto t_tag, auto m_tag) {
+  const Rows r = prepare_rows(self, target, ignore_index);
+  const Tensor& x = r.x;
+  const int64_t* t = r.t;
+  const int64_t kept = r.kept;
+  cpu::visit_floating(self.scalar_type(), [&](auto t_tag, auto m_tag) {
     using T = decltype(t_tag);
     using M = decltype(m_tag);
     const Tensor lse = logsumexp.to(c10::cpp_to_scalar_type<M>).contiguous();

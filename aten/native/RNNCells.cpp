@@ -102,7 +102,7 @@ std::tuple<Tensor, Tensor> _fused_lstm_cell(const Tensor& input_gates, const Ten
   Tensor cy = ember::empty(cx.sizes(), cx.dtype(), cx.device());
   if (cx.is_meta() || cx.numel() == 0) return {hy, cy};
   const int64_t H = c.hidden;
-  visit_floating(cx, [&](auto t_tag, auto m_tag) {
+  cpu::visit_floating(cx.scalar_type(), [&](auto t_tag, auto m_tag) {
     using T = decltype(t_tag);
     using M = decltype(m_tag);
     const T *ig = c.input_gates.data_ptr<T>(), *hg = c.hidden_gates.data_ptr<T>(), *cxp = c.state.data_ptr<T>();
@@ -139,7 +139,7 @@ std::tuple<Tensor, Tensor> _fused_lstm_cell_backward(const Tensor& grad_hy, cons
   if (cx.is_meta() || cx.numel() == 0) return {grad_gates, grad_cx};
   const int64_t H = c.hidden;
   const Tensor ghy = grad_hy.to(cx.dtype()).contiguous(), gcy = grad_cy.to(cx.dtype()).contiguous();
-  visit_floating(cx, [&](auto t_tag, auto m_tag) {
+  cpu::visit_floating(cx.scalar_type(), [&](auto t_tag, auto m_tag) {
     using T = decltype(t_tag);
     using M = decltype(m_tag);
     const T *ig = c.input_gates.data_ptr<T>(), *hg = c.hidden_gates.data_ptr<T>(), *cxp = c.state.data_ptr<T>();
@@ -172,7 +172,7 @@ Tensor _fused_gru_cell(const Tensor& input_gates, const Tensor& hidden_gates, co
   Tensor hy = ember::empty(hx.sizes(), hx.dtype(), hx.device());
   if (hx.is_meta() || hx.numel() == 0) return hy;
   const int64_t H = c.hidden;
-  visit_floating(hx, [&](auto t_tag, auto m_tag) {
+  cpu::visit_floating(hx.scalar_type(), [&](auto t_tag, auto m_tag) {
     using T = decltype(t_tag);
     using M = decltype(m_tag);
     const T *ig = c.input_gates.data_ptr<T>(), *hg = c.hidden_gates.data_ptr<T>(), *hxp = c.state.data_ptr<T>();
@@ -206,7 +206,7 @@ std::tuple<Tensor, Tensor, Tensor> _fused_gru_cell_backward(const Tensor& grad_h
   if (hx.is_meta() || hx.numel() == 0) return {grad_input_gates, grad_hidden_gates, grad_hx};
   const int64_t H = c.hidden;
   const Tensor ghy = grad_hy.to(hx.dtype()).contiguous();
-  visit_floating(hx, [&](auto t_tag, auto m_tag) {
+  cpu::visit_floating(hx.scalar_type(), [&](auto t_tag, auto m_tag) {
     using T = decltype(t_tag);
     using M = decltype(m_tag);
     const T *ig = c.input_gates.data_ptr<T>(), *hg = c.hidden_gates.data_ptr<T>(), *hxp = c.state.data_ptr<T>();

@@ -135,7 +135,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _rnn_recurrence(const Tensor& input_g
   }
   const Tensor w_hh_t = r.w_hh.t(), w_hr_t = r.w_hr.defined() ? r.w_hr.t() : Tensor();
   Tensor raw = r.w_hr.defined() ? ember::empty({N, H}, opts) : Tensor();  // LSTM output before projection
-  visit_floating(input_gates, [&](auto t_tag, auto m_tag) {
+  cpu::visit_floating(input_gates.scalar_type(), [&](auto t_tag, auto m_tag) {
     using T = decltype(t_tag);
     using M = decltype(m_tag);
     const T *bi = data_or_null<T>(r.b_ih), *bh = data_or_null<T>(r.b_hh);
@@ -225,7 +225,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> _rnn_recurren
   }
   const Tensor out = output.contiguous(), ws = workspace.contiguous();
   const Tensor dy = grad_output.to(input_gates.scalar_type()).contiguous();
-  visit_floating(input_gates, [&](auto t_tag, auto m_tag) {
+  cpu::visit_floating(input_gates.scalar_type(), [&](auto t_tag, auto m_tag) {
     using T = decltype(t_tag);
     using M = decltype(m_tag);
     const T *outp = out.data_ptr<T>(), *wsp = W ? ws.data_ptr<T>() : nullptr;

@@ -26,16 +26,4 @@ void store(const M* src, T* dst, int64_t n) {
   for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<T>(src[j]);
 }
 
-// Rows per parallel task: about 16K hidden units of work each.
-inline int64_t rows_per_task(int64_t hidden) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(hidden, 1)); }
-
-// Calls f(T{}, M{}) for the floating dtype of `t` (T) and its opmath type (M).
-template <typename F>
-void visit_floating(const Tensor& t, F&& f) {
-  c10::visit_scalar_type(t.scalar_type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (cpu::is_floating_v<T>) f(T{}, cpu::opmath_t<T>{});
-  });
-}
-
 }  // namespace ember::native::rnn_rows

@@ -82,7 +82,7 @@ std::vector<Acc> reduce(const Plan& plan, Acc init, Step step, Merge merge) {
   if (inner == 0 || outer == 0) return result;
   if (plan.columns) {
     // data is [inner, outer]: sweep rows, each updating every column's accumulator.
-    parallel_for(0, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
+    parallel_for(0, outer, rows_per_task(inner), [&](int64_t b, int64_t e) {
       for (int64_t i = 0; i < inner; ++i) {
         const T* row = data + i * outer;
         for (int64_t j = b; j < e; ++j) result[j] = step(result[j], row[j], i);

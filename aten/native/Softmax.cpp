@@ -26,7 +26,7 @@ void cpu_softmax_rows(const Tensor& rows, const Tensor& out, bool log, bool safe
       const T* in = static_cast<const T*>(rows.data_ptr());
       T* o = static_cast<T*>(out.data_ptr());
       const int64_t n = rows.size(1);
-      parallel_for(0, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      parallel_for(0, outer, rows_per_task(n), [&](int64_t b, int64_t e) {
         if constexpr (std::is_same_v<T, float>) {
           // Vectorized: y = exp(x - m) and its sum in one pass, then normalize.
           cpu::softmax_rows_floats(in + b * n, o + b * n, e - b, n, log, safe);
@@ -96,7 +96,7 @@ void cpu_softmax_backward_rows(const Tensor& grad_rows, const Tensor& y_rows, co
       const T* py = static_cast<const T*>(y_rows.data_ptr());
       T* o = static_cast<T*>(out.data_ptr());
       const int64_t n = y_rows.size(1);
-      parallel_for(0, outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)), [&](int64_t b, int64_t e) {
+      parallel_for(0, outer, rows_per_task(n), [&](int64_t b, int64_t e) {
         if constexpr (std::is_same_v<T, float>) {
           cpu::softmax_backward_rows_floats(pg + b * n, py + b * n, o + b * n, e - b, n, log);
           return;

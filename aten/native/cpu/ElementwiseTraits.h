@@ -21,6 +21,16 @@ inline ScalarType opmath_type(ScalarType t) {
 template <typename T>
 inline constexpr bool is_floating_v = std::is_floating_point_v<T> || c10::is_reduced_float_v<T>;
 
+// Calls f(T{}, M{}) for a floating dtype T (float, double, half, bfloat16)
+// and its opmath type M; other dtypes call nothing.
+template <typename F>
+void visit_floating(ScalarType t, F&& f) {
+  c10::visit_scalar_type(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (is_floating_v<T>) f(T{}, opmath_t<T>{});
+  });
+}
+
 template <typename T>
 inline constexpr bool is_integral_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
