@@ -62,7 +62,7 @@ class SmallVector {
       *this = std::move(copy);
       return;
     }
-    std::memmove(static_cast<void*>(data_), first, n * sizeof(T));
+    if (n > 0) std::memmove(static_cast<void*>(data_), first, n * sizeof(T));  // an empty range may be null
     size_ = n;
   }
 
