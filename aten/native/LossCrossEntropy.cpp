@@ -85,8 +85,7 @@ std::tuple<Tensor, Tensor> _cross_entropy_rows(const Tensor& self, const Tensor&
                                                int64_t ignore_index) {
   check_operands("_cross_entropy_rows", self, target, reduction);
   const int64_t rows = self.size(0), classes = self.size(1);
-  const ScalarType lse_type = self.dtype() == ScalarType::Double ? ScalarType::Double : ScalarType::Float;
-  Tensor lse = ember::empty({rows}, lse_type, self.device());
+  Tensor lse = ember::empty({rows}, cpu::opmath_type(self.dtype()), self.device());
   Tensor loss = reduction == kNone ? ember::empty({rows}, self.dtype(), self.device())
                                    : ember::empty({}, self.dtype(), self.device());
   if (self.is_meta()) return {loss, lse};
