@@ -16,6 +16,7 @@ namespace {
 
 using cpu::is_floating_v;
 using cpu::is_integral_v;
+using cpu::negate_wrapping;
 using cpu::opmath_t;
 using cpu::AnyType;
 using cpu::FloatingOnly;
@@ -41,11 +42,6 @@ template <typename T>
 bool is_minus_one(T b) {
   if constexpr (std::is_signed_v<T>) return b == T(-1);
   return false;
-}
-template <typename T>
-T negate_wrapping(T a) {
-  using U = std::make_unsigned_t<T>;
-  return static_cast<T>(U(0) - static_cast<U>(a));
 }
 
 // Python's floor division for floats (NumPy's algorithm): exact for
@@ -123,7 +119,8 @@ Tensor add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, con
     using M = opmath_t<T>;
     if constexpr (!std::is_same_v<T, bool>) {
       const M a = alpha.to<M>();
-      cpu::cpu_kernel(iter, [a](T x, T y) -> T { return static_cast<T>(M(x) + a * M(y)); });
+      cpu::cpu_kernel(iter,
+                      [a](T x, T y) -> T { return static_cast<T>(cpu::wrapping_add(M(x), cpu::wrapping_mul(a, M(y)))); });
     }
   });
   return iter.output();
@@ -145,7 +142,8 @@ Tensor mul_out(const Tensor& self, const Tensor& other, const Tensor& out) {
     cpu::cpu_kernel(iter, [](bool a, bool b) -> bool { return a && b; });
     return iter.output();
   }
-  return arithmetic_keeping_scalar<AnyType>(std::move(iter), "mul", [](auto a, auto b) { return a * b; });
+  return arithmetic_keeping_scalar<AnyType>(std::move(iter), "mul",
+                                           [](auto a, auto b) { return cpu::wrapping_mul(a, b); });
 }
 
 Tensor div_out(const Tensor& self, const Tensor& other, const Tensor& out) {

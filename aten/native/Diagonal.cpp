@@ -5,6 +5,7 @@
 #include <aten/generated/NativeFunctions.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace ember::native {
 
@@ -41,7 +42,9 @@ Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2
   const int64_t out_dim = self.dim() + 1;
   const int64_t d1 = maybe_wrap_dim(dim1, out_dim), d2 = maybe_wrap_dim(dim2, out_dim);
   EMBER_CHECK(d1 != d2, "diagonal dimensions cannot be identical {}, {}", dim1, dim2);
-  const int64_t side = self.size(-1) + std::abs(offset);
+  int64_t side = 0;
+  EMBER_CHECK(offset != std::numeric_limits<int64_t>::min() && !__builtin_add_overflow(self.size(-1), offset < 0 ? -offset : offset, &side),
+              "diag_embed: offset {} makes the result's size overflow", offset);
   std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end() - 1);
   shape.insert(shape.begin() + std::min(d1, d2), side);
   shape.insert(shape.begin() + std::max(d1, d2), side);

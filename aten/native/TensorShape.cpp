@@ -358,8 +358,10 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start_opt, 
   const int64_t end = std::max(start, clamp_bound(end_opt.value_or(size)));
   std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
   const int64_t offset = self.storage_offset() + start * strides[dim];
-  sizes[dim] = (end - start + step - 1) / step;
-  strides[dim] *= step;
+  sizes[dim] = end == start ? 0 : (end - start - 1) / step + 1;  // without overflow for any step
+  // A step past the end leaves at most one element, whose stride is never used.
+  int64_t stepped = 0;
+  if (!__builtin_mul_overflow(strides[dim], step, &stepped)) strides[dim] = stepped;
   return make_view(self, sizes, strides, offset);
 }
 
@@ -379,6 +381,7 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
   const int64_t dim = maybe_wrap_dim(dimension, self.dim());
   const int64_t dim_size = self.dim() == 0 ? 1 : self.size(dim);
   EMBER_CHECK(size <= dim_size, "maximum size for tensor at dimension {} is {} but size is {}", dim, dim_size, size);
+  EMBER_CHECK(size >= 0, "size is {} but must be >= 0", size);
   EMBER_CHECK(step > 0, "step is {} but must be > 0", step);
   std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
   if (self.dim() == 0) {
@@ -386,7 +389,9 @@ Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step)
   }
   sizes[dim] = (dim_size - size) / step + 1;
   const int64_t dim_stride = strides[dim];
-  strides[dim] *= step;
+  // A step past the end leaves one window, whose stride along dim is never used.
+  int64_t stepped = 0;
+  if (!__builtin_mul_overflow(dim_stride, step, &stepped)) strides[dim] = stepped;
   sizes.push_back(size);
   strides.push_back(dim_stride);
   return make_view(self, sizes, strides, self.storage_offset());

@@ -78,6 +78,42 @@ def test_shifts_by_any_amount():
     expect_ok(run)
 
 
+def test_integer_arithmetic_wraps_around():
+    # torch's results; in C++ the signed overflow would be undefined behaviour
+    # (scripts/sanitize.sh stops on it).
+    def run():
+        big = ember.tensor([2**62, -3])
+        assert (big * 2**62).tolist() == [0, -(2**62) * 3 + 2**64]
+        assert (big * ember.tensor([34, 1])).tolist() == [-(2**63), -3]
+        assert (ember.tensor([2**62]) + ember.tensor([2**62])).tolist() == [-(2**63)]
+        assert (ember.tensor([-(2**62)]) - ember.tensor([2**62 + 1])).tolist() == [2**63 - 1]
+        assert ember.add(ember.tensor([1]), ember.tensor([2**62]), alpha=4).tolist() == [1]
+        i32 = ember.tensor([2**30], dtype=ember.int32)
+        assert (i32 * 4).tolist() == [0]
+        u8 = ember.tensor([255], dtype=ember.uint8)
+        assert (u8 * u8).tolist() == [1]
+        i16 = ember.tensor([-(2**15)], dtype=ember.int16)
+        assert (i16 * i16).tolist() == [0]
+    expect_ok(run)
+
+
+@pytest.mark.parametrize("call, fragment", [
+    (lambda: ember.diag_embed(ember.ones(3), 2**63 - 1), "offset"),
+    (lambda: ember.diagflat(ember.ones(3), -(2**63)), "offset"),
+    (lambda: ember.ones(0, 2).unfold(0, -3, 2**62), "size is -3"),
+])
+def test_shape_parameters_at_the_integer_limits(call, fragment):
+    expect_error(call, "RuntimeError", fragment)
+
+
+def test_steps_past_the_end():
+    def run():
+        assert ember.ones(3, 2, 2).unfold(0, 2, 2**62).shape == (1, 2, 2, 2)
+        assert ember.arange(5)[1::2**62].tolist() == [1]
+        assert ember.arange(5)[5::2**62].tolist() == []
+    expect_ok(run)
+
+
 @pytest.mark.parametrize("call, fragment", [
     (lambda: ember.empty(2**62).as_strided([2, 2], [2**62, 2**62]), "overflows"),
     (lambda: ember.ones(4).as_strided([3], [1], 2**63 - 2), "overflows"),

@@ -34,6 +34,41 @@ void visit_floating(ScalarType t, F&& f) {
 template <typename T>
 inline constexpr bool is_integral_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
+// Integer arithmetic wraps around on overflow (two's complement), as torch's
+// results do, instead of being undefined behaviour: done in the unsigned
+// type. Other types use the plain operators.
+template <typename T>
+inline T wrapping_add(T a, T b) {
+  if constexpr (is_integral_v<T> && std::is_signed_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename T>
+inline T wrapping_mul(T a, T b) {
+  if constexpr (is_integral_v<T>) {
+    // At least unsigned int: narrower types would be promoted to int, where
+    // 65535 * 65535 overflows again.
+    using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a && b;
+  } else {
+    return a * b;
+  }
+}
+template <typename T>
+inline T negate_wrapping(T a) {
+  if constexpr (is_integral_v<T> && std::is_signed_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(U(0) - static_cast<U>(a));
+  } else {
+    return -a;
+  }
+}
+
 // What reductions and scans accumulate in: double for floating types,
 // complex<double> for complex ones, int64 for integers and bool.
 template <typename T>
