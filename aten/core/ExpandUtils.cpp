@@ -7,8 +7,12 @@
 namespace ember {
 
 std::vector<int64_t> infer_size(c10::IntArrayRef a, c10::IntArrayRef b, std::string_view op) {
+  return infer_size_dimvector(a, b, op).vec();
+}
+
+c10::DimVector infer_size_dimvector(c10::IntArrayRef a, c10::IntArrayRef b, std::string_view op) {
   const size_t ndim = std::max(a.size(), b.size());
-  std::vector<int64_t> out(ndim);
+  c10::DimVector out(ndim);
   // From the last dim, so the first mismatch reported is the innermost one, as in torch.
   for (size_t i = ndim; i-- > 0;) {
     const size_t offset = ndim - 1 - i;

@@ -57,28 +57,35 @@ OptDtype dtype_or(OptDtype dtype, const Tensor& like) { return dtype ? dtype : l
 
 }  // namespace
 
-Tensor empty(IntArrayRef size, OptDtype dtype, OptDevice device_opt) {
+namespace {
+// A tensor of `size` with `stride` (contiguous when not given) over new
+// memory: the one place empty and empty_strided allocate.
+Tensor fresh_tensor(IntArrayRef size, std::optional<IntArrayRef> stride, OptDtype dtype, OptDevice device_opt) {
   const Device device = device_opt.value_or(Device(DeviceType::CPU));
   check_device_supported(device);
   const ScalarType type = dtype.value_or(c10::get_default_dtype());
   const int64_t numel = c10::checked_numel(size);
+  const c10::DimVector strides = stride ? c10::DimVector(*stride) : c10::contiguous_strides(size);
   size_t nbytes = 0;
-  EMBER_CHECK(!__builtin_mul_overflow(static_cast<size_t>(numel), c10::elementSize(type), &nbytes),
-              "empty: size {} in bytes overflows", c10::str_sizes(size));
+  if (numel > 0) {
+    EMBER_CHECK(!__builtin_mul_overflow(static_cast<size_t>(numel), c10::elementSize(type), &nbytes),
+                "empty: size {} in bytes overflows", c10::str_sizes(size));
+    if (stride) nbytes = c10::TensorImpl::storage_nbytes_for(size, strides, 0, c10::elementSize(type));
+  }
   c10::DeviceGuard guard(device);
   c10::Storage storage(nbytes, c10::GetAllocator(device.type));
-  return Tensor(c10::make_intrusive<c10::TensorImpl>(std::move(storage), type, size));
+  return Tensor(c10::make_intrusive<c10::TensorImpl>(std::move(storage), type, size, strides, 0,
+                                                     c10::make_intrusive<c10::VersionCounter>()));
 }
+}  // namespace
+
+Tensor empty(IntArrayRef size, OptDtype dtype, OptDevice device) { return fresh_tensor(size, std::nullopt, dtype, device); }
 
 Tensor empty_out(IntArrayRef size, const Tensor& out) { return out.resize_(size); }
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptDevice device) {
   EMBER_CHECK(size.size() == stride.size(), "mismatch in length of strides and shape");
-  Tensor t = ember::empty({0}, dtype, device);
-  auto* impl = t.unsafeGetTensorImpl();
-  impl->set_sizes_and_strides(size, stride, 0);
-  impl->storage().unsafeGetStorageImpl()->grow(impl->required_storage_nbytes());
-  return t;
+  return fresh_tensor(size, stride, dtype, device);
 }
 
 Tensor zeros(IntArrayRef size, OptDtype dtype, OptDevice device) {

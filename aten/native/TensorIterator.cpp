@@ -91,7 +91,6 @@ TensorIteratorConfig& TensorIteratorConfig::add_output(const Tensor& t) {
 }
 TensorIteratorConfig& TensorIteratorConfig::add_input(const Tensor& t) {
   EMBER_CHECK(t.defined(), "{}: expected a defined tensor as input {}", name_, inputs_.size());
-  if (inputs_.empty()) inputs_.reserve(3);  // one allocation for the usual unary to ternary ops
   inputs_.push_back(t);
   return *this;
 }
@@ -116,7 +115,7 @@ TensorIteratorConfig& TensorIteratorConfig::declare_static_output_dtype(ScalarTy
   return *this;
 }
 TensorIteratorConfig& TensorIteratorConfig::declare_static_shape(IntArrayRef shape) {
-  static_shape_ = shape.vec();
+  static_shape_ = c10::DimVector(shape);
   return *this;
 }
 TensorIteratorConfig& TensorIteratorConfig::name(std::string op_name) {
@@ -232,12 +231,51 @@ void TensorIterator::build(TensorIteratorConfig& config) {
   // then laid out in that order (so they follow the inputs' memory layout
   // as in PyTorch) before dims are merged.
   resize_outputs();
+  if (fast_setup(config)) return;
   compute_strides();
   reorder_dimensions();
   allocate_outputs(config);
   if (is_meta_) return;
   coalesce_dimensions();
   numel_ = c10::checked_numel(shape_);
+}
+
+// The common case (operands of the result's shape, all contiguous, maybe
+// with 0-d inputs) needs no reordering or merging of dims: it is one run
+// over numel elements, and new outputs are contiguous too.
+bool TensorIterator::fast_setup(TensorIteratorConfig& config) {
+  if (is_meta_) return false;
+  for (const Operand& op : operands_) {
+    if (!op.tensor.defined()) continue;
+    const bool broadcast_scalar = !op.is_output && op.tensor.dim() == 0;
+    if (!broadcast_scalar && (op.tensor.sizes() != IntArrayRef(shape_) || !op.tensor.is_contiguous())) return false;
+  }
+  const ScalarType output_dtype = config.static_dtype_.value_or(common_dtype_);
+  const Device device = output_device();
+  for (Operand& op : operands_) {
+    if (!op.is_output || (op.tensor.defined() && op.tensor.dtype() == output_dtype)) continue;
+    if (op.tensor.defined()) op.original = op.tensor;  // computed in the common dtype, cast back by finish()
+    op.tensor = ember::empty(shape_, output_dtype, device);
+    op.is_new = true;
+  }
+  numel_ = c10::checked_numel(shape_);
+  const size_t nd = shape_.empty() ? 0 : 1;
+  if (nd == 1) shape_.assign(1, numel_);
+  perm_.assign(nd, 0);
+  for (Operand& op : operands_) {
+    const int64_t step = op.tensor.dim() == 0 ? 0 : static_cast<int64_t>(op.tensor.element_size());
+    op.strides.assign(nd, step);
+  }
+  return true;
+}
+
+Device TensorIterator::output_device() const {
+  // The inputs' device; a 0-d CPU input (a wrapped number) joins any device.
+  for (const Operand& op : operands_)
+    if (!op.is_output && op.tensor.defined() && !(op.tensor.dim() == 0 && op.tensor.is_cpu())) return op.tensor.device();
+  for (const Operand& op : operands_)
+    if (op.tensor.defined()) return op.tensor.device();
+  return Device(DeviceType::CPU);
 }
 
 void TensorIterator::compute_shape(TensorIteratorConfig& config) {
@@ -247,7 +285,11 @@ void TensorIterator::compute_shape(TensorIteratorConfig& config) {
     bool first = true;
     for (const Operand& op : operands_) {
       if (op.is_output || !op.tensor.defined()) continue;
-      shape_ = first ? c10::DimVector(op.tensor.sizes()) : c10::DimVector(infer_size(shape_, op.tensor.sizes(), name_));
+      if (first) {
+        shape_ = c10::DimVector(op.tensor.sizes());
+      } else if (op.tensor.sizes() != IntArrayRef(shape_)) {
+        shape_ = infer_size_dimvector(shape_, op.tensor.sizes(), name_);
+      }
       first = false;
     }
   }
@@ -297,14 +339,7 @@ void TensorIterator::resize_outputs() {
 
 void TensorIterator::allocate_outputs(TensorIteratorConfig& config) {
   const ScalarType output_dtype = config.static_dtype_.value_or(common_dtype_);
-  const Device device = [&] {
-    for (const Operand& op : operands_)
-      if (!op.is_output && op.tensor.defined() && !(op.tensor.dim() == 0 && op.tensor.is_cpu()))
-        return op.tensor.device();
-    for (const Operand& op : operands_)
-      if (op.tensor.defined()) return op.tensor.device();
-    return Device(DeviceType::CPU);
-  }();
+  const Device device = output_device();
   // perm_[0] is the fastest tensor dim: it gets stride 1, and so on outward.
   const int64_t nd = static_cast<int64_t>(shape_.size());
   c10::DimVector tensor_shape(nd), tensor_strides(nd);

@@ -43,10 +43,12 @@ class TensorIteratorConfig {
 
  private:
   friend class TensorIterator;
-  std::vector<Tensor> outputs_, inputs_;
+  // Inline room for the usual one output and up to three inputs: no heap
+  // allocation per call for them.
+  c10::SmallVector<Tensor, 4> outputs_, inputs_;
   bool promote_inputs_ = false, promote_int_to_float_ = false, cast_outputs_ = false, safe_cast_ = false;
   std::optional<ScalarType> static_dtype_;
-  std::optional<std::vector<int64_t>> static_shape_;
+  std::optional<c10::DimVector> static_shape_;
   std::string name_ = "operation";
 };
 
@@ -119,12 +121,14 @@ class TensorIterator {
   void compute_shape(TensorIteratorConfig& config);
   void compute_types(TensorIteratorConfig& config);
   void resize_outputs();
+  bool fast_setup(TensorIteratorConfig& config);
+  Device output_device() const;
   void allocate_outputs(TensorIteratorConfig& config);
   void compute_strides();
   void reorder_dimensions();
   void coalesce_dimensions();
 
-  std::vector<Operand> operands_;
+  c10::SmallVector<Operand, 4> operands_;
   int noutputs_ = 0;
   c10::DimVector shape_;
   c10::DimVector perm_;  // iteration dim i is tensor dim perm_[i]

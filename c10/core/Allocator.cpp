@@ -1,4 +1,5 @@
 #include <c10/core/Allocator.h>
+#include <c10/core/SmallBlockCache.h>
 #include <c10/util/Exception.h>
 
 #include <array>
@@ -140,6 +141,11 @@ struct CPUAllocator final : Allocator {
       void* data = LargeBlockCache::instance().allocate(LargeBlockCache::size_class(nbytes));
       EMBER_CHECK(data != nullptr, "DefaultCPUAllocator: not enough memory: you tried to allocate {} bytes.", nbytes);
       return DataPtr(data, data, &LargeBlockCache::release, Device(DeviceType::CPU));
+    }
+    if (nbytes <= kSmallBlockMax) {
+      DataPtr block = allocate_small_block(nbytes);
+      EMBER_CHECK(block, "DefaultCPUAllocator: not enough memory: you tried to allocate {} bytes.", nbytes);
+      return block;
     }
     // aligned_alloc wants a size that is a multiple of the alignment.
     const size_t rounded = (nbytes + kCPUAlignment - 1) / kCPUAlignment * kCPUAlignment;

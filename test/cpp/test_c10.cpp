@@ -14,7 +14,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <memory>
+#include <string>
+#include <thread>
 
 #include "expect/expect_inline.h"
 
@@ -227,6 +231,68 @@ TEST(SmallVector, GrowsPastItsInlineStorageAndCopiesAndMovesEitherWay) {
   EXPECT_EQ(reversed, (std::vector<int64_t>{9, 9, 4, 3, 2, 1}));
   DimVector strides = contiguous_strides({2, 3, 4});
   EXPECT_EQ(strides.vec(), (std::vector<int64_t>{12, 4, 1}));
+}
+
+// Values that are not trivially copyable (tensors, strings) are constructed,
+// moved and destroyed one by one, inline or on the heap.
+TEST(SmallVector, HoldsValuesWithConstructorsAndDestructors) {
+  auto token = std::make_shared<int>(7);  // its use count counts the live copies
+  {
+    SmallVector<std::shared_ptr<int>, 2> v;
+    v.push_back(token);
+    v.emplace_back(token);
+    EXPECT_EQ(token.use_count(), 3);
+    v.push_back(v.front());  // from its own element, while growing onto the heap
+    EXPECT_EQ(v.size(), 3u);
+    EXPECT_EQ(token.use_count(), 4);
+    SmallVector<std::shared_ptr<int>, 2> copy = v;
+    EXPECT_EQ(token.use_count(), 7);
+    SmallVector<std::shared_ptr<int>, 2> moved = std::move(copy);
+    EXPECT_TRUE(copy.empty());
+    EXPECT_EQ(token.use_count(), 7);
+    moved.resize(1);
+    EXPECT_EQ(token.use_count(), 5);
+    SmallVector<std::shared_ptr<int>, 2> inline_moved = std::move(moved);  // inline storage: moved element-wise
+    EXPECT_EQ(inline_moved.size(), 1u);
+    EXPECT_EQ(token.use_count(), 5);
+    v.assign(v.begin() + 1, v.end());  // from its own elements
+    EXPECT_EQ(v.size(), 2u);
+    EXPECT_EQ(token.use_count(), 4);
+    v.clear();
+    EXPECT_EQ(token.use_count(), 2);
+  }
+  EXPECT_EQ(token.use_count(), 1);
+  SmallVector<std::string, 1> words(3, "ember");
+  words.resize(4, words[0]);
+  EXPECT_EQ(words.vec(), (std::vector<std::string>{"ember", "ember", "ember", "ember"}));
+}
+
+// Small blocks come back from the thread's free list for the next request
+// of their size class, aligned like any CPU block; a block freed by a thread
+// that then exits goes back to malloc with the rest of its list.
+TEST(CPUAllocator, ReusesASmallBlockFreedOnTheSameThread) {
+  Allocator* cpu = GetCPUAllocator();
+  void* first = nullptr;
+  {
+    DataPtr block = cpu->allocate(40);
+    first = block.get();
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % kCPUAlignment, 0u);
+  }
+  DataPtr again = cpu->allocate(64);  // the same class (64 bytes)
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(again.get(), first);
+#endif
+  DataPtr other_class = cpu->allocate(65);
+  EXPECT_NE(other_class.get(), first);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(other_class.get()) % kCPUAlignment, 0u);
+  std::thread([cpu] {
+    DataPtr mine = cpu->allocate(1000);
+    std::memset(mine.get(), 1, 1000);
+  }).join();
+  DataPtr crossing;
+  std::thread([&] { crossing = cpu->allocate(100); }).join();  // made on a thread that is gone
+  std::memset(crossing.get(), 2, 100);
+  crossing.clear();  // freed onto this thread's list
 }
 
 // A smaller request takes the smallest cached block that holds it (down to
