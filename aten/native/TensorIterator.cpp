@@ -470,6 +470,15 @@ void TensorIterator::serial_for_each(const Loop& loop, int64_t begin, int64_t en
     loop(base.data(), zero.data(), 1);
     return;
   }
+  if (nd == 1) {  // one run (every contiguous case): no counters
+    c10::SmallVector<int64_t, 8> inner(nt);
+    for (int k = 0; k < nt; ++k) {
+      inner[k] = operands_[k].strides[0];
+      base[k] += begin * inner[k];
+    }
+    loop(base.data(), inner.data(), end - begin);
+    return;
+  }
   // Position of `begin` as a counter over the dims (dim 0 fastest).
   c10::DimVector counter(nd);
   int64_t rest = begin;

@@ -144,73 +144,7 @@ Tensor.__reduce__ = _reduce
 Tensor.__format__ = lambda self, spec: self.item().__format__(spec) if self.dim() == 0 else object.__format__(self, spec)
 
 
-# ---- Python operators --------------------------------------------------------
-# Each maps to the operator PyTorch uses; Python numbers reach the .Scalar
-# overloads and promote as weak "wrapped numbers" (x + 1.5 keeps x's dtype).
-
-
-def _forward(op):
-    return lambda self, other: op(self, other)
-
-
-def _swapped(op):
-    """number <op> tensor: the number becomes a weak 0-d tensor on the left."""
-    return lambda self, other: op(other if isinstance(other, Tensor) else _C._wrapped_scalar(other), self)
-
-
-def _inplace(method, **kwargs):
-    return lambda self, other: getattr(self, method)(other, **kwargs)
-
-
-def _invert(self):
-    # TypeError for floats, as torch's ~ (ember.bitwise_not raises NotImplementedError like torch.bitwise_not).
-    if self.is_floating_point() or self.is_complex():
-        raise TypeError(f"~ (bitwise_not) is only supported for integer and boolean tensors, got {self.dtype}")
-    return _C.bitwise_not(self)
-
-
-def _comparison(op):
-    return lambda self, other: op(self, other) if _comparable(other) else NotImplemented
-
-
-# (operator, forward, reflected, in-place)
-_BINARY_OPERATORS = [
-    ("add", _forward(_C.add), _forward(_C.add), _inplace("add_")),
-    ("sub", _forward(_C.sub), _forward(_C.rsub), _inplace("sub_")),
-    ("mul", _forward(_C.mul), _forward(_C.mul), _inplace("mul_")),
-    ("truediv", _forward(_C.div), _swapped(_C.div), _inplace("div_")),
-    ("floordiv", _forward(_C.floor_divide), _swapped(_C.floor_divide), _inplace("div_", rounding_mode="floor")),
-    ("mod", _forward(_C.remainder), _swapped(_C.remainder), _inplace("remainder_")),
-    ("pow", _forward(_C.pow), lambda self, other: _C.pow(other, self), _inplace("pow_")),
-    ("and", _forward(_C.bitwise_and), _forward(_C.bitwise_and), _inplace("bitwise_and_")),
-    ("or", _forward(_C.bitwise_or), _forward(_C.bitwise_or), _inplace("bitwise_or_")),
-    ("xor", _forward(_C.bitwise_xor), _forward(_C.bitwise_xor), _inplace("bitwise_xor_")),
-    ("lshift", _forward(_C.bitwise_left_shift), _swapped(_C.bitwise_left_shift), _inplace("bitwise_left_shift_")),
-    ("rshift", _forward(_C.bitwise_right_shift), _swapped(_C.bitwise_right_shift), _inplace("bitwise_right_shift_")),
-    ("matmul", _forward(_C.matmul), lambda self, other: _C.matmul(other, self), None),
-]
-for _name, _fwd, _rev, _inp in _BINARY_OPERATORS:
-    setattr(Tensor, f"__{_name}__", _fwd)
-    setattr(Tensor, f"__r{_name}__", _rev)
-    if _inp is not None:
-        setattr(Tensor, f"__i{_name}__", _inp)
-
-Tensor.__neg__ = lambda self: _C.neg(self)
-Tensor.__pos__ = lambda self: self
-Tensor.__abs__ = lambda self: _C.abs(self)
-Tensor.__invert__ = _invert
-Tensor.__eq__ = _comparison(_C.eq)
-Tensor.__ne__ = _comparison(_C.ne)
-Tensor.__lt__ = _forward(_C.lt)
-Tensor.__le__ = _forward(_C.le)
-Tensor.__gt__ = _forward(_C.gt)
-Tensor.__ge__ = _forward(_C.ge)
-# Defining __eq__ removes the default hash; tensors hash by identity, as in torch.
-Tensor.__hash__ = object.__hash__
-
-
-def _comparable(other):
-    return isinstance(other, (Tensor, int, float, complex, bool)) or hasattr(other, "__index__")
+# Python operators (+, ==, ~, ...) are C++ methods: python/src/operators.cpp.
 
 
 # ---- Autograd ---------------------------------------------------------------------

@@ -206,7 +206,7 @@ void init_tensor_autograd(TensorClass& cls) {
             // changes through .data escape autograd's checks.
             c10::AutoGradMode no_grad(false);
             Tensor data = self.detach();
-            data.unsafeGetTensorImpl()->set_version_counter(c10::make_intrusive<c10::VersionCounter>());
+            data.unsafeGetTensorImpl()->set_version_counter(nullptr);
             return data;
           },
           [](Tensor& self, const Tensor& data) {

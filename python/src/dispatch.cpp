@@ -55,7 +55,7 @@ IValue to_ivalue(py::handle obj, const SchemaType& type, const std::string& wher
     throw py::type_error(fmt::format("{} must be {}, not NoneType", where, type.str()));
   }
   if (!type.is_list) return scalar_ivalue(obj, type.kind, where);
-  if (type.kind == Kind::Int) return IValue(obj.cast<IntList>().values);
+  if (type.kind == Kind::Int) return IValue(c10::IntArrayRef(obj.cast<IntList>().values));
   if (!PySequence_Check(obj.ptr())) {
     throw py::type_error(fmt::format("{} must be a sequence, not {}", where, Py_TYPE(obj.ptr())->tp_name));
   }

@@ -64,7 +64,7 @@ int64_t index_from_object(py::handle obj, const char* what) {
   return v;
 }
 
-std::vector<int64_t> shape_from_args(const py::args& args, const char* what, const char* arg) {
+c10::DimVector shape_from_args(const py::args& args, const char* what, const char* arg) {
   py::sequence seq = args;
   if (args.size() == 1 && !PyIndex_Check(args[0].ptr())) {
     if (!py::isinstance<py::sequence>(args[0])) {
@@ -73,7 +73,7 @@ std::vector<int64_t> shape_from_args(const py::args& args, const char* what, con
     }
     seq = py::reinterpret_borrow<py::sequence>(args[0]);
   }
-  std::vector<int64_t> shape;
+  c10::DimVector shape;
   shape.reserve(seq.size());
   for (py::handle item : seq) {
     if (PyBool_Check(item.ptr()) || !PyIndex_Check(item.ptr())) {

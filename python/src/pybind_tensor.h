@@ -8,6 +8,7 @@
 // attributes and subclass intact.
 
 #include <aten/Functions.h>
+#include <c10/util/SmallVector.h>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -15,6 +16,19 @@
 namespace py = pybind11;
 
 PYBIND11_DECLARE_HOLDER_TYPE(T, c10::intrusive_ptr<T>, true)
+
+namespace pybind11 {
+// Every TensorImpl, sparse ones included, is the one Python Tensor class:
+// returning a tensor skips pybind11's lookup of the most-derived C++ type
+// (typeid and a hash of its name, on every call that returns a tensor).
+template <>
+struct polymorphic_type_hook<c10::TensorImpl> {
+  static const void* get(const c10::TensorImpl* src, const std::type_info*& type) {
+    type = nullptr;
+    return src;
+  }
+};
+}  // namespace pybind11
 
 namespace ember::python {
 
@@ -41,7 +55,7 @@ std::shared_ptr<T> gil_safe(T object) {
 // An int list argument: accepts a sequence of ints (list, tuple, ember.Size)
 // or a single int, as PyTorch's int[] parameters do.
 struct IntList {
-  std::vector<int64_t> values;
+  c10::DimVector values;  // inline up to six ints: no heap allocation per call
   operator c10::IntArrayRef() const { return values; }
 };
 
@@ -52,6 +66,10 @@ struct TensorOrNumber {
   Tensor tensor;
   operator const Tensor&() const { return tensor; }
 };
+
+// pybind11's record of the Tensor class, set when the class is registered
+// (init_tensor) and used by every conversion of a tensor.
+const py::detail::type_info* tensor_type_info();
 
 inline std::optional<c10::IntArrayRef> as_ref(const std::optional<IntList>& list) {
   if (!list) return std::nullopt;
@@ -71,7 +89,7 @@ struct type_caster<ember::python::IntList> {
   PYBIND11_TYPE_CASTER(ember::python::IntList, const_name("list[int]"));
   bool load(handle src, bool convert);
   static handle cast(const ember::python::IntList& l, return_value_policy, handle) {
-    return py::cast(l.values).release();
+    return py::cast(l.values.vec()).release();
   }
 };
 
@@ -82,27 +100,33 @@ struct type_caster<ember::python::TensorOrNumber> {
   static handle cast(const ember::python::TensorOrNumber& t, return_value_policy policy, handle parent);
 };
 
+// Tensors cross through the pybind11 class of c10::TensorImpl, but without
+// pybind11's per-call lookup of that class's record (a hash of the C++ type
+// name for every argument and result): the record is looked up once, when
+// the class is registered.
 template <>
 struct type_caster<ember::Tensor> {
   PYBIND11_TYPE_CASTER(ember::Tensor, const_name("Tensor"));
-  using holder_caster = copyable_holder_caster<c10::TensorImpl, c10::intrusive_ptr<c10::TensorImpl>>;
+  using Holder = c10::intrusive_ptr<c10::TensorImpl>;
 
-  bool load(handle src, bool convert) {
-    // pybind11 loads None as a null holder when converting; a Tensor
-    // parameter never means "absent" (std::optional<Tensor> does), so None
-    // does not match and the call fails with a TypeError instead of
-    // running the op on an undefined tensor.
-    if (src.is_none()) return false;
-    holder_caster caster;
-    if (!caster.load(src, convert)) return false;
-    value = ember::Tensor(static_cast<c10::intrusive_ptr<c10::TensorImpl>&>(caster));
+  bool load(handle src, bool /*convert*/) {
+    // None is no tensor: a Tensor parameter never means "absent"
+    // (std::optional<Tensor> does), so the call fails with a TypeError
+    // instead of running the op on an undefined tensor.
+    const detail::type_info* info = ember::python::tensor_type_info();
+    if (src.is_none() || !PyObject_TypeCheck(src.ptr(), info->type)) return false;
+    value_and_holder v_h = reinterpret_cast<instance*>(src.ptr())->get_value_and_holder(info);
+    if (!v_h.holder_constructed()) return false;  // a subclass whose __init__ never ran
+    value = ember::Tensor(v_h.template holder<Holder>());
     return true;
   }
 
   static handle cast(const ember::Tensor& t, return_value_policy, handle parent) {
     if (!t.defined()) return none().release();
-    return make_caster<c10::intrusive_ptr<c10::TensorImpl>>::cast(t.impl_ptr(), return_value_policy::take_ownership,
-                                                                  parent);
+    // An impl that already has a Python object gets that object back.
+    const Holder& holder = t.impl_ptr();
+    return type_caster_generic::cast(holder.get(), return_value_policy::take_ownership, parent,
+                                     ember::python::tensor_type_info(), nullptr, nullptr, &holder);
   }
 };
 
@@ -144,6 +168,7 @@ void init_tensor_data(py::module_& m, TensorClass& cls);
 void init_shared_memory(py::module_& m, TensorClass& cls);
 void init_sparse(py::module_& m, TensorClass& cls);
 void init_indexing(TensorClass& cls);
+void init_operators(TensorClass& cls);
 void init_functions(py::module_& m);
 void init_dispatch(py::module_& m);
 void init_autograd(py::module_& m, TensorClass& cls);
@@ -162,7 +187,7 @@ py::object named_tuple(const std::string& op_name, const std::vector<std::string
 py::object dtype_object(c10::ScalarType t);
 // Shapes from Python: `f(2, 3)`, `f((2, 3))` and `f([2, 3])` all mean [2, 3].
 // The ints of an int-list parameter `arg` of op `what`, given one by one or as one sequence.
-std::vector<int64_t> shape_from_args(const py::args& args, const char* what, const char* arg);
+c10::DimVector shape_from_args(const py::args& args, const char* what, const char* arg);
 int64_t index_from_object(py::handle obj, const char* what);
 
 }  // namespace ember::python

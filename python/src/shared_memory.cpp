@@ -24,7 +24,7 @@ Tensor tensor_over(c10::Storage storage, ScalarType dtype, const std::vector<int
   EMBER_CHECK(needed <= storage.nbytes(), "shared tensor: sizes {} and strides {} need {} bytes, the storage has {}",
               c10::str_sizes(sizes), c10::str_sizes(strides), needed, storage.nbytes());
   return Tensor(c10::make_intrusive<c10::TensorImpl>(std::move(storage), dtype, sizes, strides, storage_offset,
-                                                     c10::make_intrusive<c10::VersionCounter>()));
+                                                     nullptr));
 }
 
 }  // namespace

@@ -151,9 +151,16 @@ py::object wrap_as(py::handle cls, Tensor fresh) {
   return obj;
 }
 
+namespace {
+const py::detail::type_info* tensor_type_record = nullptr;
+}  // namespace
+
+const py::detail::type_info* tensor_type_info() { return tensor_type_record; }
+
 void init_tensor(py::module_& m) {
   py::class_<FreshTensor>(m, "_FreshTensor");
   TensorClass cls(m, "Tensor", py::dynamic_attr());
+  tensor_type_record = py::detail::get_type_info(typeid(c10::TensorImpl));
   cls.def(py::init([]() { return empty({0}).impl_ptr(); }));
   cls.def(py::init([](const FreshTensor& fresh) { return fresh.tensor.impl_ptr(); }));
   // Parameter-style subclasses: a new `cls` object over data's memory (and
@@ -275,6 +282,7 @@ void init_tensor(py::module_& m) {
   init_shared_memory(m, cls);
   init_sparse(m, cls);
   init_indexing(cls);
+  init_operators(cls);
 }
 
 }  // namespace ember::python

@@ -213,7 +213,7 @@ Tensor from_numpy(py::handle obj) {
                         Device(DeviceType::CPU));
   c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(std::move(data_ptr), nbytes));
   return Tensor(c10::make_intrusive<c10::TensorImpl>(std::move(storage), *dtype, sizes, strides, 0,
-                                                     c10::make_intrusive<c10::VersionCounter>()));
+                                                     nullptr));
 }
 
 py::array to_numpy(const Tensor& input, bool force) {
