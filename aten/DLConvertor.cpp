@@ -117,7 +117,7 @@ Tensor fromDLPack(DLManagedTensor* src) {
   c10::DataPtr data_ptr(data, guard.release(), &release_import, Device(DeviceType::CPU));
   c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(std::move(data_ptr), nbytes));
   return Tensor(c10::make_intrusive<c10::TensorImpl>(std::move(storage), dtype, sizes, strides, 0,
-                                                     c10::make_intrusive<c10::VersionCounter>()));
+                                                     nullptr));
 }
 
 }  // namespace ember

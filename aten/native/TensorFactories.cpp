@@ -75,7 +75,7 @@ Tensor fresh_tensor(IntArrayRef size, std::optional<IntArrayRef> stride, OptDtyp
   c10::DeviceGuard guard(device);
   c10::Storage storage(nbytes, c10::GetAllocator(device.type));
   return Tensor(c10::make_intrusive<c10::TensorImpl>(std::move(storage), type, size, strides, 0,
-                                                     c10::make_intrusive<c10::VersionCounter>()));
+                                                     nullptr));
 }
 }  // namespace
 

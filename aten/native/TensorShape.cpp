@@ -23,8 +23,8 @@ Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int
 }
 
 // Replaces a single -1 in `shape` so that it holds `numel` elements.
-std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel) {
-  std::vector<int64_t> result(shape.begin(), shape.end());
+c10::DimVector infer_size(IntArrayRef shape, int64_t numel) {
+  c10::DimVector result(shape);
   int64_t known = 1;
   bool overflow = false;  // then no numel can match: the shape is invalid
   std::optional<size_t> infer_dim;
@@ -45,14 +45,14 @@ std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel) {
 
 // Strides that let `new_shape` view memory laid out as (old_shape, old_strides),
 // or nullopt when some new dim would span two non-mergeable old dims.
-std::optional<std::vector<int64_t>> compute_view_strides(IntArrayRef old_shape, IntArrayRef old_strides,
-                                                         IntArrayRef new_shape) {
-  std::vector<int64_t> new_strides(new_shape.size(), 1);
+std::optional<c10::DimVector> compute_view_strides(IntArrayRef old_shape, IntArrayRef old_strides,
+                                                   IntArrayRef new_shape) {
+  c10::DimVector new_strides(new_shape.size(), 1);
   if (old_shape.empty()) return new_strides;  // 0-d: every new dim has size 1
   const int64_t numel = c10::checked_numel(old_shape);
   if (numel == 0) {
-    if (old_shape == new_shape) return old_strides.vec();
-    return c10::contiguous_strides(new_shape).vec();
+    if (old_shape == new_shape) return c10::DimVector(old_strides);
+    return c10::contiguous_strides(new_shape);
   }
   int64_t view_d = static_cast<int64_t>(new_shape.size()) - 1;
   // Walk old dims from the innermost, grouping runs that are contiguous with
@@ -83,7 +83,7 @@ std::optional<std::vector<int64_t>> compute_view_strides(IntArrayRef old_shape, 
 }  // namespace
 
 Tensor view(const Tensor& self, IntArrayRef sizes) {
-  const std::vector<int64_t> shape = infer_size(sizes, self.numel());
+  const c10::DimVector shape = infer_size(sizes, self.numel());
   const auto strides = compute_view_strides(self.sizes(), self.strides(), shape);
   EMBER_CHECK(strides.has_value(),
               "view size is not compatible with input tensor's size and stride (at least one dimension spans "
@@ -134,7 +134,7 @@ Tensor view(const Tensor& self, ScalarType dtype) {
 }
 
 Tensor reshape(const Tensor& self, IntArrayRef sizes) {
-  const std::vector<int64_t> shape = infer_size(sizes, self.numel());
+  const c10::DimVector shape = infer_size(sizes, self.numel());
   // Through the view operator (not make_view): reshape is a composite, so
   // the view must be recorded by autograd like any other.
   if (compute_view_strides(self.sizes(), self.strides(), shape)) return ember::view(self, shape);

@@ -158,7 +158,7 @@ struct Reader {
                 name, c10::str_sizes(sizes), s.nbytes());
     Tensor raw = storage_tensor(pt.storage());
     auto impl = c10::make_intrusive<c10::TensorImpl>(raw.storage(), dtype, sizes, strides, pt.storage_offset(),
-                                                      c10::make_intrusive<c10::VersionCounter>());
+                                                      nullptr);
     Tensor t(std::move(impl));
     if (pt.requires_grad()) t.set_requires_grad(true);
     return t;

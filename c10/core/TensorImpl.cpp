@@ -39,7 +39,7 @@ int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, bool wrap_scalar) {
 }
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes)
-    : TensorImpl(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0, make_intrusive<VersionCounter>()) {}
+    : TensorImpl(std::move(storage), dtype, sizes, contiguous_strides(sizes), 0, nullptr) {}
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
                        int64_t storage_offset, intrusive_ptr<VersionCounter> version_counter)
@@ -51,7 +51,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
       // Every tensor passes the Autograd key: its kernel records history when
       // an input requires grad and tracks views either way.
       key_set_(DispatchKeySet(backendKey(storage_.device().type)).add(DispatchKey::Autograd)),
-      version_counter_(std::move(version_counter)),
+      version_counter_(version_counter.release()),
       inference_(InferenceMode::is_enabled()) {
   EMBER_INTERNAL_ASSERT(sizes.size() == strides.size());
   refresh_numel_and_contiguity();
@@ -63,9 +63,28 @@ TensorImpl::TensorImpl(DispatchKey backend, ScalarType dtype, Device device, Int
       strides_(contiguous_strides(sizes)),
       dtype_(dtype),
       key_set_(DispatchKeySet(backend).add(DispatchKey::Autograd)),
-      version_counter_(make_intrusive<VersionCounter>()),
       inference_(InferenceMode::is_enabled()) {
   refresh_numel_and_contiguity();
+}
+
+TensorImpl::~TensorImpl() { set_version_counter(nullptr); }
+
+VersionCounter* TensorImpl::shared_version_counter() const {
+  if (VersionCounter* vc = version_counter_.load(std::memory_order_acquire)) return vc;
+  intrusive_ptr<VersionCounter> fresh = make_intrusive<VersionCounter>();
+  VersionCounter* expected = nullptr;
+  if (version_counter_.compare_exchange_strong(expected, fresh.get(), std::memory_order_acq_rel)) return fresh.release();
+  return expected;  // another thread made one first; ours goes
+}
+
+intrusive_ptr<VersionCounter> TensorImpl::version_counter() const {
+  VersionCounter* vc = shared_version_counter();
+  return intrusive_ptr<VersionCounter>(vc);  // a new strong reference
+}
+
+void TensorImpl::set_version_counter(intrusive_ptr<VersionCounter> vc) {
+  VersionCounter* old = version_counter_.exchange(vc.release(), std::memory_order_acq_rel);
+  if (old != nullptr) intrusive_ptr<VersionCounter>::reclaim(old);  // dropped here
 }
 
 void TensorImpl::report_not_strided(const char* what) const {

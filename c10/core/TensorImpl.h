@@ -88,13 +88,25 @@ class TensorImpl : public intrusive_ptr_target {
   // a wrapped-around value, when it does not fit in size_t.
   static size_t storage_nbytes_for(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset, size_t itemsize);
 
-  uint32_t version() const { return version_counter_->version.load(std::memory_order_relaxed); }
-  void bump_version() { version_counter_->version.fetch_add(1, std::memory_order_relaxed); }
-  const intrusive_ptr<VersionCounter>& version_counter() const { return version_counter_; }
-  void set_version_counter(intrusive_ptr<VersionCounter> vc) { version_counter_ = std::move(vc); }
+  // The version counter is made on first use (a view, an in-place change,
+  // autograd saving the tensor): most tensors never need one, and a tensor
+  // without one is at version 0. That saves an allocation per op result.
+  uint32_t version() const {
+    const VersionCounter* vc = version_counter_.load(std::memory_order_acquire);
+    return vc ? vc->version.load(std::memory_order_relaxed) : 0;
+  }
+  void bump_version() { shared_version_counter()->version.fetch_add(1, std::memory_order_relaxed); }
+  // The counter shared with views (made now if there is none yet).
+  intrusive_ptr<VersionCounter> version_counter() const;
+  // Null: a counter of its own, made when first needed.
+  void set_version_counter(intrusive_ptr<VersionCounter> vc);
   // For a factory's result that no one else has seen yet: the writes that
   // filled it are not modifications (torch.ones(2)._version is 0).
-  void reset_version() { version_counter_->version.store(0, std::memory_order_relaxed); }
+  void reset_version() {
+    if (VersionCounter* vc = version_counter_.load(std::memory_order_acquire)) {
+      vc->version.store(0, std::memory_order_relaxed);
+    }
+  }
 
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta);
@@ -122,6 +134,8 @@ class TensorImpl : public intrusive_ptr_target {
   // the autograd graph (which can hold a weak reference back to this
   // tensor, e.g. retain_grad's hook) and the memory go now, not when the
   // last weak reference does, which a cycle through them would prevent.
+  ~TensorImpl() override;
+
   void release_resources() override {
     autograd_meta_.reset();
     storage_ = Storage();
@@ -144,7 +158,10 @@ class TensorImpl : public intrusive_ptr_target {
   int64_t numel_ = 1;
   ScalarType dtype_;
   DispatchKeySet key_set_;
-  intrusive_ptr<VersionCounter> version_counter_;
+  // Owns one strong reference when set. Atomic: two threads may make views
+  // of the same tensor at once, and only one counter may win.
+  mutable std::atomic<VersionCounter*> version_counter_{nullptr};
+  VersionCounter* shared_version_counter() const;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
   bool is_contiguous_ = true;
   bool conj_ = false;

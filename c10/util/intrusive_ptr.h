@@ -89,6 +89,15 @@ class intrusive_ptr {
     p.target_ = owning;
     return p;
   }
+  // The first owner of an object just constructed, which no other thread
+  // can see yet: its counts are set, not atomically incremented
+  // (make_intrusive; four read-modify-writes fewer per tensor's three objects).
+  static intrusive_ptr adopt_new(T* fresh) noexcept {
+    const intrusive_ptr_target* base = fresh;
+    base->refcount_.store(1, std::memory_order_relaxed);
+    base->weakcount_.store(1, std::memory_order_relaxed);
+    return reclaim(fresh);
+  }
 
   friend bool operator==(const intrusive_ptr& a, const intrusive_ptr& b) { return a.target_ == b.target_; }
   friend bool operator!=(const intrusive_ptr& a, const intrusive_ptr& b) { return a.target_ != b.target_; }
@@ -112,7 +121,12 @@ class intrusive_ptr {
       // Through the base, whose protected members this friend may use.
       intrusive_ptr_target* base = t;
       base->release_resources();
-      if (base->weakcount_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete base;
+      // A weak count of 1 is the strong side's own: no weak owner exists, and
+      // none can appear without a strong one, so no atomic decrement is needed.
+      if (base->weakcount_.load(std::memory_order_acquire) == 1 ||
+          base->weakcount_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        delete base;
+      }
     }
   }
 
@@ -121,7 +135,7 @@ class intrusive_ptr {
 
 template <typename T, typename... Args>
 intrusive_ptr<T> make_intrusive(Args&&... args) {
-  return intrusive_ptr<T>(new T(std::forward<Args>(args)...));
+  return intrusive_ptr<T>::adopt_new(new T(std::forward<Args>(args)...));
 }
 
 template <typename T>
