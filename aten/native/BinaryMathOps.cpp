@@ -150,8 +150,8 @@ Tensor lcm_out(const Tensor& self, const Tensor& other, const Tensor& out) {
     cpu::cpu_kernel(iter, [](T a, T b) -> T {
       const int64_t g = std::gcd(int64_t(a), int64_t(b));
       if (g == 0) return T(0);
-      const int64_t l = int64_t(a) / g * int64_t(b);
-      return static_cast<T>(l < 0 ? -l : l);
+      const int64_t l = cpu::wrapping_mul(int64_t(a) / g, int64_t(b));
+      return static_cast<T>(l < 0 ? cpu::negate_wrapping(l) : l);
     });
   });
   return iter.output();

@@ -267,8 +267,8 @@ Tensor pow_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
           }
         }
         int64_t result = 1, b = base;
-        for (uint64_t e = static_cast<uint64_t>(exp); e; e >>= 1, b *= b)
-          if (e & 1) result *= b;
+        for (uint64_t e = static_cast<uint64_t>(exp); e; e >>= 1, b = cpu::wrapping_mul(b, b))
+          if (e & 1) result = cpu::wrapping_mul(result, b);
         return static_cast<T>(result);
       });
     } else {

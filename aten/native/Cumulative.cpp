@@ -34,7 +34,7 @@ Tensor cumulative(const Tensor& self, int64_t dim, std::optional<ScalarType> dty
         A acc = product ? A(1) : A(0);
         for (int64_t i = 0; i < a.n; ++i) {
           const A v = c10::convert<A>(in[r * a.n + i]);
-          acc = product ? acc * v : acc + v;
+          acc = product ? cpu::wrapping_mul(acc, v) : cpu::wrapping_add(acc, v);
           o[r * a.n + i] = c10::convert<T>(acc);
         }
       }

@@ -34,7 +34,8 @@ void naive_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar&
     for (int64_t i = b0; i < e0; ++i) {
       for (int64_t j = 0; j < n; ++j) {
         M acc = M(0);
-        for (int64_t p = 0; p < k; ++p) acc += M(A[i * as0 + p * as1]) * M(B[p * bs0 + j * bs1]);
+        for (int64_t p = 0; p < k; ++p)
+          acc = cpu::wrapping_add(acc, cpu::wrapping_mul(M(A[i * as0 + p * as1]), M(B[p * bs0 + j * bs1])));
         T& out = C[i * cs0 + j * cs1];
         out = static_cast<T>(beta == M(0) ? alpha * acc : alpha * acc + beta * M(out));
       }

@@ -69,7 +69,9 @@ Tensor addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tens
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
     const M v = value.to<M>();
-    cpu::cpu_kernel(iter, [v](T s, T a, T b) -> T { return static_cast<T>(M(s) + v * M(a) * M(b)); });
+    cpu::cpu_kernel(iter, [v](T s, T a, T b) -> T {
+      return static_cast<T>(cpu::wrapping_add(M(s), cpu::wrapping_mul(cpu::wrapping_mul(v, M(a)), M(b))));
+    });
   });
   return iter.output();
 }

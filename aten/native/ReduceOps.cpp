@@ -136,17 +136,18 @@ void write_results(const Tensor& out, const std::vector<Acc>& values, F project)
   });
 }
 
+// Integer sums and products wrap around on overflow, as torch's do.
 struct SumStep {
   template <typename A>
-  A operator()(A acc, A v) const { return acc + v; }
+  A operator()(A acc, A v) const { return cpu::wrapping_add(acc, v); }
   template <typename A>
-  A merge(A a, A b) const { return a + b; }
+  A merge(A a, A b) const { return cpu::wrapping_add(a, b); }
 };
 struct ProdStep {
   template <typename A>
-  A operator()(A acc, A v) const { return acc * v; }
+  A operator()(A acc, A v) const { return cpu::wrapping_mul(acc, v); }
   template <typename A>
-  A merge(A a, A b) const { return a * b; }
+  A merge(A a, A b) const { return cpu::wrapping_mul(a, b); }
 };
 
 // Sum-like reductions: sum, prod and the pieces of mean/var/norm.

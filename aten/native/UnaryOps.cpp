@@ -127,7 +127,7 @@ struct Erfc { template <typename T> static constexpr bool supports = real_float<
 struct Erfinv { template <typename T> static constexpr bool supports = real_float<T>; template <typename T> T operator()(T x) const { return static_cast<T>(erfinv_double(static_cast<double>(x))); } };
 struct Reciprocal { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return T(1) / x; } };
 struct Silu { template <typename T> static constexpr bool supports = float_or_complex<T>; template <typename T> T operator()(T x) const { return x / (T(1) + std::exp(-x)); } };
-struct Neg { template <typename T> static constexpr bool supports = not_bool<T>; template <typename T> T operator()(T x) const { return -x; } };
+struct Neg { template <typename T> static constexpr bool supports = not_bool<T>; template <typename T> T operator()(T x) const { return cpu::negate_wrapping(x); } };
 struct Floor { template <typename T> static constexpr bool supports = !c10::is_complex_v<T> && not_bool<T>; template <typename T> T operator()(T x) const { if constexpr (cpu::is_integral_v<T>) return x; else return std::floor(x); } };
 struct Ceil { template <typename T> static constexpr bool supports = !c10::is_complex_v<T> && not_bool<T>; template <typename T> T operator()(T x) const { if constexpr (cpu::is_integral_v<T>) return x; else return std::ceil(x); } };
 struct Trunc { template <typename T> static constexpr bool supports = !c10::is_complex_v<T> && not_bool<T>; template <typename T> T operator()(T x) const { if constexpr (cpu::is_integral_v<T>) return x; else return std::trunc(x); } };
@@ -271,7 +271,11 @@ Tensor abs_out(const Tensor& self, const Tensor& out) {
       cpu::cpu_kernel(iter, [](T x) -> T { return x; });
     } else {
       using M = opmath_t<T>;
-      cpu::cpu_kernel(iter, [](T x) -> T { return static_cast<T>(std::abs(static_cast<M>(x))); });
+      cpu::cpu_kernel(iter, [](T x) -> T {
+        // The most negative integer stays itself, as in torch (std::abs of it is undefined).
+        if constexpr (cpu::is_integral_v<T>) return x < T(0) ? cpu::negate_wrapping(x) : x;
+        else return static_cast<T>(std::abs(static_cast<M>(x)));
+      });
     }
   });
   return iter.output();

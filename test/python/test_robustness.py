@@ -97,6 +97,28 @@ def test_integer_arithmetic_wraps_around():
     expect_ok(run)
 
 
+@pytest.mark.parametrize("name, call", [
+    ("sum", lambda m: m.tensor([2**62, 2**62, 2**62]).sum()),
+    ("sum dim", lambda m: m.tensor([[2**62] * 4] * 3).sum(0)),
+    ("nansum", lambda m: m.tensor([2**62, 2**62]).nansum()),
+    ("prod", lambda m: m.tensor([2**62, 2**62, 3]).prod()),
+    ("cumsum", lambda m: m.tensor([2**62, 2**62, 2**62]).cumsum(0)),
+    ("cumprod", lambda m: m.tensor([2**62, 4, 3]).cumprod(0)),
+    ("neg", lambda m: -m.tensor([-(2**63), 5])),
+    ("abs", lambda m: m.tensor([-(2**63), -5]).abs()),
+    ("pow", lambda m: m.tensor([2**62, 3]) ** 3),
+    ("square", lambda m: m.tensor([2**62, -(2**40)]).square()),
+    ("dot", lambda m: m.tensor([2**62, 2**62]).dot(m.tensor([2**62, 3]))),
+    ("mm", lambda m: m.tensor([[2**62, 7]]).mm(m.tensor([[2**62], [2**61]]))),
+    ("lcm", lambda m: m.lcm(m.tensor([2**62]), m.tensor([2**62 - 1]))),
+    ("addcmul", lambda m: m.addcmul(m.tensor([1]), m.tensor([2**62]), m.tensor([2**62]), value=3)),
+])
+def test_integer_reductions_and_products_wrap_as_torch(name, call):
+    import torch
+
+    assert call(ember).tolist() == call(torch).tolist()
+
+
 @pytest.mark.parametrize("call, fragment", [
     (lambda: ember.diag_embed(ember.ones(3), 2**63 - 1), "offset"),
     (lambda: ember.diagflat(ember.ones(3), -(2**63)), "offset"),
