@@ -74,12 +74,14 @@ Tensor fresh_tensor(IntArrayRef size, std::optional<IntArrayRef> stride, OptDtyp
   }
   c10::DeviceGuard guard(device);
   c10::Storage storage(nbytes, c10::GetAllocator(device.type));
-  return Tensor(c10::make_intrusive<c10::TensorImpl>(std::move(storage), type, size, strides, 0,
-                                                     nullptr));
+  // No version counter yet: it is made on first use.
+  return Tensor(c10::make_intrusive<c10::TensorImpl>(std::move(storage), type, size, strides, 0, nullptr));
 }
 }  // namespace
 
-Tensor empty(IntArrayRef size, OptDtype dtype, OptDevice device) { return fresh_tensor(size, std::nullopt, dtype, device); }
+Tensor empty(IntArrayRef size, OptDtype dtype, OptDevice device) {
+  return fresh_tensor(size, std::nullopt, dtype, device);
+}
 
 Tensor empty_out(IntArrayRef size, const Tensor& out) { return out.resize_(size); }
 
