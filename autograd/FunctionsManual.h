@@ -114,6 +114,16 @@ Tensor index_backward(const Tensor& grad, IntArrayRef input_sizes, const std::ve
 Tensor cross_entropy_rows_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
                                    const Tensor& logsumexp, int64_t reduction, int64_t ignore_index);
 
+// scaled_dot_product_attention's fused CPU kernel: its backward kernel, or
+// under create_graph the same gradient from differentiable operators
+// (softmax recomputed from the scores).
+std::tuple<Tensor, Tensor, Tensor> flash_attention_backward(const Tensor& grad, const Tensor& query,
+                                                            const Tensor& key, const Tensor& value,
+                                                            const Tensor& output, const Tensor& logsumexp,
+                                                            double dropout_p, bool is_causal,
+                                                            const std::optional<Tensor>& attn_mask,
+                                                            std::optional<double> scale);
+
 // Normalization. Runs the fused kernel, or under create_graph composes
 // differentiable operators (recomputing the statistics from input) so that
 // the gradient can be differentiated again.

@@ -118,6 +118,35 @@ Tensor cross_entropy_rows_backward(const Tensor& grad, const Tensor& self, const
   return ember::mul(ember::sub(ember::softmax(self, 1), one_hot), scale.unsqueeze(1));
 }
 
+std::tuple<Tensor, Tensor, Tensor> flash_attention_backward(const Tensor& grad, const Tensor& query,
+                                                            const Tensor& key, const Tensor& value,
+                                                            const Tensor& output, const Tensor& logsumexp,
+                                                            double dropout_p, bool is_causal,
+                                                            const std::optional<Tensor>& attn_mask,
+                                                            std::optional<double> scale) {
+  if (!c10::GradMode::is_enabled()) {
+    return ember::_scaled_dot_product_flash_attention_for_cpu_backward(grad, query, key, value, output, logsumexp,
+                                                                       dropout_p, is_causal, attn_mask, scale);
+  }
+  const double s = scale ? *scale : 1.0 / std::sqrt(static_cast<double>(query.size(-1)));
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor scores = ember::mul(ember::matmul(query, key.transpose(-2, -1)), s);
+  if (attn_mask && attn_mask->defined()) {
+    scores = attn_mask->dtype() == ScalarType::Bool ? scores.masked_fill(attn_mask->logical_not(), -inf)
+                                                    : ember::add(scores, *attn_mask);
+  }
+  if (is_causal) {
+    const Tensor visible = ember::ones({query.size(-2), key.size(-2)}, ScalarType::Bool, query.device()).tril();
+    scores = scores.masked_fill(visible.logical_not(), -inf);
+  }
+  const Tensor p = ember::_safe_softmax(scores, -1);
+  const Tensor grad_value = ember::matmul(p.transpose(-2, -1), grad);
+  const Tensor dp = ember::matmul(grad, value.transpose(-2, -1));
+  const Tensor ds = ember::mul(p, ember::sub(dp, ember::mul(dp, p).sum(IntArrayRef({-1}), true)));
+  return {ember::mul(ember::matmul(ds, key), s), ember::mul(ember::matmul(ds.transpose(-2, -1), query), s),
+          grad_value};
+}
+
 std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& input,
                                                        IntArrayRef normalized_shape, const Tensor& mean,
                                                        const Tensor& rstd, const std::optional<Tensor>& weight,

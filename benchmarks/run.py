@@ -114,6 +114,8 @@ def cases(quick, device="cpu"):
     yield ("nn: gelu [64,64,512] fwd+bwd", arrays((64, 64, 512)), _gelu_step, _gelu_step, None)
     yield ("nn: cross_entropy [4096,65] fwd+bwd", arrays((4096, 65)), _cross_entropy_step, _cross_entropy_step, None)
     yield ("nn: attention block [32,64,128] fwd+bwd", arrays((32, 64, 128)), _attention_step, _attention_step, None)
+    yield ("nn: scaled_dot_product_attention [8,8,256,64] causal fwd+bwd", arrays(*[(8, 8, 256, 64)] * 3),
+           _sdpa_step, _sdpa_step, None)
     for kind in ("LSTM", "GRU"):
         yield (f"nn: {kind} 2 layers, seq 32, batch 32, 256 -> 256, fwd+bwd", arrays((32, 32, 256)),
                lambda x, k=kind: _recurrent_step(x, k), lambda x, k=kind: _recurrent_step(x, k), None)
@@ -181,6 +183,14 @@ def _cross_entropy_step(x):
     target = lib.arange(x.shape[0]) % x.shape[1]
     lib.nn.functional.cross_entropy(x, target).backward()
     x.grad = None
+
+
+def _sdpa_step(q, k, v):
+    lib = _lib(q)
+    for t in (q, k, v):
+        t.requires_grad_()
+    lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True).sum().backward()
+    q.grad = k.grad = v.grad = None
 
 
 _ATTENTION = {}

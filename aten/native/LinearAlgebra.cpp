@@ -9,9 +9,8 @@
 #include <aten/native/DeviceKernels.h>
 #include <aten/native/Resize.h>
 #include <aten/native/TensorIterator.h>
+#include <aten/native/cpu/Blas.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
-
-#include <cblas.h>
 
 #include <algorithm>
 #include <type_traits>
@@ -43,27 +42,7 @@ void naive_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar&
   });
 }
 
-// One BLAS call on raw row-major data: C = beta C + alpha op(A) op(B).
-template <typename T>
-void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda, const T* B,
-               int64_t ldb, T beta, T* C, int64_t ldc) {
-  // OpenBLAS keeps to the calling thread: Ember's pool splits the work (see
-  // parallel_gemm), so two thread pools never fight over the same cores (with
-  // OpenBLAS's own threads, they spin in sched_yield between GEMMs while
-  // Ember's workers want the CPU).
-  static const bool single_threaded = (openblas_set_num_threads(1), true);
-  (void)single_threaded;
-  const auto opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, opa, opb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  } else if constexpr (std::is_same_v<T, double>) {
-    cblas_dgemm(CblasRowMajor, opa, opb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-  } else if constexpr (std::is_same_v<T, c10::complex<float>>) {
-    cblas_cgemm(CblasRowMajor, opa, opb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
-  } else {
-    cblas_zgemm(CblasRowMajor, opa, opb, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
-  }
-}
+using cpu::blas_gemm;
 
 // Multiply-adds below which a GEMM (or a chunk of one) is not worth a thread.
 constexpr int64_t kGemmChunkWork = int64_t{1} << 18;

@@ -361,6 +361,41 @@ EMBER_MATH_CLONES void scaled_softmax_rows_floats(const float* x, const float* l
   }
 }
 
+// Flash attention's online softmax over one block of scores: for each of
+// `rows` rows of n, m[r] becomes max(m[r], the block's max), the scores
+// become exp(s - m[r]), l[r] (the running sum) is rescaled by alpha[r] =
+// exp(old m - new m) and the block's sum added; the caller rescales the
+// row's accumulated output by alpha[r]. While every score so far is -inf
+// (masked), the block gives zeros and nothing changes.
+EMBER_MATH_CLONES void online_softmax_rows_floats(float* s, int64_t rows, int64_t n, float* m, float* l,
+                                                  float* alpha) {
+  for (int64_t r = 0; r < rows; ++r, s += n) {
+    const float block_max = row_max(s, n);
+    const float m_new = block_max > m[r] ? block_max : m[r];
+    if (m_new == -INFINITY) {
+      for (int64_t i = 0; i < n; ++i) s[i] = 0.0f;
+      alpha[r] = 1.0f;
+      continue;
+    }
+    alpha[r] = exp_nonpositive(m[r] - m_new);
+    l[r] = l[r] * alpha[r] + lane_sum(n, [&](int64_t i) { return s[i] = exp_nonpositive(s[i] - m_new); });
+    m[r] = m_new;
+  }
+}
+
+// s = exp(s - lse[r]) for each row: attention's probabilities again from
+// the saved log-sum-exp (zeros where lse is -inf: every score masked).
+EMBER_MATH_CLONES void exp_minus_rows_floats(float* s, const float* lse, int64_t rows, int64_t n) {
+  for (int64_t r = 0; r < rows; ++r, s += n) {
+    const float shift = lse[r];
+    if (shift == -INFINITY) {
+      for (int64_t i = 0; i < n; ++i) s[i] = 0.0f;
+      continue;
+    }
+    for (int64_t i = 0; i < n; ++i) s[i] = exp_nonpositive(s[i] - shift);
+  }
+}
+
 EMBER_MATH_CLONES void adam_step_floats(float* __restrict param, const float* __restrict grad,
                                           float* __restrict exp_avg, float* __restrict exp_avg_sq, int64_t n,
                                           const AdamCoefficients& c) {

@@ -35,6 +35,11 @@ void logsumexp_rows_floats(const float* x, float* lse, int64_t rows, int64_t n);
 void scaled_softmax_rows_floats(const float* x, const float* lse, const float* scale, float* dx, int64_t rows,
                                 int64_t n);
 
+// Fused attention (aten/native/Attention.cpp): the online softmax update of
+// one block of scores, and the probabilities again from the log-sum-exp.
+void online_softmax_rows_floats(float* s, int64_t rows, int64_t n, float* m, float* l, float* alpha);
+void exp_minus_rows_floats(float* s, const float* lse, int64_t rows, int64_t n);
+
 // One Adam update over n elements (see FusedAdam.cpp for the coefficients).
 struct AdamCoefficients {
   float sign, decay, coupled_decay, one_minus_beta1, beta2, one_minus_beta2, inv_bias_correction2_sqrt, eps,

@@ -1288,22 +1288,51 @@ def _repeat_heads(x, n_rep):
     return y.reshape(shape[:-3] + [h * n_rep] + shape[-2:])
 
 
+def _fused_attention_applies(query, key, value, attn_mask, dropout_p):
+    """Whether the fused CPU kernel (_scaled_dot_product_flash_attention_for_cpu)
+    serves this call: float or double on the CPU, no dropout, one batch shape
+    for the three operands, and a mask (bool or of the query's dtype) that
+    needs no gradient. The composite below serves the rest."""
+    if dropout_p != 0.0 or query.dim() not in (3, 4) or query.device.type not in ("cpu", "meta"):
+        return False
+    if query.dtype not in (ember.float32, ember.float64) or not (query.dtype == key.dtype == value.dtype):
+        return False
+    if not (key.dim() == value.dim() == query.dim() and query.shape[:-2] == key.shape[:-2] == value.shape[:-2]):
+        return False
+    if key.device != query.device or value.device != query.device:
+        return False
+    if attn_mask is None:
+        return True
+    return (attn_mask.dtype in (ember.bool, query.dtype) and attn_mask.device == query.device
+            and not (attn_mask.requires_grad and ember.is_grad_enabled()))
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
-    """softmax(q k^T * scale + mask) v, with torch's "safe" softmax: fully masked rows give zeros."""
-    if not (ember.backends.cuda.math_sdp_enabled() or ember.backends.cuda.flash_sdp_enabled()):
-        # Ember's one kernel stands for torch's CPU ones (math and flash).
+    """softmax(q k^T * scale + mask) v, with torch's "safe" softmax: fully masked rows give zeros.
+    On the CPU the fused kernel serves float and double without dropout (the
+    flash backend's switch); the composite (math) serves the rest."""
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if enable_gqa:
+        key = _repeat_heads(key, query.size(-3) // key.size(-3))
+        value = _repeat_heads(value, query.size(-3) // value.size(-3))
+    if ember.backends.cuda.flash_sdp_enabled() and _fused_attention_applies(query, key, value, attn_mask, dropout_p):
+        unbatched = query.dim() == 3  # [N, L, E]: one head each
+        if unbatched:
+            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+            if attn_mask is not None and attn_mask.dim() == 3:
+                attn_mask = attn_mask.unsqueeze(1)
+        out = ember._scaled_dot_product_flash_attention_for_cpu(query, key, value, 0.0, is_causal,
+                                                                attn_mask=attn_mask, scale=scale)[0]
+        return out.squeeze(1) if unbatched else out
+    if not ember.backends.cuda.math_sdp_enabled():
         raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
                            "turning off both the math kernel and the fused kernels.")
     L, S = query.size(-2), key.size(-2)
     scale_factor = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
-    if enable_gqa:
-        key = _repeat_heads(key, query.size(-3) // key.size(-3))
-        value = _repeat_heads(value, query.size(-3) // value.size(-3))
     attn = ember.matmul(query, key.transpose(-2, -1)) * scale_factor
     masked = False
-    if is_causal and attn_mask is not None:
-        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     if is_causal:
         causal = ember.ones(L, S, dtype=ember.bool, device=query.device).tril()
         attn = attn.masked_fill(causal.logical_not(), float("-inf"))

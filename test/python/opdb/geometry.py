@@ -260,6 +260,12 @@ SAMPLES.update({
     "_cross_entropy_rows": lambda d: ember._cross_entropy_rows(t(d, 3, 5), t(d, 3, dtype=ember.int64), 0),
     "_cross_entropy_rows_backward": lambda d: ember._cross_entropy_rows_backward(
         t(d), t(d, 3, 5), t(d, 3, dtype=ember.int64), t(d, 3), 1, -100),
+    "_scaled_dot_product_flash_attention_for_cpu": lambda d: ember._scaled_dot_product_flash_attention_for_cpu(
+        t(d, 2, 3, 4, 5), t(d, 2, 3, 6, 5), t(d, 2, 3, 6, 7), is_causal=True),
+    "_scaled_dot_product_flash_attention_for_cpu_backward":
+        lambda d: ember._scaled_dot_product_flash_attention_for_cpu_backward(
+            t(d, 2, 3, 4, 7), t(d, 2, 3, 4, 5), t(d, 2, 3, 6, 5), t(d, 2, 3, 6, 7), t(d, 2, 3, 4, 7), t(d, 2, 3, 4),
+            0.0, False, attn_mask=t(d, 4, 6, dtype=ember.bool)),
     "_fused_gru_cell": lambda d: ember._fused_gru_cell(t(d, 3, 6), t(d, 3, 6), t(d, 3, 2)),
     "_fused_gru_cell_backward": lambda d: ember._fused_gru_cell_backward(
         t(d, 3, 2), t(d, 3, 6), t(d, 3, 6), t(d, 3, 2), t(d, 6), t(d, 6)),

@@ -1234,6 +1234,25 @@ def all_cases():
     """Every gradient case: the pointwise entries' and the hand-made ones."""
     return opinfo_cases() + structured_entry_cases() + STRUCTURED
 
+# -- scaled_dot_product_attention's fused CPU kernel, against torch's op of the same name --
+
+def _flash(lib, q, k, v, *a, **kw):
+    return aten_of(lib, "_scaled_dot_product_flash_attention_for_cpu")(q, k, v, *a, **kw)[0]
+
+
+case("_scaled_dot_product_flash_attention_for_cpu", "plain", _flash, N(1, 2, 3, 2), N(1, 2, 4, 2), N(1, 2, 4, 2))
+# torch's kernel wants one head size for values and keys; Ember's does not.
+case("_scaled_dot_product_flash_attention_for_cpu", "value_width", _flash, N(1, 2, 3, 2), N(1, 2, 4, 2),
+     N(1, 2, 4, 3), tc=False)
+case("_scaled_dot_product_flash_attention_for_cpu", "causal", _flash, N(1, 1, 4, 2), N(1, 1, 3, 2), N(1, 1, 3, 2),
+     0.0, True)
+case("_scaled_dot_product_flash_attention_for_cpu", "float_mask_scale",
+     lambda lib, q, k, v, m: _flash(lib, q, k, v, attn_mask=m, scale=0.3), N(2, 1, 3, 2), N(2, 1, 3, 2),
+     N(2, 1, 3, 2), K(_rng().standard_normal((3, 3))))
+case("_scaled_dot_product_flash_attention_for_cpu", "bool_mask_transposed",
+     lambda lib, q, k, v, m: _flash(lib, q, k, v, attn_mask=m), N(1, 2, 3, 2, view=T), N(1, 2, 3, 3),
+     N(1, 2, 3, 3), K(np.array([[True, False, True], [False, False, True]])), tc=False)  # torch's op takes float masks
+
 # -- recurrent cells and recurrences (no torch counterparts of these kernels: checked by finite differences) --
 
 case("_fused_lstm_cell", "biases", fn("_fused_lstm_cell"), N(2, 8), N(2, 8), N(2, 2), N(8), N(8), tc=False)

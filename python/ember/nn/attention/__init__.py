@@ -1,7 +1,8 @@
 """ember.nn.attention: choosing scaled_dot_product_attention's kernels, as
-torch.nn.attention. On the CPU Ember has one implementation, which stands
-for torch's CPU kernels (math and flash): with both of those turned off
-there is no kernel left, and the call says so, as torch's does."""
+torch.nn.attention. On the CPU, as in torch, there are two: the fused
+kernel (FLASH_ATTENTION: float and double without dropout) and the
+composite (MATH: everything). With both turned off there is no kernel
+left, and the call says so, as torch's does."""
 
 import contextlib
 import enum
