@@ -160,6 +160,16 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> rnn_recurrenc
     const std::optional<Tensor>& b_hh, const std::optional<Tensor>& w_hr, int64_t mode, bool reverse,
     const Tensor& output, const Tensor& workspace, std::array<bool, 7> mask);
 
+// One LSTM layer on oneDNN (_onednn_lstm_layer): the backward primitive, or
+// under create_graph the gradient of the layer recomputed from
+// differentiable ops. Returns the gradients of (input, hx, cx, w_ih, w_hh,
+// b_ih, b_hh).
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> onednn_lstm_layer_backward(
+    const Tensor& grad_output, const Tensor& grad_hy, const Tensor& grad_cy, const Tensor& input, const Tensor& hx,
+    const Tensor& cx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih,
+    const std::optional<Tensor>& b_hh, bool reverse, const Tensor& output, const Tensor& hy, const Tensor& cy,
+    const Tensor& workspace, std::array<bool, 7> mask);
+
 // Convolution and pooling.
 std::tuple<Tensor, Tensor, Tensor> conv2d_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
                                                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,

@@ -22,6 +22,40 @@ Tensor bias_grad(const Tensor& grad_gates, bool wanted, const std::optional<Tens
   return wanted && has(bias) ? grad_gates.sum(IntArrayRef({0})) : Tensor();
 }
 
+// Outputs recomputed as recorded ops, with the gradients they receive.
+struct Recomputed {
+  variable_list outputs, grads;
+};
+
+// The gradients, w.r.t. the args that `mask` asks for and that require
+// grad, of outputs recomputed by `recompute`, keeping the graph so that
+// they can be differentiated again (create_graph). Outputs with no
+// elements are left out.
+template <size_t K, typename F>
+std::array<Tensor, K> grads_of_recomputed(const std::array<Tensor, K>& args, std::array<bool, K> mask, F&& recompute) {
+  std::array<Tensor, K> grads;
+  variable_list inputs;
+  std::vector<size_t> positions;
+  for (size_t i = 0; i < K; ++i) {
+    if (mask[i] && args[i].defined() && args[i].requires_grad()) {
+      inputs.push_back(args[i]);
+      positions.push_back(i);
+    }
+  }
+  if (inputs.empty()) return grads;
+  const Recomputed r = recompute();
+  variable_list outputs, grad_outputs;
+  for (size_t k = 0; k < r.outputs.size(); ++k) {
+    if (!r.outputs[k].defined() || r.outputs[k].numel() == 0) continue;
+    outputs.push_back(r.outputs[k]);
+    grad_outputs.push_back(r.grads[k]);
+  }
+  const variable_list result = ember::autograd::grad(outputs, inputs, grad_outputs, /*retain_graph=*/true,
+                                                     /*create_graph=*/true, /*allow_unused=*/true);
+  for (size_t k = 0; k < positions.size(); ++k) grads[positions[k]] = result[k];
+  return grads;
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> lstm_cell_backward(
@@ -87,33 +121,42 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> rnn_recurrenc
     grads = {std::get<0>(all), std::get<1>(all), std::get<2>(all), std::get<3>(all),
              std::get<4>(all), std::get<5>(all), std::get<6>(all)};
   } else {
-    // Run the recurrence again as recorded steps and differentiate that,
-    // keeping the graph so that the gradient can be differentiated again.
+    // Run the recurrence again as recorded steps and differentiate that.
     const std::array<Tensor, 7> args{input_gates, hx, cx.value_or(Tensor()), w_hh, b_ih.value_or(Tensor()),
                                      b_hh.value_or(Tensor()), w_hr.value_or(Tensor())};
-    variable_list inputs;
-    std::vector<size_t> positions;
-    for (size_t i = 0; i < args.size(); ++i) {
-      if (mask[i] && args[i].defined() && args[i].requires_grad()) {
-        inputs.push_back(args[i]);
-        positions.push_back(i);
-      }
-    }
-    if (!inputs.empty()) {
+    grads = grads_of_recomputed(args, mask, [&] {
       auto [out, hy, cy] = ember::_rnn_recurrence_differentiable(input_gates, hx, cx, w_hh, b_ih, b_hh, w_hr, mode,
                                                                  reverse);
-      variable_list outputs{out, hy}, grad_outputs{grad_output, grad_hy};
-      if (cy.defined() && cy.numel() > 0) {
-        outputs.push_back(cy);
-        grad_outputs.push_back(grad_cy);
-      }
-      const variable_list result = ember::autograd::grad(outputs, inputs, grad_outputs, /*retain_graph=*/true,
-                                                         /*create_graph=*/true, /*allow_unused=*/true);
-      for (size_t k = 0; k < positions.size(); ++k) grads[positions[k]] = result[k];
-    }
+      return Recomputed{{out, hy, cy}, {grad_output, grad_hy, grad_cy}};
+    });
   }
   for (size_t i = 0; i < grads.size(); ++i) {
     if (!mask[i]) grads[i] = Tensor();
+  }
+  return {grads[0], grads[1], grads[2], grads[3], grads[4], grads[5], grads[6]};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> onednn_lstm_layer_backward(
+    const Tensor& grad_output, const Tensor& grad_hy, const Tensor& grad_cy, const Tensor& input, const Tensor& hx,
+    const Tensor& cx, const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih,
+    const std::optional<Tensor>& b_hh, bool reverse, const Tensor& output, const Tensor& hy, const Tensor& cy,
+    const Tensor& workspace, std::array<bool, 7> mask) {
+  std::array<Tensor, 7> grads;
+  if (!c10::GradMode::is_enabled()) {
+    auto [dx, dhx, dcx, dw_ih, dw_hh, db] = ember::_onednn_lstm_layer_backward(
+        input, hx, cx, w_ih, w_hh, b_ih, b_hh, reverse, output, hy, cy, workspace, grad_output, grad_hy, grad_cy);
+    grads = {dx, dhx, dcx, dw_ih, dw_hh, db, db};
+  } else {
+    // The same layer as the composite path runs it, recorded.
+    const std::array<Tensor, 7> args{input, hx, cx, w_ih, w_hh, b_ih.value_or(Tensor()), b_hh.value_or(Tensor())};
+    grads = grads_of_recomputed(args, mask, [&] {
+      auto [out, h, c] = ember::_rnn_recurrence_differentiable(ember::matmul(input, w_ih.t()), hx, cx, w_hh, b_ih,
+                                                               b_hh, std::nullopt, /*LSTM*/ 0, reverse);
+      return Recomputed{{out, h, c}, {grad_output, grad_hy, grad_cy}};
+    });
+  }
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!mask[i] || (i >= 5 && !has(b_ih))) grads[i] = Tensor();
   }
   return {grads[0], grads[1], grads[2], grads[3], grads[4], grads[5], grads[6]};
 }

@@ -5,10 +5,10 @@
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/Parallel.h>
+#include <aten/native/OneDNN.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
 
 #include <c10/util/TypeCast.h>
-#include <oneapi/dnnl/dnnl.hpp>
 
 #include <cmath>
 #include <unordered_map>
@@ -19,11 +19,10 @@ namespace {
 
 using dnnl::memory;
 
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
+using onednn::cpu_engine;
+using onednn::Output;
+using onednn::Scratch;
+using onednn::to_layout;
 
 // The smallest value a window parameter may take: kernel sizes, strides and
 // dilations are divisors or multipliers in the shape arithmetic, so zero or
@@ -61,36 +60,6 @@ void check_float(const Tensor& t, const char* name) {
                               name, c10::toString(t.dtype()));
 }
 
-// Layout temporaries come from Ember's allocator, whose cache of large
-// blocks serves them again on the next call (oneDNN's own would be fresh,
-// page-faulting memory every time); a Scratch keeps them for one call.
-struct Scratch {
-  memory make(const memory::desc& d) {
-    buffers.push_back(ember::empty({static_cast<int64_t>(d.get_size())}, ScalarType::Byte));
-    return memory(d, cpu_engine(), buffers.back().data_ptr());
-  }
-  std::vector<Tensor> buffers;
-};
-
-// Runs a primitive whose src/dst may want other layouts than plain NCHW.
-memory to_layout(memory user, const memory::desc& wanted, dnnl::stream& s, Scratch& scratch) {
-  if (user.get_desc() == wanted) return user;
-  memory converted = scratch.make(wanted);
-  dnnl::reorder(user, converted).execute(s, user, converted);
-  return converted;
-}
-
-// A primitive's output: written in place when the primitive wants the
-// user's layout, else into a temporary reordered into it by finish().
-struct Output {
-  Output(memory user_, const memory::desc& wanted, Scratch& scratch)
-      : user(std::move(user_)), actual(user.get_desc() == wanted ? user : scratch.make(wanted)) {}
-  void finish(dnnl::stream& s) {
-    if (actual != user) dnnl::reorder(actual, user).execute(s, actual, user);
-  }
-  memory user, actual;
-};
-
 // One float32 2-D convolution as oneDNN describes it: its forward and both
 // backward passes are made from the same shapes, so they agree on layouts.
 struct DnnlConv {
@@ -115,11 +84,7 @@ struct DnnlConv {
     const dnnl::convolution_forward::desc desc(kind, dnnl::algorithm::convolution_direct, any(src), any(wei),
                                                 has_bias ? bias_desc() : memory::desc(), any(dst), strides, dilates,
                                                 pads, pads);
-    // The primitive's scratchpad comes from the caller (Scratch): oneDNN's
-    // own would stay allocated at its largest size for the process's life.
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    return {desc, attr, cpu_engine()};
+    return {desc, onednn::user_scratchpad(), cpu_engine()};
   }
 
   // Plain (NCHW / OIHW) memory over contiguous float32 tensors.

@@ -12,6 +12,7 @@
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/RNNMode.h>
+#include <c10/core/GradMode.h>
 
 #include <string_view>
 #include <tuple>
@@ -101,10 +102,30 @@ State step(RecurrentMode kind, const Tensor& input_gates, const State& s, const 
   }
 }
 
-// One direction of one layer over a dense (L, N, features) input: the input
-// projection, then the recurrence as one op (RNNRecurrence.cpp).
+// oneDNN's LSTM primitive serves plain float32 LSTMs on the CPU.
+bool onednn_lstm_applies(RecurrentMode kind, const Tensor& x, const State& s, const CellParams& p) {
+  return kind == RecurrentMode::LSTM && x.is_cpu() && x.scalar_type() == ScalarType::Float && !p.w_hr.defined() &&
+         s.h.is_cpu() && p.w_ih.is_cpu();
+}
+
+bool records_gradient(const Tensor& x, const State& s, const CellParams& p) {
+  if (!c10::GradMode::is_enabled()) return false;
+  for (const Tensor* t : {&x, &s.h, &s.c, &p.w_ih, &p.w_hh, &p.b_ih, &p.b_hh}) {
+    if (t->defined() && t->requires_grad()) return true;
+  }
+  return false;
+}
+
+// One direction of one layer over a dense (L, N, features) input: oneDNN's
+// LSTM, or the input projection and then the recurrence as one op
+// (RNNRecurrence.cpp).
 std::pair<Tensor, State> run_dense(RecurrentMode kind, const Tensor& x, const State& s, const CellParams& p,
                                    bool reverse) {
+  if (onednn_lstm_applies(kind, x, s, p)) {
+    auto [out, h, c, workspace] = ember::_onednn_lstm_layer(x, s.h, s.c, p.w_ih, p.w_hh, maybe(p.b_ih),
+                                                            maybe(p.b_hh), reverse, records_gradient(x, s, p));
+    return {out, {h, c}};
+  }
   const bool rnn = kind == RecurrentMode::RNN_TANH || kind == RecurrentMode::RNN_RELU;
   auto [out, h, c, workspace] = ember::_rnn_recurrence(input_projection(kind, x, p), s.h, maybe(s.c),
                                                        p.w_hh, rnn ? std::nullopt : maybe(p.b_ih), maybe(p.b_hh),

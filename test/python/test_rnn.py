@@ -433,3 +433,57 @@ def test_recurrence_rejects_bad_arguments():
         ember._rnn_recurrence(ember.randn(0, 2, 8), h, h, ember.randn(8, 2), None, None, None, 0, False)
     with pytest.raises(RuntimeError, match="expected all tensors of dtype"):
         ember._rnn_recurrence(ig, h.double(), h, ember.randn(8, 2), None, None, None, 0, False)
+
+
+# -- oneDNN's LSTM primitive (float32 LSTMs without projections on the CPU) --
+
+def _lstm_grads(m, x, h0, c0):
+    X, H, C = (t.clone().requires_grad_() for t in (x, h0, c0))
+    out, (h, c) = m(X, (H, C))
+    ((out * 1.5).sin().sum() + h.pow(2).sum() + c.sum()).backward()
+    return out, [out, h, c, X.grad, H.grad, C.grad] + [p.grad for p in m.parameters()]
+
+
+@pytest.mark.parametrize("kwargs", [dict(num_layers=2), dict(bidirectional=True, batch_first=True), dict(bias=False)])
+def test_onednn_lstm_matches_the_composite_in_double(kwargs):
+    ember.manual_seed(0)
+    m32 = enn.LSTM(3, 5, **kwargs)
+    m64 = enn.LSTM(3, 5, **kwargs).double()
+    m64.load_state_dict({k: v.double() for k, v in m32.state_dict().items()})
+    layers = kwargs.get("num_layers", 1) * (2 if kwargs.get("bidirectional") else 1)
+    x, h0, c0 = ember.randn(4, 6, 3), ember.randn(layers, 4 if kwargs.get("batch_first") else 6, 5), None
+    c0 = ember.randn(*h0.shape)
+    out32, got = _lstm_grads(m32, x, h0, c0)
+    out64, want = _lstm_grads(m64, x.double(), h0.double(), c0.double())
+    names = {n.name() for n in [out32.grad_fn] + [f for f, _ in out32.grad_fn.next_functions] if n is not None}
+    assert "OnednnLstmLayerBackward0" in names or kwargs.get("bidirectional")  # bidirectional: a cat first
+    assert out64.grad_fn.name() != "OnednnLstmLayerBackward0"
+    for a, b in zip(got, want):
+        close(a.double(), b, 1e-4)
+
+
+def test_onednn_lstm_inference_keeps_no_workspace():
+    m = enn.LSTM(3, 4)
+    x = ember.randn(5, 2, 3)
+    with ember.no_grad():
+        out, _ = m(x)
+    p = list(m.parameters())
+    h = ember.zeros(2, 4)
+    _, _, _, ws = ember._onednn_lstm_layer(x, h, h, p[0], p[1], p[2], p[3], False, False)
+    assert ws.numel() == 0
+    close(out, ember._onednn_lstm_layer(x, h, h, p[0], p[1], p[2], p[3], False, True)[0])
+    with pytest.raises(RuntimeError, match="_onednn_lstm_layer_backward: the workspace is not the one"):
+        ember._onednn_lstm_layer_backward(x, h, h, p[0], p[1], p[2], p[3], False, out, h, h, ws, out, None, None)
+
+
+def test_onednn_lstm_layer_rejects_bad_operands():
+    x, h, w_ih, w_hh = ember.randn(5, 2, 3), ember.zeros(2, 4), ember.randn(16, 3), ember.randn(16, 4)
+    op = ember._onednn_lstm_layer
+    with pytest.raises(NotImplementedError, match="\"_onednn_lstm_layer\" not implemented for 'Double'"):
+        op(x.double(), h.double(), h.double(), w_ih.double(), w_hh.double(), None, None, False, False)
+    with pytest.raises(RuntimeError, match="expected w_ih of shape"):
+        op(x, h, h, ember.randn(16, 2), w_hh, None, None, False, False)
+    with pytest.raises(RuntimeError, match="expected hx and cx of shape"):
+        op(x, ember.zeros(3, 4), h, w_ih, w_hh, None, None, False, False)
+    with pytest.raises(RuntimeError, match="expected both biases or neither"):
+        op(x, h, h, w_ih, w_hh, ember.zeros(16), None, False, False)

@@ -260,6 +260,12 @@ SAMPLES.update({
     "_cross_entropy_rows": lambda d: ember._cross_entropy_rows(t(d, 3, 5), t(d, 3, dtype=ember.int64), 0),
     "_cross_entropy_rows_backward": lambda d: ember._cross_entropy_rows_backward(
         t(d), t(d, 3, 5), t(d, 3, dtype=ember.int64), t(d, 3), 1, -100),
+    "_onednn_lstm_layer": lambda d: ember._onednn_lstm_layer(t(d, 4, 3, 5), t(d, 3, 2), t(d, 3, 2), t(d, 8, 5),
+                                                             t(d, 8, 2), t(d, 8), t(d, 8), False, False),
+    "_onednn_lstm_layer_backward": lambda d: ember._onednn_lstm_layer_backward(
+        t(d, 4, 3, 5), t(d, 3, 2), t(d, 3, 2), t(d, 8, 5), t(d, 8, 2), None, None, True, t(d, 4, 3, 2), t(d, 3, 2),
+        t(d, 3, 2), ember._onednn_lstm_layer(t(d, 4, 3, 5), t(d, 3, 2), t(d, 3, 2), t(d, 8, 5), t(d, 8, 2), None,
+                                             None, True, True)[3], t(d, 4, 3, 2), None, None),
     "_scaled_dot_product_flash_attention_for_cpu": lambda d: ember._scaled_dot_product_flash_attention_for_cpu(
         t(d, 2, 3, 4, 5), t(d, 2, 3, 6, 5), t(d, 2, 3, 6, 7), is_causal=True),
     "_scaled_dot_product_flash_attention_for_cpu_backward":

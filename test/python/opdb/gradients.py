@@ -1268,6 +1268,19 @@ for _mode, _gates in ((0, 4), (1, 3), (2, 1), (3, 1)):
 case("_rnn_recurrence", "lstm_projections", lambda lib, *a: lib._rnn_recurrence(*a)[:3],
      N(2, 2, 12, scale=0.5), N(2, 2), N(2, 3), N(12, 2, scale=0.5), None, N(12), N(2, 3), 0, False, tc=False)
 
+# oneDNN's LSTM layer is float32 only: checked through float32 casts, with
+# finite differences sized for float32.
+def _onednn_lstm(lib, x, h, c, w_ih, w_hh, b_ih, b_hh, reverse):
+    f32 = [t.float() for t in (x, h, c, w_ih, w_hh, b_ih, b_hh)]
+    out, hy, cy, _ = lib._onednn_lstm_layer(*f32, reverse, True)
+    return out.double(), hy.double(), cy.double()
+
+
+for _reverse in (False, True):
+    case("_onednn_lstm_layer", "reverse" if _reverse else "forward", _onednn_lstm, N(3, 2, 2, scale=0.5), N(2, 2),
+         N(2, 2), N(8, 2, scale=0.5), N(8, 2, scale=0.5), N(8), N(8), _reverse, tc=False, gg=False, eps=1e-3,
+         atol=2e-3, rtol=2e-2)
+
 # Sparse COO: the ops are reached from strided values through to_dense, whose
 # result finite differences can compare.
 _SPARSE_IDX = [[0, 1, 1, 2], [2, 0, 0, 1]]

@@ -1,0 +1,24 @@
+#include <aten/native/OneDNN.h>
+
+#include <aten/Functions.h>
+
+namespace ember::native::onednn {
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+memory Scratch::make(const memory::desc& d) {
+  buffers.push_back(ember::empty({static_cast<int64_t>(d.get_size())}, ScalarType::Byte));
+  return memory(d, cpu_engine(), buffers.back().data_ptr());
+}
+
+memory to_layout(memory user, const memory::desc& wanted, dnnl::stream& s, Scratch& scratch) {
+  if (user.get_desc() == wanted) return user;
+  memory converted = scratch.make(wanted);
+  dnnl::reorder(user, converted).execute(s, user, converted);
+  return converted;
+}
+
+}  // namespace ember::native::onednn
