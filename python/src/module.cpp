@@ -1,3 +1,4 @@
+#include "fast_calls.h"
 #include "pybind_tensor.h"
 
 PYBIND11_MODULE(_C, m) {
@@ -10,4 +11,5 @@ PYBIND11_MODULE(_C, m) {
   ember::python::init_dispatch(m);
   ember::python::init_serialization(m);
   ember::python::init_devices(m);
+  ember::python::init_fast_calls(m);
 }

@@ -151,6 +151,20 @@ void init_generated_methods(TensorClass& cls) {
   cls.attr("_generated_methods") = py::make_tuple("scale");
 }
 
+namespace {
+const FastCall kFastFunctions[] = {
+  {"scale", 1, [](const Tensor* t) -> Tensor { return ember::scale(t[0], double(2), Scalar(0)); }},
+};
+const FastCall kFastMethods[] = {
+  {"scale", 1, [](const Tensor* t) -> Tensor { return ember::scale(t[0], double(2), Scalar(0)); }},
+};
+}  // namespace
+
+void init_fast_calls(py::module_& m) {
+  FastCallTable<kFastFunctions, std::size(kFastFunctions)>::install(m, false, std::make_index_sequence<std::size(kFastFunctions)>{});
+  FastCallTable<kFastMethods, std::size(kFastMethods)>::install(m.attr("Tensor"), true, std::make_index_sequence<std::size(kFastMethods)>{});
+}
+
 }  // namespace ember::python
 """)
 

@@ -333,6 +333,40 @@ def _docstrings(functions: list[NativeFunction], outs: list[NativeFunction], *, 
             for name, sigs in signatures.items()}
 
 
+_TENSOR_BINDINGS = ("const Tensor&", "const TensorOrNumber&")
+
+
+def _fast_call(b: _Binding) -> str | None:
+    """A FastCall row (python/src/fast_calls.h) for a name whose first binding is `b`, or None.
+
+    It applies when the binding's required parameters are its leading
+    positional ones, all tensors, and everything else has a default: a call
+    with exactly those tensors is then this binding's call with its defaults,
+    the overload pybind11 would pick for them.
+    """
+    if b.varargs or b.factory or b.named_tuple or cpp.return_type(b.schema.returns) != "Tensor":
+        return None
+    required = [a for a in b.args if a.default is None]
+    if b.args[:len(required)] != required or any(a.kwarg_only or binding_type(a) not in _TENSOR_BINDINGS
+                                                 for a in required):
+        return None
+    given = (["self"] if b.method else []) + [a.name for a in required]
+    if not given or [a.name for a in b.schema.arguments[:len(given)]] != given:
+        return None
+    # The defaults are spelled out, typed, so that the call names this
+    # overload even where C++ overloads of the name would be ambiguous.
+    defaults = [f"{cpp.argument_type(a.type).removeprefix('const ').removesuffix('&')}({cpp.default_value(a)})"
+                for a in b.schema.arguments[len(given):]]
+    call_args = ", ".join([f"t[{i}]" for i in range(len(given))] + defaults)
+    return (f'  {{"{b.schema.name}", {len(given)}, [](const Tensor* t) -> Tensor '
+            f"{{ return ember::{b.f.cpp_name}({call_args}); }}}},")
+
+
+def _fast_call_table(first: dict[str, _Binding], table: str) -> list[str]:
+    rows = [row for row in map(_fast_call, first.values()) if row is not None]
+    return [f"const FastCall {table}[] = {{"] + rows + ["};"] if rows else []
+
+
 def gen_bindings(functions: list[NativeFunction]) -> str:
     outs = [f for f in functions if f.schema.is_out_variant]
     funcs, methods, names, method_names = [], [], [], []
@@ -342,10 +376,16 @@ def gen_bindings(functions: list[NativeFunction]) -> str:
     # signatures of its own, shows the docstrings of a name's overloads.
     func_docs = _docstrings(functions, outs, method=False)
     method_docs = _docstrings(functions, outs, method=True)
+    first_funcs: dict[str, _Binding] = {}  # each name's first overload, which pybind11 tries first
+    first_methods: dict[str, _Binding] = {}
     for f in functions:
         if not f.python or f.schema.is_out_variant:
             continue
         out = _matching_out(f, outs)
+        if "function" in f.variants:
+            first_funcs.setdefault(f.schema.name, _Binding(f, out, False))
+        if "method" in f.variants:
+            first_methods.setdefault(f.schema.name, _Binding(f, None, True))
         if "function" in f.variants:
             code, sig = _binding(f, out, method=False, doc=func_docs.pop(f.schema.name, None))
             funcs.append(code)
@@ -359,7 +399,7 @@ def gen_bindings(functions: list[NativeFunction]) -> str:
             if f.schema.name not in method_names:
                 method_names.append(f.schema.name)
     # Out variants without a functional twin are still reachable as `name(..., out=)`.
-    lines = [HEADER, '#include "arg_errors.h"\n', "namespace ember::python {\n",
+    lines = [HEADER, '#include "arg_errors.h"', '#include "fast_calls.h"\n', "namespace ember::python {\n",
              "void init_generated_functions(py::module_& m) {", "  py::options options;",
              "  options.disable_function_signatures();"]
     lines.extend(funcs)
@@ -374,5 +414,17 @@ def gen_bindings(functions: list[NativeFunction]) -> str:
     lines.extend(_explainers("cls", method_sigs))
     lines.append("  cls.attr(\"_generated_methods\") = py::make_tuple(" + ", ".join(f'"{n}"' for n in method_names) +
                  ");")
+    lines.append("}\n")
+    tables = {"kFastFunctions": (_fast_call_table(first_funcs, "kFastFunctions"), "m", "false"),
+              "kFastMethods": (_fast_call_table(first_methods, "kFastMethods"), 'm.attr("Tensor")', "true")}
+    lines.append("namespace {")
+    for rows, _, _ in tables.values():
+        lines.extend(rows)
+    lines.append("}  // namespace\n")
+    lines.append("void init_fast_calls(py::module_& m) {")
+    for table, (rows, target, method) in tables.items():
+        if rows:
+            lines.append(f"  FastCallTable<{table}, std::size({table})>::install({target}, {method}, "
+                         f"std::make_index_sequence<std::size({table})>{{}});")
     lines.append("}\n\n}  // namespace ember::python\n")
     return "\n".join(lines)

@@ -1,0 +1,73 @@
+// The runtime side of fast_calls.h: argument checks, the call, and the
+// hand-over to pybind11.
+
+#include "fast_calls.h"
+
+#include <array>
+#include <vector>
+
+namespace ember::python::fast_calls {
+namespace {
+
+// `obj` as a Tensor when it is an initialized instance of the Tensor class
+// (subclasses included), as pybind11's caster takes it.
+bool tensor_argument(PyObject* obj, Tensor& out) {
+  py::detail::make_caster<Tensor> caster;
+  if (!caster.load(obj, false)) return false;
+  out = py::detail::cast_op<Tensor&&>(std::move(caster));
+  return true;
+}
+
+constexpr Py_ssize_t kMaxArity = 4;
+
+}  // namespace
+
+PyObject* call(const FastCall& c, PyObject* fallback, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (kwnames == nullptr && nargs == c.arity && nargs <= kMaxArity) {
+    std::array<Tensor, kMaxArity> tensors;
+    bool all = true;
+    for (Py_ssize_t i = 0; i < nargs && all; ++i) all = tensor_argument(args[i], tensors[i]);
+    if (all) {
+      try {
+        Tensor result = without_gil([&] { return c.call(tensors.data()); });
+        return py::cast(std::move(result)).release().ptr();
+      } catch (...) {
+        py::detail::try_translate_exceptions();  // as pybind11 turns C++ errors into Python ones
+        return nullptr;
+      }
+    }
+  }
+  return PyObject_Vectorcall(fallback, args, nargs, kwnames);
+}
+
+PyObject* call_method(const FastCall& c, PyObject* fallback, PyObject* self, PyObject* const* args,
+                      Py_ssize_t nargs, PyObject* kwnames) {
+  // The receiver goes first, as the unbound pybind11 method takes it.
+  const Py_ssize_t given = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+  std::array<PyObject*, 8> small;
+  std::vector<PyObject*> large;
+  PyObject** all = small.data();
+  if (given + 1 > static_cast<Py_ssize_t>(small.size())) {
+    large.resize(given + 1);
+    all = large.data();
+  }
+  all[0] = self;
+  for (Py_ssize_t i = 0; i < given; ++i) all[i + 1] = args[i];
+  return call(c, fallback, all, nargs + 1, kwnames);
+}
+
+void install(py::handle target, bool method, const FastCall& c, PyObject*& fallback, PyMethodDef& def, Entry entry) {
+  py::object original = py::getattr(target, c.name);
+  // The docstring stays the pybind11 function's (its signatures and doc: text).
+  static std::vector<py::object> docs;  // keeps each docstring's text alive
+  docs.push_back(py::getattr(original, "__doc__", py::none()));
+  const char* doc = docs.back().is_none() ? nullptr : PyUnicode_AsUTF8(docs.back().ptr());
+  fallback = original.release().ptr();
+  def = {c.name, reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(entry)), METH_FASTCALL | METH_KEYWORDS, doc};
+  PyObject* made = method ? PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(target.ptr()), &def)
+                          : PyCFunction_NewEx(&def, target.ptr(), py::str("ember._C").ptr());
+  if (made == nullptr) throw py::error_already_set();
+  py::setattr(target, c.name, py::reinterpret_steal<py::object>(made));
+}
+
+}  // namespace ember::python::fast_calls
