@@ -20,21 +20,48 @@ bool tensor_argument(PyObject* obj, Tensor& out) {
 
 constexpr Py_ssize_t kMaxArity = 4;
 
+// The ints of `x.view(2, 5)` or `x.view((2, 5))`: plain Python ints that
+// fit int64 only (bools, NumPy ints and the rest go to pybind11).
+bool int_arguments(PyObject* const* args, Py_ssize_t n, c10::DimVector& out) {
+  if (n == 1 && (PyTuple_Check(args[0]) || PyList_Check(args[0]))) {
+    n = PySequence_Fast_GET_SIZE(args[0]);
+    args = PySequence_Fast_ITEMS(args[0]);
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!PyLong_CheckExact(args[i])) return false;
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(args[i], &overflow);
+    if (overflow != 0) return false;
+    out.push_back(v);
+  }
+  return true;
+}
+
+template <typename F>
+PyObject* run(F&& call) {
+  try {
+    Tensor result = without_gil(call);
+    return py::cast(std::move(result)).release().ptr();
+  } catch (...) {
+    py::detail::try_translate_exceptions();  // as pybind11 turns C++ errors into Python ones
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 PyObject* call(const FastCall& c, PyObject* fallback, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  if (kwnames == nullptr && nargs == c.arity && nargs <= kMaxArity) {
+  if (kwnames == nullptr && c.call && nargs == c.arity && nargs <= kMaxArity) {
     std::array<Tensor, kMaxArity> tensors;
     bool all = true;
     for (Py_ssize_t i = 0; i < nargs && all; ++i) all = tensor_argument(args[i], tensors[i]);
-    if (all) {
-      try {
-        Tensor result = without_gil([&] { return c.call(tensors.data()); });
-        return py::cast(std::move(result)).release().ptr();
-      } catch (...) {
-        py::detail::try_translate_exceptions();  // as pybind11 turns C++ errors into Python ones
-        return nullptr;
-      }
+    if (all) return run([&] { return c.call(tensors.data()); });
+  }
+  if (kwnames == nullptr && c.call_with_ints && nargs >= 2) {
+    Tensor self;
+    c10::DimVector ints;
+    if (tensor_argument(args[0], self) && int_arguments(args + 1, nargs - 1, ints)) {
+      return run([&] { return c.call_with_ints(&self, ints); });
     }
   }
   return PyObject_Vectorcall(fallback, args, nargs, kwnames);

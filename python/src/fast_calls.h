@@ -8,7 +8,8 @@
 // pybind11 function it stands in front of, so the semantics stay that
 // function's. tools/codegen/python.py generates the tables: a name gets
 // an entry when its first pybind11 overload (the one pybind11 would pick
-// for tensors) takes leading tensors and defaults for everything else.
+// for tensors) takes leading tensors and defaults for everything else, or
+// when a method's ints-as-varargs overload is the first that takes ints.
 
 #include "pybind_tensor.h"
 
@@ -21,8 +22,10 @@ namespace ember::python {
 
 struct FastCall {
   const char* name;
-  Py_ssize_t arity;  // tensors taken; a method's self is the first
+  Py_ssize_t arity;  // tensors taken by `call`; a method's self is the first
   Tensor (*call)(const Tensor* tensors);
+  // A method given ints after self (`x.view(2, 5)`, `x.view((2, 5))`), or nullptr.
+  Tensor (*call_with_ints)(const Tensor* self, c10::IntArrayRef ints);
 };
 
 namespace fast_calls {

@@ -153,10 +153,10 @@ void init_generated_methods(TensorClass& cls) {
 
 namespace {
 const FastCall kFastFunctions[] = {
-  {"scale", 1, [](const Tensor* t) -> Tensor { return ember::scale(t[0], double(2), Scalar(0)); }},
+  {"scale", 1, [](const Tensor* t) -> Tensor { return ember::scale(t[0], double(2), Scalar(0)); }, nullptr},
 };
 const FastCall kFastMethods[] = {
-  {"scale", 1, [](const Tensor* t) -> Tensor { return ember::scale(t[0], double(2), Scalar(0)); }},
+  {"scale", 1, [](const Tensor* t) -> Tensor { return ember::scale(t[0], double(2), Scalar(0)); }, nullptr},
 };
 }  // namespace
 

@@ -87,3 +87,23 @@ def test_autograd_through_the_entries():
     ember.mul(a, b).sum().backward()
     np.testing.assert_array_equal(a.grad.numpy(), [3.0, 4.0])
     np.testing.assert_array_equal(b.grad.numpy(), [1.0, 2.0])
+
+
+def test_int_arguments_of_shape_methods():
+    a = ember.arange(10.0)
+    assert a.view(2, 5).shape == (2, 5)  # the entry: ints one by one, or one tuple or list
+    assert a.view((5, 2)).shape == (5, 2) and a.view([-1]).shape == (10,)
+    assert a.view(ember.Size([2, 5])).shape == (2, 5)
+    assert a.view(2, 5).permute(1, 0).shape == (5, 2) and a.reshape(5, -1).shape == (5, 2)
+    assert a.view(np.int64(2), 5).shape == (2, 5)  # NumPy ints: pybind11's binding
+    assert a.view(ember.int32).dtype == ember.int32  # the dtype overload
+    for bad in ((2.0, 5), (True, 10), (2, "5")):
+        with pytest.raises(TypeError, match="view"):
+            a.view(*bad)
+    with pytest.raises(RuntimeError, match="shape '\\[3, 3\\]' is invalid for input of size 10"):
+        a.view(3, 3)
+    with pytest.raises((RuntimeError, TypeError, OverflowError)):
+        a.view(2 ** 70)
+    v = a.view(2, 5)
+    v[0, 0] = 42.0  # a view shares storage
+    assert a[0].item() == 42.0

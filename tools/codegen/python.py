@@ -334,17 +334,26 @@ def _docstrings(functions: list[NativeFunction], outs: list[NativeFunction], *, 
 
 
 _TENSOR_BINDINGS = ("const Tensor&", "const TensorOrNumber&")
+# Parameter types whose casters never take a Python int.
+_REJECTS_INTS = ("const Tensor&", "std::optional<Tensor>", "c10::ScalarType", "std::string", "c10::MemoryFormat")
 
 
-def _fast_call(b: _Binding) -> str | None:
-    """A FastCall row (python/src/fast_calls.h) for a name whose first binding is `b`, or None.
+def _typed_defaults(b: _Binding, start: int) -> list[str]:
+    """The schema arguments from `start` on, as their defaults, typed, so that a
+    call names this overload even where C++ overloads of the name would be ambiguous."""
+    return [f"{cpp.argument_type(a.type).removeprefix('const ').removesuffix('&')}({cpp.default_value(a)})"
+            for a in b.schema.arguments[start:]]
 
-    It applies when the binding's required parameters are its leading
-    positional ones, all tensors, and everything else has a default: a call
-    with exactly those tensors is then this binding's call with its defaults,
-    the overload pybind11 would pick for them.
-    """
-    if b.varargs or b.factory or b.named_tuple or cpp.return_type(b.schema.returns) != "Tensor":
+
+def _returns_one_tensor(b: _Binding) -> bool:
+    return not (b.factory or b.named_tuple) and cpp.return_type(b.schema.returns) == "Tensor"
+
+
+def _tensor_form(b: _Binding) -> tuple[int, str] | None:
+    """(tensors, call) when a call given exactly the binding's required parameters, all
+    leading positional tensors, is this binding's with its defaults (b must be the
+    name's first overload: the one pybind11 tries first)."""
+    if b.varargs or not _returns_one_tensor(b):
         return None
     required = [a for a in b.args if a.default is None]
     if b.args[:len(required)] != required or any(a.kwarg_only or binding_type(a) not in _TENSOR_BINDINGS
@@ -353,17 +362,38 @@ def _fast_call(b: _Binding) -> str | None:
     given = (["self"] if b.method else []) + [a.name for a in required]
     if not given or [a.name for a in b.schema.arguments[:len(given)]] != given:
         return None
-    # The defaults are spelled out, typed, so that the call names this
-    # overload even where C++ overloads of the name would be ambiguous.
-    defaults = [f"{cpp.argument_type(a.type).removeprefix('const ').removesuffix('&')}({cpp.default_value(a)})"
-                for a in b.schema.arguments[len(given):]]
-    call_args = ", ".join([f"t[{i}]" for i in range(len(given))] + defaults)
-    return (f'  {{"{b.schema.name}", {len(given)}, [](const Tensor* t) -> Tensor '
-            f"{{ return ember::{b.f.cpp_name}({call_args}); }}}},")
+    args = [f"t[{i}]" for i in range(len(given))] + _typed_defaults(b, len(given))
+    return len(given), f"[](const Tensor* t) -> Tensor {{ return ember::{b.f.cpp_name}({', '.join(args)}); }}"
 
 
-def _fast_call_table(first: dict[str, _Binding], table: str) -> list[str]:
-    rows = [row for row in map(_fast_call, first.values()) if row is not None]
+def _int_list_form(bindings: list[_Binding]) -> str | None:
+    """The call of a method's `x.name(2, 5)` / `x.name((2, 5))` binding (ints as
+    varargs, everything else defaulted), when every overload pybind11 tries
+    before it refuses an int as its first argument."""
+    for b in bindings:
+        if b.varargs:
+            if (not b.method or not _returns_one_tensor(b) or any(a.default is None for a in b.args[1:])
+                    or [a.name for a in b.schema.arguments[:2]] != ["self", b.args[0].name]):
+                return None
+            args = ["t[0]", "ints"] + _typed_defaults(b, 2)
+            return (f"[](const Tensor* t, c10::IntArrayRef ints) -> Tensor "
+                    f"{{ return ember::{b.f.cpp_name}({', '.join(args)}); }}")
+        positional = [a for a in b.args if not a.kwarg_only]
+        if positional and binding_type(positional[0]) not in _REJECTS_INTS:
+            return None
+    return None
+
+
+def _fast_call_table(bindings: dict[str, list[_Binding]], table: str) -> list[str]:
+    """The FastCall rows (python/src/fast_calls.h) of the names that have a fast form."""
+    rows = []
+    for name, bs in bindings.items():
+        tensors = _tensor_form(bs[0])
+        ints = _int_list_form(bs)
+        if tensors is None and ints is None:
+            continue
+        arity, call = tensors or (0, "nullptr")
+        rows.append(f'  {{"{name}", {arity}, {call}, {ints or "nullptr"}}},')
     return [f"const FastCall {table}[] = {{"] + rows + ["};"] if rows else []
 
 
@@ -376,16 +406,17 @@ def gen_bindings(functions: list[NativeFunction]) -> str:
     # signatures of its own, shows the docstrings of a name's overloads.
     func_docs = _docstrings(functions, outs, method=False)
     method_docs = _docstrings(functions, outs, method=True)
-    first_funcs: dict[str, _Binding] = {}  # each name's first overload, which pybind11 tries first
-    first_methods: dict[str, _Binding] = {}
+    # Each name's overloads in the order pybind11 tries them.
+    func_bindings: dict[str, list[_Binding]] = {}
+    method_bindings: dict[str, list[_Binding]] = {}
     for f in functions:
         if not f.python or f.schema.is_out_variant:
             continue
         out = _matching_out(f, outs)
         if "function" in f.variants:
-            first_funcs.setdefault(f.schema.name, _Binding(f, out, False))
+            func_bindings.setdefault(f.schema.name, []).append(_Binding(f, out, False))
         if "method" in f.variants:
-            first_methods.setdefault(f.schema.name, _Binding(f, None, True))
+            method_bindings.setdefault(f.schema.name, []).append(_Binding(f, None, True))
         if "function" in f.variants:
             code, sig = _binding(f, out, method=False, doc=func_docs.pop(f.schema.name, None))
             funcs.append(code)
@@ -415,8 +446,8 @@ def gen_bindings(functions: list[NativeFunction]) -> str:
     lines.append("  cls.attr(\"_generated_methods\") = py::make_tuple(" + ", ".join(f'"{n}"' for n in method_names) +
                  ");")
     lines.append("}\n")
-    tables = {"kFastFunctions": (_fast_call_table(first_funcs, "kFastFunctions"), "m", "false"),
-              "kFastMethods": (_fast_call_table(first_methods, "kFastMethods"), 'm.attr("Tensor")', "true")}
+    tables = {"kFastFunctions": (_fast_call_table(func_bindings, "kFastFunctions"), "m", "false"),
+              "kFastMethods": (_fast_call_table(method_bindings, "kFastMethods"), 'm.attr("Tensor")', "true")}
     lines.append("namespace {")
     for rows, _, _ in tables.values():
         lines.extend(rows)
