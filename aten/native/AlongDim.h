@@ -3,6 +3,7 @@
 // viewed as contiguous rows of that dim, and the result is put back.
 
 #include <aten/Functions.h>
+#include <c10/util/SmallVector.h>
 
 #include <algorithm>
 #include <vector>
@@ -14,9 +15,11 @@ namespace ember::native {
 struct AlongDim {
   Tensor rows;  // [outer, n]
   int64_t outer = 1, n = 1;
-  std::vector<int64_t> order, permuted_shape;
+  c10::DimVector order, permuted_shape;
+  bool already_last = false;  // dim was the last one: no permutation either way
   Tensor restore(const Tensor& result_rows) const {
-    std::vector<int64_t> inverse(order.size());
+    if (already_last) return result_rows.reshape(permuted_shape);
+    c10::DimVector inverse(order.size());
     for (size_t i = 0; i < order.size(); ++i) inverse[order[i]] = static_cast<int64_t>(i);
     return result_rows.reshape(permuted_shape).permute(inverse).contiguous();
   }
@@ -33,7 +36,9 @@ inline AlongDim along_dim(const Tensor& self, int64_t dim, ScalarType dtype) {
   for (int64_t d : a.order) a.permuted_shape.push_back(x.size(d));
   a.n = x.size(dim);
   a.outer = a.n == 0 ? 0 : x.numel() / a.n;
-  a.rows = x.to(dtype).permute(a.order).contiguous().reshape({a.outer, a.n});
+  a.already_last = dim == nd - 1;
+  const Tensor converted = x.scalar_type() == dtype ? x : x.to(dtype);
+  a.rows = (a.already_last ? converted : converted.permute(a.order)).contiguous().reshape({a.outer, a.n});
   return a;
 }
 

@@ -12,6 +12,13 @@ namespace {
 // NumPy arrays of one or more dims index like tensors (their __index__ is
 // only for 0-d arrays).
 bool is_array(py::handle h) {
+  PyObject* o = h.ptr();
+  // The usual indices first: asking them for __array__ raises and catches
+  // an AttributeError, which would cost more than the whole x[0].
+  if (PyLong_CheckExact(o) || PySlice_Check(o) || o == Py_None || o == Py_Ellipsis || PyBool_Check(o) ||
+      PyTuple_Check(o) || PyList_Check(o)) {
+    return false;
+  }
   return !py::isinstance<c10::TensorImpl>(h) && py::hasattr(h, "__array__") && py::hasattr(h, "ndim") &&
          h.attr("ndim").cast<int64_t>() > 0;
 }

@@ -8,9 +8,13 @@
 // reflected method (`a + thing` reaches thing.__radd__) and otherwise
 // raises "unsupported operand type(s)".
 
+#include "fast_calls.h"
 #include "pybind_tensor.h"
 
+#include <iterator>
 #include <optional>
+#include <string>
+#include <utility>
 
 namespace ember::python {
 namespace {
@@ -105,6 +109,30 @@ void def_binary(TensorClass& cls, const std::string& method, Binary f, bool numb
   }, py::is_operator());
 }
 
+// `a + b` with two tensors through a vectorcall entry (fast_calls.h) in
+// front of the method just defined, which still takes numbers and others.
+constexpr std::size_t kFastOperators = std::size(kBinaryOperators) + std::size(kComparisons);
+FastCall kOperatorCalls[kFastOperators];
+
+template <std::size_t I>
+Tensor operator_call(const Tensor* t) {
+  if constexpr (I < std::size(kBinaryOperators)) {
+    return kBinaryOperators[I].forward(t[0], t[1]);
+  } else {
+    return kComparisons[I - std::size(kBinaryOperators)].second(t[0], t[1]);
+  }
+}
+
+template <std::size_t... I>
+void install_fast_operators(TensorClass& cls, std::index_sequence<I...> all) {
+  static std::string names[kFastOperators];
+  std::size_t i = 0;
+  for (const BinaryOperator& op : kBinaryOperators) names[i++] = dunder("", op.name);
+  for (const auto& comparison : kComparisons) names[i++] = dunder("", comparison.first);
+  ((kOperatorCalls[I] = FastCall{names[I].c_str(), 2, &operator_call<I>, nullptr}), ...);
+  FastCallTable<kOperatorCalls, kFastOperators>::install(cls, true, all);
+}
+
 }  // namespace
 
 void init_operators(TensorClass& cls) {
@@ -121,6 +149,7 @@ void init_operators(TensorClass& cls) {
     }, py::is_operator());
   }
   for (const auto& [name, f] : kComparisons) def_binary(cls, dunder("", name), f, true);
+  install_fast_operators(cls, std::make_index_sequence<kFastOperators>{});
   // Defining __eq__ removes the default hash: tensors hash by identity, as in torch.
   cls.attr("__hash__") = py::module_::import("builtins").attr("object").attr("__hash__");
   cls.def("__neg__", [](const Tensor& self) { return without_gil([&] { return ember::neg(self); }); });

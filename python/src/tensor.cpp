@@ -20,16 +20,23 @@ py::object& size_class() {
   return *cls;
 }
 
-py::object to_size(c10::IntArrayRef sizes) {
-  py::tuple t(sizes.size());
-  for (size_t i = 0; i < sizes.size(); ++i) t[i] = py::int_(sizes[i]);
-  return size_class() ? size_class()(t) : py::object(t);
-}
-
 py::tuple to_tuple(c10::IntArrayRef values) {
   py::tuple t(values.size());
   for (size_t i = 0; i < values.size(); ++i) t[i] = py::int_(values[i]);
   return t;
+}
+
+py::object to_size(c10::IntArrayRef sizes) {
+  py::tuple t = to_tuple(sizes);
+  if (!size_class()) return std::move(t);
+  // tuple's own constructor on the Size class: the ints need none of the
+  // checks Size.__new__ makes of user input (x.shape is read constantly).
+  PyObject* args = PyTuple_Pack(1, t.ptr());
+  if (args == nullptr) throw py::error_already_set();
+  PyObject* size = PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject*>(size_class().ptr()), args, nullptr);
+  Py_DECREF(args);
+  if (size == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(size);
 }
 
 // A device from a str or ember.device. Parsing the string here lets its
