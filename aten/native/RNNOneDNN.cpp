@@ -94,6 +94,37 @@ dnnl::lstm_forward::primitive_desc forward_desc(const LstmShapes& s, bool revers
   return {d, onednn::user_scratchpad(), cpu_engine()};
 }
 
+// What both primitives read, contiguous and held for the call (oneDNN's
+// memory objects point into these tensors).
+struct LayerOperands {
+  Tensor x, h0, c0, w_ih, w_hh, bias;
+};
+LayerOperands layer_operands(const LstmShapes& s, const Tensor& input, const Tensor& hx, const Tensor& cx,
+                             const Tensor& w_ih, const Tensor& w_hh, const std::optional<Tensor>& b_ih,
+                             const std::optional<Tensor>& b_hh) {
+  return {input.contiguous(), hx.contiguous(), cx.contiguous(), w_ih.contiguous(), w_hh.contiguous(),
+          summed_bias(s, b_ih, b_hh)};
+}
+
+// The forward's arguments (sources, weights in the layout `pd` wants, bias,
+// results), which the backward primitive takes too.
+template <typename PrimitiveDesc>
+std::unordered_map<int, memory> layer_arguments(const LstmShapes& s, const PrimitiveDesc& pd, const LayerOperands& in,
+                                                const Tensor& out, const Tensor& hy, const Tensor& cy,
+                                                dnnl::stream& stream, Scratch& scratch) {
+  return {{DNNL_ARG_SRC_LAYER, plain(s.layer(s.C), in.x)},
+          {DNNL_ARG_SRC_ITER, plain(s.state(), in.h0)},
+          {DNNL_ARG_SRC_ITER_C, plain(s.state(), in.c0)},
+          {DNNL_ARG_WEIGHTS_LAYER, onednn::to_layout(plain(s.weights(s.C, tag::ldgoi), in.w_ih),
+                                                     pd.weights_layer_desc(), stream, scratch)},
+          {DNNL_ARG_WEIGHTS_ITER, onednn::to_layout(plain(s.weights(s.H, tag::ldgoi), in.w_hh),
+                                                    pd.weights_iter_desc(), stream, scratch)},
+          {DNNL_ARG_BIAS, plain(s.bias(), in.bias)},
+          {DNNL_ARG_DST_LAYER, plain(s.layer(s.H), out)},
+          {DNNL_ARG_DST_ITER, plain(s.state(), hy)},
+          {DNNL_ARG_DST_ITER_C, plain(s.state(), cy)}};
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> _onednn_lstm_layer(const Tensor& input, const Tensor& hx,
@@ -114,19 +145,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _onednn_lstm_layer(const Tensor& inpu
                                   ScalarType::Byte, input.device());
   dnnl::stream stream(cpu_engine());
   Scratch scratch;
-  const Tensor x = input.contiguous(), h0 = hx.contiguous(), c0 = cx.contiguous(), bias = summed_bias(s, b_ih, b_hh);
-  std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC_LAYER, plain(s.layer(s.C), x)},
-      {DNNL_ARG_SRC_ITER, plain(s.state(), h0)},
-      {DNNL_ARG_SRC_ITER_C, plain(s.state(), c0)},
-      {DNNL_ARG_WEIGHTS_LAYER, onednn::to_layout(plain(s.weights(s.C, tag::ldgoi), w_ih.contiguous()),
-                                                 pd.weights_layer_desc(), stream, scratch)},
-      {DNNL_ARG_WEIGHTS_ITER, onednn::to_layout(plain(s.weights(s.H, tag::ldgoi), w_hh.contiguous()),
-                                                pd.weights_iter_desc(), stream, scratch)},
-      {DNNL_ARG_BIAS, plain(s.bias(), bias)},
-      {DNNL_ARG_DST_LAYER, plain(s.layer(s.H), output)},
-      {DNNL_ARG_DST_ITER, plain(s.state(), hy)},
-      {DNNL_ARG_DST_ITER_C, plain(s.state(), cy)}};
+  const LayerOperands in = layer_operands(s, input, hx, cx, w_ih, w_hh, b_ih, b_hh);
+  auto args = layer_arguments(s, pd, in, output, hy, cy, stream, scratch);
   if (train) args.emplace(DNNL_ARG_WORKSPACE, memory(pd.workspace_desc(), cpu_engine(), workspace.data_ptr()));
   if (pd.scratchpad_desc().get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, scratch.make(pd.scratchpad_desc()));
   dnnl::lstm_forward(pd).execute(stream, args);
@@ -171,8 +191,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> _onednn_lstm_layer_ba
   auto grad_or_zeros = [&](const std::optional<Tensor>& g, IntArrayRef shape) {
     return g && g->defined() ? g->contiguous() : ember::zeros(shape, opts);
   };
-  const Tensor x = input.contiguous(), h0 = hx.contiguous(), c0 = cx.contiguous(), out = output.contiguous(),
-               h_last = hy.contiguous(), c_last = cy.contiguous(), bias = summed_bias(s, b_ih, b_hh),
+  const LayerOperands in = layer_operands(s, input, hx, cx, w_ih, w_hh, b_ih, b_hh);
+  const Tensor out = output.contiguous(), h_last = hy.contiguous(), c_last = cy.contiguous(),
                g_out = grad_or_zeros(grad_output, out_shape), g_hy = grad_or_zeros(grad_hy, state),
                g_cy = grad_or_zeros(grad_cy, state);
   // The primitive adds into the weight and bias gradients: they start at zero.
@@ -180,18 +200,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> _onednn_lstm_layer_ba
   std::memset(dw_layer.get_data_handle(), 0, pd.diff_weights_layer_desc().get_size());
   std::memset(dw_iter.get_data_handle(), 0, pd.diff_weights_iter_desc().get_size());
   db.zero_();
-  std::unordered_map<int, memory> args{
-      {DNNL_ARG_SRC_LAYER, plain(s.layer(s.C), x)},
-      {DNNL_ARG_SRC_ITER, plain(s.state(), h0)},
-      {DNNL_ARG_SRC_ITER_C, plain(s.state(), c0)},
-      {DNNL_ARG_WEIGHTS_LAYER, onednn::to_layout(plain(s.weights(s.C, tag::ldgoi), w_ih.contiguous()),
-                                                 pd.weights_layer_desc(), stream, scratch)},
-      {DNNL_ARG_WEIGHTS_ITER, onednn::to_layout(plain(s.weights(s.H, tag::ldgoi), w_hh.contiguous()),
-                                                pd.weights_iter_desc(), stream, scratch)},
-      {DNNL_ARG_BIAS, plain(s.bias(), bias)},
-      {DNNL_ARG_DST_LAYER, plain(s.layer(s.H), out)},
-      {DNNL_ARG_DST_ITER, plain(s.state(), h_last)},
-      {DNNL_ARG_DST_ITER_C, plain(s.state(), c_last)},
+  auto args = layer_arguments(s, pd, in, out, h_last, c_last, stream, scratch);
+  args.insert({
       {DNNL_ARG_WORKSPACE, memory(pd.workspace_desc(), cpu_engine(), workspace.data_ptr())},
       {DNNL_ARG_DIFF_SRC_LAYER, plain(s.layer(s.C), dx)},
       {DNNL_ARG_DIFF_SRC_ITER, plain(s.state(), dhx)},
@@ -201,7 +211,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> _onednn_lstm_layer_ba
       {DNNL_ARG_DIFF_BIAS, plain(s.bias(), db)},
       {DNNL_ARG_DIFF_DST_LAYER, plain(s.layer(s.H), g_out)},
       {DNNL_ARG_DIFF_DST_ITER, plain(s.state(), g_hy)},
-      {DNNL_ARG_DIFF_DST_ITER_C, plain(s.state(), g_cy)}};
+      {DNNL_ARG_DIFF_DST_ITER_C, plain(s.state(), g_cy)}});
   if (pd.scratchpad_desc().get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, scratch.make(pd.scratchpad_desc()));
   dnnl::lstm_backward(pd).execute(stream, args);
   memory user_dw_ih = plain(s.weights(s.C, tag::ldgoi), dw_ih), user_dw_hh = plain(s.weights(s.H, tag::ldgoi), dw_hh);

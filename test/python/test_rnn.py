@@ -487,3 +487,23 @@ def test_onednn_lstm_layer_rejects_bad_operands():
         op(x, ember.zeros(3, 4), h, w_ih, w_hh, None, None, False, False)
     with pytest.raises(RuntimeError, match="expected both biases or neither"):
         op(x, h, h, w_ih, w_hh, ember.zeros(16), None, False, False)
+
+
+def test_onednn_lstm_layer_takes_strided_operands():
+    # Non-contiguous weights, states and gradients are made contiguous for
+    # the primitives and kept alive while they run.
+    x, h, c = ember.randn(5, 2, 3), ember.randn(2, 4), ember.randn(2, 4)
+    w_ih, w_hh = ember.randn(3, 16).t(), ember.randn(4, 16).t()
+    b = ember.randn(16)
+    want = ember._onednn_lstm_layer(x, h, c, w_ih.contiguous(), w_hh.contiguous(), b, b, True, True)
+    got = ember._onednn_lstm_layer(x.transpose(0, 1).contiguous().transpose(0, 1), h.t().contiguous().t(), c,
+                                   w_ih, w_hh, b, b, True, True)
+    for a, e in zip(got[:3], want[:3]):
+        close(a, e, 1e-6)
+    g = ember.randn(2, 5, 4).transpose(0, 1)
+    grads = ember._onednn_lstm_layer_backward(x, h, c, w_ih, w_hh, b, b, True, got[0], got[1], got[2], got[3], g,
+                                              None, None)
+    expected = ember._onednn_lstm_layer_backward(x, h, c, w_ih.contiguous(), w_hh.contiguous(), b, b, True, want[0],
+                                                 want[1], want[2], want[3], g.contiguous(), None, None)
+    for a, e in zip(grads, expected):
+        close(a, e, 1e-5)
