@@ -86,9 +86,10 @@ PyObject* call_method(const FastCall& c, PyObject* fallback, PyObject* self, PyO
 void install(py::handle target, bool method, const FastCall& c, PyObject*& fallback, PyMethodDef& def, Entry entry) {
   py::object original = py::getattr(target, c.name);
   // The docstring stays the pybind11 function's (its signatures and doc: text).
-  static std::vector<py::object> docs;  // keeps each docstring's text alive
-  docs.push_back(py::getattr(original, "__doc__", py::none()));
-  const char* doc = docs.back().is_none() ? nullptr : PyUnicode_AsUTF8(docs.back().ptr());
+  // Each docstring's text stays alive with it; leaked, as it must outlive the interpreter.
+  static auto* docs = new std::vector<py::object>();
+  docs->push_back(py::getattr(original, "__doc__", py::none()));
+  const char* doc = docs->back().is_none() ? nullptr : PyUnicode_AsUTF8(docs->back().ptr());
   fallback = original.release().ptr();
   def = {c.name, reinterpret_cast<PyCFunction>(reinterpret_cast<void*>(entry)), METH_FASTCALL | METH_KEYWORDS, doc};
   PyObject* made = method ? PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(target.ptr()), &def)
