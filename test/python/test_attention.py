@@ -128,6 +128,14 @@ def test_other_cases_take_the_composite():
     _compare([(2, 2, 4, 8), (1, 2, 6, 8), (1, 2, 6, 8)], fused=False)
     with sdpa_kernel(SDPBackend.FLASH_ATTENTION):  # the fused kernel alone still serves what it can
         _compare(shapes)
+        # and the composite what torch's CPU flash kernel takes beyond it
+        q = ember.randn(1, 2, 4, 8, dtype=ember.bfloat16)
+        assert F.scaled_dot_product_attention(q, q, q).shape == (1, 2, 4, 8)
+        assert F.scaled_dot_product_attention(ember.randn(*shapes[0]), ember.randn(*shapes[1]),
+                                              ember.randn(*shapes[2]), dropout_p=0.5).shape == (1, 2, 4, 8)
+    with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
+        with pytest.raises(RuntimeError, match="No viable backend for scaled_dot_product_attention"):
+            F.scaled_dot_product_attention(ember.randn(*shapes[0]), ember.randn(*shapes[1]), ember.randn(*shapes[2]))
 
 
 def test_double_backward_through_the_fused_kernel():

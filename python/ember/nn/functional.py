@@ -1326,7 +1326,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         out = ember._scaled_dot_product_flash_attention_for_cpu(query, key, value, 0.0, is_causal,
                                                                 attn_mask=attn_mask, scale=scale)[0]
         return out.squeeze(1) if unbatched else out
-    if not ember.backends.cuda.math_sdp_enabled():
+    if not (ember.backends.cuda.math_sdp_enabled() or ember.backends.cuda.flash_sdp_enabled()):
+        # With flash alone on, the composite stands in for what torch's CPU
+        # flash kernel takes and the fused one does not (dropout, bfloat16).
         raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
                            "turning off both the math kernel and the fused kernels.")
     L, S = query.size(-2), key.size(-2)
