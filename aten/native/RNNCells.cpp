@@ -41,11 +41,9 @@ CellOperands cell_operands(std::string_view op, int64_t gate_count, const Tensor
     EMBER_CHECK(t->sizes() == IntArrayRef(gates_shape), "{}: expected {} of size {} (the state is {}), got {}", op,
                 name, c10::str_sizes(gates_shape), c10::str_sizes(state.sizes()), c10::str_sizes(t->sizes()));
   }
-  const bool has_input_bias = input_bias && input_bias->defined();
-  const bool has_hidden_bias = hidden_bias && hidden_bias->defined();
-  EMBER_CHECK(has_input_bias == has_hidden_bias, "{}: expected both biases or neither", op);
+  EMBER_CHECK(rnn_rows::has(input_bias) == rnn_rows::has(hidden_bias), "{}: expected both biases or neither", op);
   for (const auto* b : {&input_bias, &hidden_bias}) {
-    if (!(b->has_value() && (*b)->defined())) continue;
+    if (!rnn_rows::has(*b)) continue;
     EMBER_CHECK((**b).dim() == 1 && (**b).size(0) == gate_count * c.hidden,
                 "{}: expected biases of size [{}], got {}", op, gate_count * c.hidden,
                 c10::str_sizes((**b).sizes()));
@@ -64,7 +62,7 @@ CellOperands cell_operands(std::string_view op, int64_t gate_count, const Tensor
   c.input_gates = input_gates.contiguous();
   c.hidden_gates = hidden_gates.contiguous();
   c.state = state.contiguous();
-  if (has_input_bias) {
+  if (rnn_rows::has(input_bias)) {
     c.input_bias = input_bias->to(dtype).contiguous();
     c.hidden_bias = hidden_bias->to(dtype).contiguous();
   }

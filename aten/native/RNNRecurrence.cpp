@@ -28,7 +28,7 @@ namespace {
 
 using namespace rnn_rows;
 
-bool has(const std::optional<Tensor>& t) { return t.has_value() && t->defined(); }
+using rnn_rows::has;
 
 // Sizes and dense operands of one recurrence call, checked.
 struct Recurrence {

@@ -1,15 +1,19 @@
 #pragma once
-// Plumbing shared by the recurrent row kernels (RNNCells.cpp,
-// RNNRecurrence.cpp): rows are loaded into opmath buffers, computed by
-// cpu/RNNCellMath.h and stored back in the tensor's dtype.
+// Plumbing shared by the recurrent kernels (RNNCells.cpp, RNNRecurrence.cpp,
+// RNNOneDNN.cpp): optional operands, and rows loaded into opmath buffers,
+// computed by cpu/RNNCellMath.h and stored back in the tensor's dtype.
 
 #include <aten/core/Tensor.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 namespace ember::native::rnn_rows {
+
+// Whether an optional operand (a bias, a cell state) was given.
+inline bool has(const std::optional<Tensor>& t) { return t.has_value() && t->defined(); }
 
 template <typename T>
 const T* data_or_null(const Tensor& t) {
