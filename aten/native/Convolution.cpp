@@ -100,7 +100,7 @@ struct DnnlConv {
 
  private:
   static memory plain(const memory::dims& d, memory::format_tag tag, const Tensor& t) {
-    return memory({d, f32, tag}, cpu_engine(), t.data_ptr());
+    return onednn::plain({d, f32, tag}, t);
   }
 };
 
@@ -188,7 +188,7 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight, const std::optional<Te
   if (has_bias) {
     check_float(*bias, "conv2d");
     b = bias->contiguous();
-    args.emplace(DNNL_ARG_BIAS, memory(conv.bias_desc(), cpu_engine(), b.data_ptr()));
+    args.emplace(DNNL_ARG_BIAS, onednn::plain(conv.bias_desc(), b));
   }
   if (pd.scratchpad_desc().get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, scratch.make(pd.scratchpad_desc()));
   dnnl::convolution_forward(pd).execute(s, args);
@@ -266,7 +266,7 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_cpu(const Tensor& grad_output
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, to_layout(conv.user_src(input), pd.src_desc(), s, scratch)},
                                            {DNNL_ARG_DIFF_DST, to_layout(diff_dst, pd.diff_dst_desc(), s, scratch)},
                                            {DNNL_ARG_DIFF_WEIGHTS, diff_wei.actual}};
-      if (mask[2]) args.emplace(DNNL_ARG_DIFF_BIAS, memory(conv.bias_desc(), cpu_engine(), grad_bias.data_ptr()));
+      if (mask[2]) args.emplace(DNNL_ARG_DIFF_BIAS, onednn::plain(conv.bias_desc(), grad_bias));
       dnnl::convolution_backward_weights(pd).execute(s, args);
       diff_wei.finish(s);
       if (!mask[1]) grad_weight = Tensor();

@@ -9,9 +9,11 @@ dnnl::engine& cpu_engine() {
   return engine;
 }
 
+memory plain(const memory::desc& d, const Tensor& t) { return memory(d, cpu_engine(), t.data_ptr()); }
+
 memory Scratch::make(const memory::desc& d) {
   buffers.push_back(ember::empty({static_cast<int64_t>(d.get_size())}, ScalarType::Byte));
-  return memory(d, cpu_engine(), buffers.back().data_ptr());
+  return plain(d, buffers.back());
 }
 
 memory to_layout(memory user, const memory::desc& wanted, dnnl::stream& s, Scratch& scratch) {

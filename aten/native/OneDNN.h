@@ -15,6 +15,9 @@ using dnnl::memory;
 
 dnnl::engine& cpu_engine();
 
+// oneDNN memory described by `d` over a tensor's data (no copy).
+memory plain(const memory::desc& d, const Tensor& t);
+
 // Layout temporaries come from Ember's allocator, whose cache of large
 // blocks serves them again on the next call (oneDNN's own would be fresh,
 // page-faulting memory every time); a Scratch keeps them for one call.

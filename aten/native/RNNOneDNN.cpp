@@ -8,6 +8,7 @@
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/OneDNN.h>
+#include <aten/native/RNNRows.h>
 
 #include <cstring>
 #include <unordered_map>
@@ -18,6 +19,7 @@ namespace ember::native {
 namespace {
 
 using onednn::cpu_engine;
+using onednn::plain;
 using onednn::Scratch;
 using dnnl::memory;
 using tag = memory::format_tag;
@@ -39,7 +41,7 @@ struct LstmShapes {
   static constexpr auto kF32 = memory::data_type::f32;
 };
 
-bool has(const std::optional<Tensor>& t) { return t.has_value() && t->defined(); }
+using rnn_rows::has;
 
 LstmShapes check_operands(const char* op, const Tensor& input, const Tensor& hx, const Tensor& cx, const Tensor& w_ih,
                           const Tensor& w_hh, const std::optional<Tensor>& b_ih,
@@ -71,9 +73,6 @@ LstmShapes check_operands(const char* op, const Tensor& input, const Tensor& hx,
   }
   return s;
 }
-
-// Plain memory over a contiguous tensor.
-memory plain(const memory::desc& d, const Tensor& t) { return memory(d, cpu_engine(), t.data_ptr()); }
 
 // oneDNN adds one bias per gate: torch's two, summed.
 Tensor summed_bias(const LstmShapes& s, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
@@ -147,7 +146,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _onednn_lstm_layer(const Tensor& inpu
   Scratch scratch;
   const LayerOperands in = layer_operands(s, input, hx, cx, w_ih, w_hh, b_ih, b_hh);
   auto args = layer_arguments(s, pd, in, output, hy, cy, stream, scratch);
-  if (train) args.emplace(DNNL_ARG_WORKSPACE, memory(pd.workspace_desc(), cpu_engine(), workspace.data_ptr()));
+  if (train) args.emplace(DNNL_ARG_WORKSPACE, plain(pd.workspace_desc(), workspace));
   if (pd.scratchpad_desc().get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, scratch.make(pd.scratchpad_desc()));
   dnnl::lstm_forward(pd).execute(stream, args);
   stream.wait();
@@ -202,7 +201,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> _onednn_lstm_layer_ba
   db.zero_();
   auto args = layer_arguments(s, pd, in, out, h_last, c_last, stream, scratch);
   args.insert({
-      {DNNL_ARG_WORKSPACE, memory(pd.workspace_desc(), cpu_engine(), workspace.data_ptr())},
+      {DNNL_ARG_WORKSPACE, plain(pd.workspace_desc(), workspace)},
       {DNNL_ARG_DIFF_SRC_LAYER, plain(s.layer(s.C), dx)},
       {DNNL_ARG_DIFF_SRC_ITER, plain(s.state(), dhx)},
       {DNNL_ARG_DIFF_SRC_ITER_C, plain(s.state(), dcx)},
