@@ -1,5 +1,5 @@
 // Matrix products: mm, bmm, addmm, mv, dot, matmul, linear; trace. Float, double
-// and complex GEMMs go to OpenBLAS; other dtypes use a plain loop.
+// and complex GEMMs go to OpenBLAS or oneDNN (cpu/Blas.cpp); other dtypes use a plain loop.
 
 #include <aten/Functions.h>
 #include <aten/Parallel.h>
@@ -79,7 +79,7 @@ bool is_blas_type(ScalarType t) {
          t == ScalarType::ComplexDouble;
 }
 
-// The CPU's gemm_stub: OpenBLAS for float and complex types, a plain loop otherwise.
+// The CPU gemm_stub: cpu/Blas.cpp for float and complex types, a plain loop otherwise.
 void cpu_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta) {
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
   const ScalarType t = c.dtype();

@@ -1,0 +1,73 @@
+#include <aten/native/cpu/Blas.h>
+
+#include <c10/util/Exception.h>
+
+#include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
+
+namespace ember::native::cpu {
+
+// Measured single-threaded (sgemm in GFLOP/s, AMD EPYC Zen 4, OpenBLAS 0.3.21,
+// oneDNN 2.6): with AVX-512, OpenBLAS wins on small cubes (64^3: 115 vs 99)
+// and oneDNN from about 100^3 on (256^3: 113 vs 104; thin products such as
+// 8x512x512 or 1024x1024x32: 88 vs 44 and 105 vs 74). With both held to AVX2
+// (OPENBLAS_CORETYPE=Haswell, ONEDNN_MAX_CPU_ISA=AVX2) oneDNN is ahead from
+// 32^3 on (64^3: 100 vs 91). MKL 2026.2 was measured beside them and was
+// never the fastest on this CPU.
+bool sgemm_uses_onednn(int64_t m, int64_t n, int64_t k) {
+  static const double min_work = __builtin_cpu_supports("avx512f") ? 1 << 20 : 1 << 15;
+  return static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= min_work;
+}
+
+namespace {
+
+// OpenBLAS keeps to the calling thread: with its own threads, two pools would
+// spin in sched_yield against each other between GEMMs.
+void openblas_single_threaded() {
+  static const bool once = (openblas_set_num_threads(1), true);
+  (void)once;
+}
+
+CBLAS_TRANSPOSE op(bool t) { return t ? CblasTrans : CblasNoTrans; }
+
+}  // namespace
+
+template <>
+void blas_gemm<float>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+                      const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+  if (sgemm_uses_onednn(m, n, k)) {
+    // Inside Ember's parallel regions oneDNN keeps to the calling thread too.
+    const dnnl_status_t status =
+        dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    EMBER_CHECK(status == dnnl_success, "oneDNN sgemm failed with status {} for a {}x{}x{} product",
+                static_cast<int>(status), m, n, k);
+    return;
+  }
+  openblas_single_threaded();
+  cblas_sgemm(CblasRowMajor, op(ta), op(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <>
+void blas_gemm<double>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* A,
+                       int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
+  openblas_single_threaded();
+  cblas_dgemm(CblasRowMajor, op(ta), op(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+template <>
+void blas_gemm<c10::complex<float>>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, c10::complex<float> alpha,
+                                    const c10::complex<float>* A, int64_t lda, const c10::complex<float>* B,
+                                    int64_t ldb, c10::complex<float> beta, c10::complex<float>* C, int64_t ldc) {
+  openblas_single_threaded();
+  cblas_cgemm(CblasRowMajor, op(ta), op(tb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+}
+
+template <>
+void blas_gemm<c10::complex<double>>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, c10::complex<double> alpha,
+                                     const c10::complex<double>* A, int64_t lda, const c10::complex<double>* B,
+                                     int64_t ldb, c10::complex<double> beta, c10::complex<double>* C, int64_t ldc) {
+  openblas_single_threaded();
+  cblas_zgemm(CblasRowMajor, op(ta), op(tb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+}
+
+}  // namespace ember::native::cpu
