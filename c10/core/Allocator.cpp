@@ -116,7 +116,10 @@ class LargeBlockCache {
           evicted.push_back(oldest.data);
         }
         by_age_.push_front(Cached{bytes, data});
-        by_size_.emplace(bytes, by_age_.begin());
+        // Ahead of the blocks of its size: the next request of that size
+        // takes the block freed last, still in cache (rotating through
+        // several equal blocks made a 1M-float add 2x slower).
+        by_size_.emplace_hint(by_size_.lower_bound(bytes), bytes, by_age_.begin());
         cached_ += bytes;
       }
     }
