@@ -18,9 +18,11 @@ extern DispatchStub<CopyFn> copy_stub;
 using FillFn = void(const Tensor& self, const Scalar& value);
 extern DispatchStub<FillFn> fill_stub;
 
-// c = beta * c + alpha * a @ b for 2-D a [m, k], b [k, n] and c [m, n] with
-// unit column stride; m, n, k > 0.
-using GemmFn = void(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta);
+// c = beta * s + alpha * a @ b for 2-D a [m, k], b [k, n] and c [m, n] with
+// unit column stride; m, n, k > 0. s is `start` broadcast to [m, n] when it is
+// defined (a kernel may fuse a bias row into the product), else c's own values.
+using GemmFn = void(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta,
+                    const Tensor& start);
 extern DispatchStub<GemmFn> gemm_stub;
 
 // Softmax (log: log_softmax; safe: rows of -inf give zeros) of each row of

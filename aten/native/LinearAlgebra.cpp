@@ -74,15 +74,36 @@ void visit_blas_type(ScalarType t, F&& f) {
   }
 }
 
+bool is_value(const Scalar& s, double v) { return s.toComplexDouble() == c10::complex<double>(v, 0.0); }
+
 bool is_blas_type(ScalarType t) {
   return t == ScalarType::Float || t == ScalarType::Double || t == ScalarType::ComplexFloat ||
          t == ScalarType::ComplexDouble;
 }
 
+// A start for C that is one row repeated (a linear layer's bias): a
+// contiguous float32 [n] or [1, n].
+bool is_bias_row(const Tensor& start, const Tensor& c) {
+  const int64_t n = c.size(1);
+  return start.dtype() == ScalarType::Float && c.dtype() == ScalarType::Float && start.numel() == n &&
+         start.dim() >= 1 && start.dim() <= 2 && (start.stride(-1) == 1 || n == 1);
+}
+
 // The CPU gemm_stub: cpu/Blas.cpp for float and complex types, a plain loop otherwise.
-void cpu_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta) {
+void cpu_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta,
+              const Tensor& start) {
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
   const ScalarType t = c.dtype();
+  if (start.defined()) {
+    if (is_value(alpha, 1) && is_value(beta, 1) && is_bias_row(start, c) && cpu::sgemm_uses_onednn(m, n, k)) {
+      const BlasOperand A = blas_operand(a), B = blas_operand(b);
+      cpu::onednn_gemm_bias(A.transposed, B.transposed, m, n, k, static_cast<const float*>(A.t.data_ptr()), A.ld,
+                            static_cast<const float*>(B.t.data_ptr()), B.ld, static_cast<const float*>(start.data_ptr()),
+                            static_cast<float*>(c.data_ptr()), c.stride(0));
+      return;
+    }
+    c.copy_(ember::expand(start, c.sizes()));
+  }
   if (!is_blas_type(t)) {
     c10::visit_scalar_type(t, [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -101,14 +122,16 @@ void cpu_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& a
   });
 }
 
-// c = beta * c + alpha * a @ b for 2-D a [m, k], b [k, n], c [m, n] (c contiguous rows).
-// `op` names the caller in errors. As in torch, an empty product of bools is fine.
+// c = beta * s + alpha * a @ b for 2-D a [m, k], b [k, n], c [m, n] (c contiguous rows), s being `start`
+// broadcast to [m, n] when defined, else c's own values. `op` names the caller in errors. As in torch, an
+// empty product of bools is fine.
 void gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta,
-          const char* op) {
+          const char* op, const Tensor& start = Tensor()) {
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
   if (m == 0 || n == 0) return;
   EMBER_CHECK_NOT_IMPLEMENTED(c.dtype() != ScalarType::Bool, "\"{}\" not implemented for 'Bool'", op);
   if (k == 0) {
+    if (start.defined()) c.copy_(ember::expand(start, c.sizes()));
     if (beta.toComplexDouble() == 0.0) {
       c.zero_();
     } else {
@@ -116,7 +139,7 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha
     }
     return;
   }
-  gemm_stub(c.device().type, a, b, c, alpha, beta);
+  gemm_stub(c.device().type, a, b, c, alpha, beta, start);
 }
 
 void check_matrix(const Tensor& t, const char* name, const char* what) {
@@ -160,10 +183,8 @@ Tensor gemm_out(const char* op, const Tensor& self, const Tensor& mat1, const Te
                       !result.is_conj() && !result.is_alias_of(mat1) && !result.is_alias_of(mat2);
   Tensor c = direct ? result : ember::empty(shape, result.dtype(), result.device());
   const bool uses_self = self.defined() && beta.toComplexDouble() != 0.0;
-  if (uses_self) {
-    if (!(self.is_same(result) && direct)) c.copy_(ember::expand(self, shape));
-  }
-  gemm(mat1, mat2, c, alpha, uses_self ? beta : Scalar(0.0), op);
+  const bool starts_as_self = uses_self && !(self.is_same(result) && direct);
+  gemm(mat1, mat2, c, alpha, uses_self ? beta : Scalar(0.0), op, starts_as_self ? self : Tensor());
   if (!c.is_same(result)) result.copy_(c);
   return result;
 }
@@ -353,8 +374,6 @@ Tensor diag(const Tensor& self, int64_t diagonal) {
 // beta = 0 ignores self's values (NaN and inf included), as BLAS and torch do.
 
 namespace {
-
-bool is_value(const Scalar& s, double v) { return s.toComplexDouble() == c10::complex<double>(v, 0.0); }
 
 // In-place forms write the result into self, which must already have its shape.
 Tensor write_into_self(const char* op, const Tensor& self, const Tensor& result) {

@@ -1,6 +1,7 @@
-"""Float GEMMs go to OpenBLAS or oneDNN by size (aten/native/cpu/Blas.cpp):
-products on both sides of the switch, every transpose, strided operands,
-alpha/beta and both thread counts give NumPy's float64 result."""
+"""Float GEMMs go to OpenBLAS or oneDNN by size (aten/native/cpu/Blas.cpp),
+and addmm with a bias row to one oneDNN matmul: products on both sides of the
+switch, every transpose, strided operands, alpha/beta and both thread counts
+give NumPy's float64 result."""
 
 import numpy as np
 import pytest
@@ -49,3 +50,38 @@ def test_addmm_alpha_beta_and_beta_zero_ignores_nan(m, n, k):
     ember.addmm(ember.full((m, n), float("nan")), ember.from_numpy(a), ember.from_numpy(b), beta=0, out=out)
     assert not ember.isnan(out).any().item()
     np.testing.assert_allclose(out.numpy(), a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("m,n,k", [(2048, 256, 64), (300, 150, 2000), (16, 16, 16), (1, 700, 3000)])
+def test_addmm_with_a_bias_row_matches_numpy(m, n, k, threads):
+    """A float32 bias row with alpha = beta = 1 (linear's addmm) is fused into one oneDNN matmul on large
+    products; every operand layout and both bias shapes give the same sums."""
+    rng = np.random.default_rng(m + n + k)
+    before = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    try:
+        for ta, tb, strided, bias_shape in [(False, True, False, (n,)), (True, False, True, (1, n)),
+                                            (False, False, True, (n,)), (True, True, False, (1, n))]:
+            a, an = _operand(rng, m, k, ta, strided)
+            b, bn = _operand(rng, k, n, tb, strided)
+            bias = rng.standard_normal(bias_shape).astype(np.float32)
+            expected = bias.astype(np.float64) + an.astype(np.float64) @ bn.astype(np.float64)
+            got = ember.addmm(ember.from_numpy(bias), a, b)
+            np.testing.assert_allclose(got.numpy(), expected, rtol=1e-4, atol=2e-4 * np.sqrt(k))
+            out = ember.full((m, n), float("nan"))
+            ember.addmm(ember.from_numpy(bias), a, b, out=out)
+            np.testing.assert_allclose(out.numpy(), expected, rtol=1e-4, atol=2e-4 * np.sqrt(k))
+    finally:
+        ember.set_num_threads(before)
+
+
+def test_linear_with_bias_matches_numpy_and_its_gradients_flow():
+    rng = np.random.default_rng(1)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((512, 64), (256, 64), (256,)))
+    X, W, B = (ember.tensor(v, requires_grad=True) for v in (x, w, b))
+    y = ember.nn.functional.linear(X, W, B)
+    np.testing.assert_allclose(y.detach().numpy(), x.astype(np.float64) @ w.T + b, rtol=1e-4, atol=1e-3)
+    y.sum().backward()
+    np.testing.assert_allclose(B.grad.numpy(), np.full(256, 512.0), rtol=1e-6)
+    np.testing.assert_allclose(X.grad.numpy(), np.tile(w.astype(np.float64).sum(0), (512, 1)), rtol=1e-4, atol=1e-3)

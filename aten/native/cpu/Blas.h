@@ -20,4 +20,10 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const
 // Whether a float GEMM of this size goes to oneDNN rather than OpenBLAS.
 bool sgemm_uses_onednn(int64_t m, int64_t n, int64_t k);
 
+// C = op(A) op(B) + bias (a row of n, added to every row) in one oneDNN
+// matmul, threaded by oneDNN on Ember's OpenMP team: the bias is added in
+// the product's epilogue instead of a pass over C of its own.
+void onednn_gemm_bias(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* A, int64_t lda,
+                      const float* B, int64_t ldb, const float* bias, float* C, int64_t ldc);
+
 }  // namespace ember::native::cpu

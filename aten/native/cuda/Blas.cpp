@@ -2,6 +2,7 @@
 // imports on machines where cuBLAS is not installed (the Python package
 // preloads it from the nvidia-cublas wheel when that is present).
 
+#include <aten/Functions.h>
 #include <aten/native/BlasOperand.h>
 #include <aten/native/DeviceKernels.h>
 #include <aten/native/cuda/CUDAContext.h>
@@ -83,7 +84,9 @@ int to_int(int64_t v, const char* what) {
 
 // cuBLAS is column-major: row-major C = A @ B is column-major C^T = B^T A^T,
 // and a row-major operand read as column-major is already its transpose.
-void cuda_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta) {
+void cuda_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta,
+               const Tensor& start) {
+  if (start.defined()) c.copy_(ember::expand(start, c.sizes()));
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
   const BlasOperand A = blas_operand(a), B = blas_operand(b);
   const cublasOperation_t opa = A.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
