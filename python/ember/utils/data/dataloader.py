@@ -14,7 +14,7 @@ import ember.multiprocessing  # noqa: F401  (tensors travel between workers and 
 from . import _utils
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import (STATUS_CHECK_INTERVAL, ExceptionWrapper, IterableDatasetStopIteration, ResumeIteration,
-                            get_worker_info, worker_loop)
+                            get_worker_info, worker_loop, worker_seeds)
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, random_seed
 
@@ -254,7 +254,8 @@ class _MultiProcessingIter(_BaseIter):
             worker = context.Process(
                 target=worker_loop, daemon=True,
                 args=(self._is_iterable, self._dataset, index_queue, self._data_queue, self._done_event,
-                      self._auto_collation, self._collate_fn, self._drop_last, base_seed, loader.worker_init_fn,
+                      self._auto_collation, self._collate_fn, self._drop_last, worker_seeds(base_seed, worker_id),
+                      loader.worker_init_fn,
                       worker_id, self._num_workers))
             worker.start()
             self._index_queues.append(index_queue)

@@ -84,7 +84,11 @@ class IterableDatasetStopIteration:
 
 
 def worker_seeds(base_seed, worker_id):
-    """(seed for ember and `random`, seed state for NumPy) of a worker."""
+    """(seed for ember and `random`, seed state for NumPy) of a worker. The
+    main process computes them, so that NumPy's random module is imported
+    there: imported in a freshly forked worker, CPython 3.11's import lock
+    bookkeeping could fail (KeyError in _ModuleLock.acquire) and the worker
+    die before its first batch."""
     seed = (base_seed + worker_id) % 2**64
     try:
         import numpy
@@ -103,14 +107,14 @@ def _seed_worker(seed, numpy_state):
 
 
 def worker_loop(is_iterable, dataset, index_queue, data_queue, done_event, auto_collation, collate_fn, drop_last,
-                base_seed, init_fn, worker_id, num_workers):
+                seeds, init_fn, worker_id, num_workers):
     """Reads (task id, indices) from index_queue until it gets None, puts
     (task id, batch or ExceptionWrapper) on data_queue."""
     global _worker_info
     interrupted = False
     try:
         ember.set_num_threads(1)  # as torch: workers each get one thread; parallelism is across them
-        seed, numpy_state = worker_seeds(base_seed, worker_id)
+        seed, numpy_state = seeds  # worker_seeds(), made in the main process
         _seed_worker(seed, numpy_state)
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
         init_error = None
