@@ -42,3 +42,30 @@ def test_hooks_dropped_inside_an_op_are_released_safely():
         del y
         (x * 2).sum().backward()
         assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_tiny_ops_keep_the_gil_and_threads_still_interleave():
+    """Ops on a few thousand elements or fewer keep the GIL (python/src/fast_calls.cpp): threads running
+    them concurrently all finish with right results, and a tiny op whose tensor owns NumPy memory (freed
+    under the GIL it holds) does not deadlock."""
+    import numpy as np
+
+    errors = []
+
+    def work(k):
+        try:
+            a, b = ember.full((8,), float(k)), ember.ones(8)
+            for _ in range(2000):
+                c = ember.add(a, b)
+            assert c.tolist() == [k + 1.0] * 8
+            for _ in range(200):
+                ember.add(ember.from_numpy(np.full(4, k, dtype=np.float32)), b[:4])
+        except Exception as e:  # noqa: BLE001  (reported below, from the main thread)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads) and not errors, errors
