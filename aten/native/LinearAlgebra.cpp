@@ -82,11 +82,12 @@ bool is_blas_type(ScalarType t) {
 }
 
 // A start for C that is one row repeated (a linear layer's bias): a
-// contiguous float32 [n] or [1, n].
+// contiguous float32 [n] or [1, n], not in C's memory (oneDNN reads it while
+// writing C).
 bool is_bias_row(const Tensor& start, const Tensor& c) {
   const int64_t n = c.size(1);
   return start.dtype() == ScalarType::Float && c.dtype() == ScalarType::Float && start.numel() == n &&
-         start.dim() >= 1 && start.dim() <= 2 && (start.stride(-1) == 1 || n == 1);
+         start.dim() >= 1 && start.dim() <= 2 && (start.stride(-1) == 1 || n == 1) && !start.is_alias_of(c);
 }
 
 // The CPU gemm_stub: cpu/Blas.cpp for float and complex types, a plain loop otherwise.

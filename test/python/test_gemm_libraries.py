@@ -85,3 +85,15 @@ def test_linear_with_bias_matches_numpy_and_its_gradients_flow():
     y.sum().backward()
     np.testing.assert_allclose(B.grad.numpy(), np.full(256, 512.0), rtol=1e-6)
     np.testing.assert_allclose(X.grad.numpy(), np.tile(w.astype(np.float64).sum(0), (512, 1)), rtol=1e-4, atol=1e-3)
+
+
+def test_addmm_bias_row_inside_out_is_read_before_it_is_overwritten():
+    """out= whose first row is the bias: the fused path must not read the bias while it writes out (torch gives
+    bias + a @ b in every row)."""
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((300, 200)).astype(np.float32), rng.standard_normal((200, 256)).astype(np.float32)
+    x = ember.zeros(300, 256)
+    x[0] = ember.arange(256).float()
+    bias = x[0].clone().numpy().astype(np.float64)
+    ember.addmm(x[0], ember.from_numpy(a), ember.from_numpy(b), out=x)
+    np.testing.assert_allclose(x.numpy(), bias + a.astype(np.float64) @ b, rtol=1e-4, atol=1e-3)
