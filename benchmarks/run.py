@@ -285,9 +285,10 @@ def machine_summary():
                     loaded.add(name)
     except OSError:
         pass
+    held = [f"{k}={os.environ[k]}" for k in ISA_CAPS["avx2"] if k in os.environ]
     return (f"cpu: {model}; {' '.join(f for f in wanted if f in flags) or 'no AVX2'} "
             f"(Ember's kernels: {ember.backends.cpu.get_cpu_capability()}); Ember loaded: "
-            f"{', '.join(sorted(loaded)) or '-'}")
+            f"{', '.join(sorted(loaded)) or '-'}" + (f"; held: {' '.join(held)}" if held else ""))
 
 
 def _rss_kib(field):
@@ -418,6 +419,21 @@ def report(args, threads, rows, memory):
         print(behind)
 
 
+# --isa avx2: every library held to AVX2 (with FMA), so that an AVX-512
+# machine runs the table as an AVX2-only one would pick its kernels. Each
+# reads its variable when it loads, hence the fresh process.
+ISA_CAPS = {"avx2": {"EMBER_CPU_CAPABILITY": "avx2", "ATEN_CPU_CAPABILITY": "avx2", "ONEDNN_MAX_CPU_ISA": "AVX2",
+                     "DNNL_MAX_CPU_ISA": "AVX2", "OPENBLAS_CORETYPE": "Haswell", "MKL_ENABLE_INSTRUCTIONS": "AVX2"}}
+
+
+def hold_to_isa(isa):
+    caps = ISA_CAPS[isa]
+    if all(os.environ.get(k) == v for k, v in caps.items()):
+        return
+    os.environ.update(caps)
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
@@ -426,8 +442,12 @@ def main():
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("-k", dest="only", default="", help="run only the cases whose name contains this")
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"), help="where the inputs live")
+    parser.add_argument("--isa", choices=sorted(ISA_CAPS), help="hold Ember, PyTorch, oneDNN, OpenBLAS and MKL to "
+                        "this instruction set (an AVX2-only machine's kernels on a larger one)")
     parser.add_argument("--memory-probe", nargs=2, metavar=("CASE", "LIB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.isa:
+        hold_to_isa(args.isa)
     counts = [int(t) for t in args.threads.split(",")] if args.threads else [ember.get_num_threads()]
     if args.memory_probe:
         return memory_probe(int(args.memory_probe[0]), args.memory_probe[1], counts[0])

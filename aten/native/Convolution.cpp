@@ -6,6 +6,7 @@
 #include <aten/generated/NativeFunctions.h>
 #include <aten/Parallel.h>
 #include <aten/native/OneDNN.h>
+#include <aten/native/cpu/CpuCapability.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
 
 #include <c10/util/TypeCast.h>
@@ -61,8 +62,10 @@ void check_float(const Tensor& t, const char* name) {
                               name, c10::toString(t.dtype()));
 }
 
+// oneDNN 2.6's Winograd needs AVX-512 with BW, VL and DQ ("avx512_core");
+// EMBER_CPU_CAPABILITY below AVX512 turns it off with Ember's own kernels.
 bool cpu_has_avx512_core() {
-  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+  static const bool has = cpu::cpu_capability() == cpu::CpuCapability::AVX512 && __builtin_cpu_supports("avx512bw") &&
                           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
   return has;
 }

@@ -5,6 +5,7 @@
 #include "pybind_tensor.h"
 
 #include <aten/Parallel.h>
+#include <aten/native/cpu/CpuCapability.h>
 
 namespace ember::python {
 
@@ -31,6 +32,7 @@ void init_functions(py::module_& m) {
   m.def("get_default_dtype", &c10::get_default_dtype);
   m.def("get_num_threads", &get_num_threads);
   m.def("set_num_threads", &set_num_threads, py::arg("int"));
+  m.def("_get_cpu_capability", [] { return native::cpu::to_string(native::cpu::cpu_capability()); });
   m.def("set_default_dtype", &c10::set_default_dtype, py::arg("d"));
 
   py::class_<Generator>(m, "Generator")

@@ -1,5 +1,7 @@
 #include <aten/native/cpu/Blas.h>
 
+#include <aten/native/cpu/CpuCapability.h>
+
 #include <c10/util/Exception.h>
 
 #include <aten/native/OneDNN.h>
@@ -19,7 +21,7 @@ namespace ember::native::cpu {
 // 32^3 on (64^3: 100 vs 91). MKL 2026.2 was measured beside them and was
 // never the fastest on this CPU.
 bool sgemm_uses_onednn(int64_t m, int64_t n, int64_t k) {
-  static const double min_work = __builtin_cpu_supports("avx512f") ? 1 << 20 : 1 << 15;
+  static const double min_work = cpu_capability() == CpuCapability::AVX512 ? 1 << 20 : 1 << 15;
   return static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >= min_work;
 }
 

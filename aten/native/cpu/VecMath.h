@@ -1,7 +1,7 @@
 #pragma once
 // Hot loops over contiguous float arrays, written so the compiler
-// vectorizes them, and compiled twice (AVX2 and baseline x86-64) with
-// the better one chosen when the library loads.
+// vectorizes them, and compiled for AVX-512, AVX2 and baseline x86-64
+// (VecMathKernels.inc), the copy chosen by cpu_capability().
 
 #include <cstdint>
 
