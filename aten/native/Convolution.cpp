@@ -62,14 +62,6 @@ void check_float(const Tensor& t, const char* name) {
                               name, c10::toString(t.dtype()));
 }
 
-// oneDNN 2.6's Winograd needs AVX-512 with BW, VL and DQ ("avx512_core");
-// EMBER_CPU_CAPABILITY below AVX512 turns it off with Ember's own kernels.
-bool cpu_has_avx512_core() {
-  static const bool has = cpu::cpu_capability() == cpu::CpuCapability::AVX512 && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
-  return has;
-}
-
 // One float32 2-D convolution as oneDNN describes it: its forward and both
 // backward passes are made from the same shapes, so they agree on layouts.
 struct DnnlConv {
@@ -88,7 +80,9 @@ struct DnnlConv {
         out_channels(oc),
         winograd_fits(kh == 3 && kw == 3 && stride[0] == 1 && stride[1] == 1 && dilation[0] == 1 &&
                       dilation[1] == 1 && groups == 1 && c >= 16 && oc >= 16 &&
-                      static_cast<double>(n) * oh * ow * oc * c * 9 >= double(1 << 24) && cpu_has_avx512_core()) {}
+                      static_cast<double>(n) * oh * ow * oc * c * 9 >= double(1 << 24) &&
+                      // oneDNN 2.6 has it for AVX-512 only; a lower EMBER_CPU_CAPABILITY turns it off too.
+                      cpu::cpu_capability() == cpu::CpuCapability::AVX512) {}
 
   static memory::desc any(const memory::dims& d) { return {d, f32, memory::format_tag::any}; }
   memory::desc bias_desc() const { return {{out_channels}, f32, memory::format_tag::x}; }

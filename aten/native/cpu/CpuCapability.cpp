@@ -9,9 +9,13 @@ namespace ember::native::cpu {
 
 namespace {
 
-// The AVX2 kernels use FMA too, which every CPU with AVX2 has in practice.
+// AVX512 means the set every AVX-512 server and desktop part has (F, BW, VL,
+// DQ: oneDNN's "avx512_core", which its Winograd needs); the AVX2 kernels use
+// FMA too, which every CPU with AVX2 has in practice.
 CpuCapability detected() {
-  if (__builtin_cpu_supports("avx512f")) return CpuCapability::AVX512;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq"))
+    return CpuCapability::AVX512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return CpuCapability::AVX2;
   return CpuCapability::Default;
 }
