@@ -9,7 +9,7 @@ namespace {
 constexpr std::string_view kKeyNames[] = {
     "Undefined", "CPU",    "CUDA",    "Meta",
     "PrivateUse1", "SparseCPU", "BackendSelect", "ADInplaceOrView", "Autograd",
-    "Autocast",  "Python", "NumKeys", "CompositeExplicitAutograd",
+    "AutocastCPU", "AutocastCUDA", "Python", "NumKeys", "CompositeExplicitAutograd",
     "CompositeImplicitAutograd"};
 constexpr int kNumKeyNames = static_cast<int>(std::size(kKeyNames));
 static_assert(kNumKeyNames == static_cast<int>(DispatchKey::CompositeImplicitAutograd) + 1);
@@ -33,6 +33,16 @@ DispatchKey backendKey(DeviceType t) {
     case DeviceType::CUDA: return DispatchKey::CUDA;
     case DeviceType::Meta: return DispatchKey::Meta;
     case DeviceType::PrivateUse1: return DispatchKey::PrivateUse1;
+  }
+  return DispatchKey::Undefined;
+}
+
+DispatchKey autocastKey(DeviceType t) {
+  switch (t) {
+    case DeviceType::CPU: return DispatchKey::AutocastCPU;
+    case DeviceType::CUDA: return DispatchKey::AutocastCUDA;
+    case DeviceType::Meta:
+    case DeviceType::PrivateUse1: break;
   }
   return DispatchKey::Undefined;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Dispatch keys, lowest priority first: the dispatcher runs the kernel of the
-// highest key present, so functionality keys (Autograd, Autocast, Python) sit
+// highest key present, so functionality keys (Autograd, Autocast*, Python) sit
 // above the backend keys they eventually redispatch to.
 
 #include <c10/core/Device.h>
@@ -25,7 +25,10 @@ enum class DispatchKey : uint8_t {
   BackendSelect,
   ADInplaceOrView,
   Autograd,
-  Autocast,
+  // Mixed precision, one key per device type that has a policy: on while an
+  // autocast region for that device is open (the thread-local included set).
+  AutocastCPU,
+  AutocastCUDA,
   Python,
   NumKeys,
   // Alias keys: used only when registering a kernel, never present in a
@@ -48,6 +51,8 @@ std::string_view toString(DispatchKey k);
 DispatchKey backendKey(DeviceType t);
 // The sparse COO backend of a device type; Undefined where there is none.
 DispatchKey sparseBackendKey(DeviceType t);
+// The autocast key of a device type; Undefined where autocast has no policy.
+DispatchKey autocastKey(DeviceType t);
 
 class DispatchKeySet {
  public:
@@ -84,5 +89,8 @@ class DispatchKeySet {
   }
   uint64_t bits_ = 0;
 };
+
+// Every autocast key: what kernels below autocast drop from their keys.
+constexpr DispatchKeySet kAutocastKeys{DispatchKey::AutocastCPU, DispatchKey::AutocastCUDA};
 
 }  // namespace c10

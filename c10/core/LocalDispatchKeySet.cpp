@@ -8,6 +8,11 @@ thread_local LocalDispatchKeySet tls;
 
 LocalDispatchKeySet tls_local_dispatch_key_set() { return tls; }
 
+void tls_set_dispatch_key_included(DispatchKey key, bool included) {
+  tls.included = included ? tls.included.add(key) : tls.included.remove(key);
+}
+bool tls_is_dispatch_key_included(DispatchKey key) { return tls.included.has(key); }
+
 IncludeDispatchKeyGuard::IncludeDispatchKeyGuard(DispatchKeySet keys) : added_(keys - tls.included) {
   tls.included = tls.included | added_;
 }

@@ -13,6 +13,10 @@ struct LocalDispatchKeySet {
 };
 
 LocalDispatchKeySet tls_local_dispatch_key_set();
+// Turns a mode key on or off for this thread until told otherwise, for state
+// that outlives a C++ scope (an autocast region opened from Python).
+void tls_set_dispatch_key_included(DispatchKey key, bool included);
+bool tls_is_dispatch_key_included(DispatchKey key);
 
 class IncludeDispatchKeyGuard {
  public:

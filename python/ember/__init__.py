@@ -67,7 +67,16 @@ from ._compile import compile  # noqa: F401
 from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
 from .cuda import amp as _cuda_amp  # noqa: F401  (ember.cuda.amp)
 from .amp import autocast  # noqa: F401
-from .amp.autocast_mode import get_autocast_dtype, is_autocast_enabled  # noqa: F401
+from .amp.autocast_mode import (  # noqa: F401
+    autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache, get_autocast_dtype,
+    is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled, set_autocast_dtype,
+    set_autocast_enabled,
+)
+from .amp.autocast_mode import (  # noqa: F401  (torch's per-device spellings)
+    get_autocast_cpu_dtype, get_autocast_gpu_dtype, is_autocast_cpu_enabled, set_autocast_cpu_dtype,
+    set_autocast_cpu_enabled,
+)
+from . import cpu  # noqa: F401
 from ._precision import (  # noqa: F401
     are_deterministic_algorithms_enabled,
     get_float32_matmul_precision,

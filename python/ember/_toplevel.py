@@ -10,6 +10,7 @@ import math as _math
 
 import ember as _e
 from ember.functional import _into
+from ember.amp._python_ops import autocast_op
 
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 newaxis = None
@@ -191,48 +192,57 @@ def _F():
 
 
 @_export
+@autocast_op("kl_div")
 def kl_div(input, target, reduction=1, *, log_target=False):
     return _F().kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
 
 
 @_export
+@autocast_op("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
     return _F().binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction),
                                                  pos_weight=pos_weight)
 
 
 @_export
+@autocast_op("cosine_embedding_loss")
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
     return _F().cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
 
 
 @_export
+@autocast_op("hinge_embedding_loss")
 def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
     return _F().hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
 @_export
+@autocast_op("margin_ranking_loss")
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
     return _F().margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
 
 
 @_export
+@autocast_op("poisson_nll_loss")
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     return _F().poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=_reduction(reduction))
 
 
 @_export
+@autocast_op("triplet_margin_loss")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, reduction=1):
     return _F().triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction))
 
 
 @_export
+@autocast_op("ctc_loss.IntList")
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
     return _F().ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction(reduction),
                          zero_infinity)
 
 
 @_export
+@autocast_op("group_norm")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
     return _F().group_norm(input, num_groups, weight, bias, eps)
 
@@ -243,6 +253,7 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
 
 
 @_export
+@autocast_op("rms_norm")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     return _F().rms_norm(input, normalized_shape, weight, eps)
 
@@ -268,6 +279,7 @@ def zero_(input):
 
 
 @_export
+@autocast_op("index_put")
 def index_put(input, indices, values, accumulate=False):
     return input.clone().index_put_(indices, values, accumulate)
 
@@ -309,6 +321,7 @@ def unravel_index(indices, shape):
 
 
 @_export
+@autocast_op("chain_matmul")
 def chain_matmul(*matrices, out=None):
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
         matrices = tuple(matrices[0])
@@ -321,6 +334,7 @@ def chain_matmul(*matrices, out=None):
 
 
 @_export
+@autocast_op("renorm")
 def renorm(input, p, dim, maxnorm):
     """input with each slice along dim whose p-norm exceeds maxnorm scaled down to norm maxnorm."""
     if input.dim() <= 1:

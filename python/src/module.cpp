@@ -11,5 +11,6 @@ PYBIND11_MODULE(_C, m) {
   ember::python::init_dispatch(m);
   ember::python::init_serialization(m);
   ember::python::init_devices(m);
+  ember::python::init_autocast(m);
   ember::python::init_fast_calls(m);
 }

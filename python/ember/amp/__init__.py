@@ -1,12 +1,12 @@
 """ember.amp: automatic mixed precision, as torch.amp: ``autocast`` and
 ``GradScaler``.
 
-GradScaler is complete (on any device: it scales the loss, unscales the
-gradients, skips steps whose gradients overflowed and adapts the scale).
-autocast accepts torch's arguments and, disabled, does nothing; enabled on
-a device Ember runs, it raises, because lower-precision dispatch comes with
-the autocast work. Both disable themselves with torch's warning for CUDA
-on a machine without a GPU, so CUDA scripts run on the CPU.
+autocast runs a region's ops in mixed precision through the dispatcher's
+AutocastCPU/AutocastCUDA keys and one policy table (aten/autocast).
+GradScaler scales the loss, unscales the gradients, skips steps whose
+gradients overflowed and adapts the scale. Both disable themselves with
+torch's warning for CUDA on a machine without a GPU, so CUDA scripts run on
+the CPU.
 """
 
 from .autocast_mode import (  # noqa: F401

@@ -8,6 +8,7 @@ Re-exported by ember.nn.functional.
 """
 
 import ember
+from ember.amp._python_ops import autocast_op
 
 # Impossible paths carry this instead of -inf, so that no logsumexp of only
 # -inf terms turns the backward pass into NaN; losses past half of it are
@@ -24,6 +25,7 @@ def _lengths(name, value, batch, device):
     return t
 
 
+@autocast_op("ctc_loss.IntList")
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """Connectionist temporal classification loss, as torch.nn.functional.ctc_loss: log_probs (T, N, C)
     (or (T, C)), targets (N, S) padded or concatenated 1-D."""

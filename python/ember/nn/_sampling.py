@@ -10,6 +10,7 @@ import itertools
 import warnings
 
 import ember
+from ember.amp._python_ops import autocast_op
 
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
                   "Please specify align_corners=True if the old behavior is desired. See the documentation of "
@@ -103,6 +104,7 @@ def _pad_coordinate(x, size, padding_mode, align_corners):
     return x
 
 
+@autocast_op("grid_sampler")
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """input (N, C, H, W) or (N, C, D, H, W) sampled at grid (N, H', W', 2) or (N, D', H', W', 3), whose last
     dim holds normalized (x, y[, z]) in [-1, 1]."""

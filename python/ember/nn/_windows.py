@@ -13,6 +13,7 @@ import ember
 
 from . import functional as F
 from .functional import _ntuple
+from ember.amp._python_ops import autocast_op
 
 _triple = _ntuple(3, "_triple")
 
@@ -38,6 +39,7 @@ def _spatial_input(op, input, nd):
 # ---- convolution ------------------------------------------------------------------------
 
 
+@autocast_op("conv3d")
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """3-d convolution: the depth taps become extra input channels of one 2-d
     convolution over (batch x output depth) images."""
@@ -129,10 +131,12 @@ def conv_transpose(nd, input, weight, bias=None, stride=1, padding=0, output_pad
     return out.squeeze(0) if unbatched else out
 
 
+@autocast_op("conv_transpose1d")
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return conv_transpose(1, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
+@autocast_op("conv_transpose3d.input")
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return conv_transpose(3, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
@@ -236,10 +240,12 @@ def _avg_pool(nd, input, kernel_size, stride=None, padding=0, ceil_mode=False, c
     return result.squeeze(0) if unbatched else result
 
 
+@autocast_op("max_pool3d")
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     return _max_pool(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
+@autocast_op("avg_pool3d")
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     return _avg_pool(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -313,10 +319,12 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return max_unpool(1, input, indices, kernel_size, stride, padding, output_size)
 
 
+@autocast_op("max_unpool2d")
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return max_unpool(2, input, indices, kernel_size, stride, padding, output_size)
 
 
+@autocast_op("max_unpool3d")
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return max_unpool(3, input, indices, kernel_size, stride, padding, output_size)
 
@@ -353,10 +361,12 @@ def _adaptive_pool3d(op, input, output_size, reduce):
     return result.squeeze(0) if unbatched else result
 
 
+@autocast_op("adaptive_avg_pool3d")
 def adaptive_avg_pool3d(input, output_size):
     return _adaptive_pool3d("adaptive_avg_pool3d", input, output_size, lambda t: t.mean([2, 3, 4]))
 
 
+@autocast_op("adaptive_max_pool3d")
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     if return_indices:
         return adaptive_max_with_indices("adaptive_max_pool3d", input, 3, output_size)
@@ -421,11 +431,13 @@ def _fractional_max_pool(nd, input, kernel_size, output_size, output_ratio, retu
     return (values.squeeze(0), index.squeeze(0)) if unbatched else (values, index)
 
 
+@autocast_op("fractional_max_pool2d")
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
 
 
+@autocast_op("fractional_max_pool3d")
 def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, return_indices, _random_samples)

@@ -13,6 +13,7 @@ import warnings
 
 import ember
 from ember import _C
+from ember.amp._python_ops import autocast_op
 
 Tensor = _C.Tensor
 
@@ -116,6 +117,7 @@ def linear(input, weight, bias=None):
     return ember.linear(input, weight, bias)
 
 
+@autocast_op("bilinear")
 def bilinear(input1, input2, weight, bias=None):
     """y = x1^T A x2 + b, with ``weight`` of shape (out, in1, in2)."""
     # (..., 1, 1, in1) @ (out, in1, in2) -> (..., out, 1, in2), then contract with x2.
@@ -156,6 +158,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return ember.conv2d(input, weight, bias, list(stride), list(_pair(padding)), list(dilation), groups)
 
 
+@autocast_op("conv1d")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     (stride,), (dilation,) = _single(stride), _single(dilation)
     if isinstance(padding, str):
@@ -428,6 +431,7 @@ def silu(input, inplace=False):
     return ember.silu_(input) if inplace else ember.silu(input)
 
 
+@autocast_op("softplus")
 def softplus(input, beta=1.0, threshold=20.0):
     scaled = input * beta
     soft = ember.log1p(ember.exp(scaled.clamp(max=threshold))) / beta
@@ -473,6 +477,7 @@ def glu(input, dim=-1):
     return a * ember.sigmoid(b)
 
 
+@autocast_op("prelu")
 def prelu(input, weight):
     if weight.numel() != 1 and input.dim() >= 2:
         shape = [1] * input.dim()
@@ -679,6 +684,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return ember.layer_norm(input, list(normalized_shape), weight, bias, eps)
 
 
+@autocast_op("rms_norm")
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     if isinstance(normalized_shape, int):
         normalized_shape = [normalized_shape]
@@ -691,6 +697,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return out
 
 
+@autocast_op("group_norm")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
@@ -816,6 +823,22 @@ def one_hot(tensor, num_classes=-1):
     return out.scatter(-1, tensor.unsqueeze(-1), 1)
 
 
+def _pad_op(input, pad, mode="constant", value=None):
+    kind = {"reflect": "reflection", "replicate": "replication"}.get(mode)
+    return f"{kind}_pad{len(pad) // 2}d" if kind else None
+
+
+def _interpolate_op(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                    recompute_scale_factor=None, antialias=False):
+    d = input.dim() - 2
+    if antialias and mode in ("bilinear", "bicubic"):
+        return f"_upsample_{mode}2d_aa"
+    return {"nearest": f"upsample_nearest{d}d", "nearest-exact": f"_upsample_nearest_exact{d}d",
+            "linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d", "bicubic": "upsample_bicubic2d",
+            "trilinear": "upsample_trilinear3d"}.get(mode)
+
+
+@autocast_op(_pad_op, names=[f"{kind}_pad{d}d" for kind in ("reflection", "replication") for d in (1, 2, 3)])
 def pad(input, pad, mode="constant", value=None):
     """Pads the last len(pad)//2 dims: pad = (left_last, right_last, left_prev, right_prev, ...)."""
     pad = list(pad)
@@ -875,6 +898,10 @@ def _check_interpolate_sizes(in_sizes, out_sizes):
 _INTERPOLATING_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 
+@autocast_op(_interpolate_op, names=[f"upsample_nearest{d}d" for d in (1, 2, 3)] + [
+    f"_upsample_nearest_exact{d}d" for d in (1, 2, 3)] + ["upsample_linear1d", "upsample_bilinear2d", "upsample_bicubic2d",
+                                                       "upsample_trilinear3d", "_upsample_bilinear2d_aa",
+                                                       "_upsample_bicubic2d_aa"])
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resizes the spatial dims: 'nearest' (torch's legacy nearest), 'nearest-exact', and 'linear' /
@@ -1010,6 +1037,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return ember.l1_loss(input, target, _reduction_enum(reduction))
 
 
+@autocast_op("smooth_l1_loss")
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     reduction = _resolve_reduction(size_average, reduce, reduction)
     input, target = _check_sizes_for_broadcast(input, target, "smooth_l1_loss")
@@ -1022,6 +1050,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     return _apply_reduction(loss, reduction)
 
 
+@autocast_op("huber_loss")
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     input, target = _check_sizes_for_broadcast(input, target, "huber_loss")
     d = (input - target).abs()
@@ -1044,6 +1073,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return ember.nll_loss(input, target, weight, _reduction_enum(reduction), ignore_index)
 
 
+@autocast_op("binary_cross_entropy")
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     reduction = _resolve_reduction(size_average, reduce, reduction)
     if target.size() != input.size():
@@ -1056,6 +1086,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     return _apply_reduction(loss, reduction)
 
 
+@autocast_op("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
                                      pos_weight=None):
     reduction = _resolve_reduction(size_average, reduce, reduction)
@@ -1073,6 +1104,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return _apply_reduction(loss, reduction)
 
 
+@autocast_op("kl_div")
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
@@ -1109,6 +1141,7 @@ def _vector_norm(x, p, dim, keepdim):
     return x.abs().pow(p).sum(dim, keepdim=keepdim).pow(1.0 / p)
 
 
+@autocast_op("cosine_similarity")
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """The cosine of the angle between x1 and x2 along dim (norms clamped below at eps)."""
     x1, x2 = ember.broadcast_tensors(x1, x2)
@@ -1117,6 +1150,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
+@autocast_op("margin_ranking_loss")
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
@@ -1126,6 +1160,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
     return _apply_reduction((-target * (input1 - input2) + margin).clamp(min=0), reduction)
 
 
+@autocast_op("hinge_embedding_loss")
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
@@ -1135,6 +1170,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     return _apply_reduction(from_margin + from_input, reduction)
 
 
+@autocast_op("soft_margin_loss")
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
@@ -1151,6 +1187,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _apply_reduction(loss, reduction)
 
 
+@autocast_op("cosine_embedding_loss")
 def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
@@ -1167,6 +1204,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     return _apply_reduction(loss, reduction)
 
 
+@autocast_op("poisson_nll_loss")
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
                      reduction="mean"):
     if size_average is not None or reduce is not None:
@@ -1202,6 +1240,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     return _apply_reduction(loss, reduction)
 
 
+@autocast_op("triplet_margin_loss")
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
                         reduce=None, reduction="mean"):
     if size_average is not None or reduce is not None:
@@ -1217,6 +1256,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _apply_reduction((margin + d_pos - d_neg).clamp(min=0), reduction)
 
 
+@autocast_op("multi_margin_loss")
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
                       reduction="mean"):
     if size_average is not None or reduce is not None:
@@ -1254,6 +1294,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     return _apply_reduction((margin + d_pos - d_neg).clamp(min=0), reduction)
 
 
+@autocast_op("multilabel_margin_loss")
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Each row's target lists class indices, ended by the first -1; every (target, non-target) pair adds
     max(0, 1 - (x[target] - x[other])), divided by the number of classes."""
@@ -1307,6 +1348,7 @@ def _fused_attention_applies(query, key, value, attn_mask, dropout_p):
             and not (attn_mask.requires_grad and ember.is_grad_enabled()))
 
 
+@autocast_op("scaled_dot_product_attention")
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(q k^T * scale + mask) v, with torch's "safe" softmax: fully masked rows give zeros.
@@ -1616,6 +1658,7 @@ from ._windows import adaptive_max_with_indices as _adaptive_max_with_indices  #
 from ._windows import conv_transpose as _conv_transpose  # noqa: E402
 
 
+@autocast_op("conv_transpose2d.input")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
 
@@ -1649,6 +1692,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 # ---- distances and relaxed sampling ------------------------------------------------------------
 
 
+@autocast_op("pdist")
 def pdist(input, p=2):
     """The p-norm distance between every pair of rows (i < j) of an (N, M) input, as a flat N*(N-1)/2 vector."""
     if input.dim() != 2:
