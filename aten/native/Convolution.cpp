@@ -57,20 +57,15 @@ int64_t out_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_
   return out;
 }
 
-void check_float(const Tensor& t, const char* name) {
-  EMBER_CHECK_NOT_IMPLEMENTED(t.dtype() == ScalarType::Float, "\"{}\" not implemented for '{}' (oneDNN path: float32)",
-                              name, c10::toString(t.dtype()));
-}
-
-// One float32 2-D convolution as oneDNN describes it: its forward and both
-// backward passes are made from the same shapes, so they agree on layouts.
+// One 2-D convolution (float32, or bfloat16/float16 where oneDNN has kernels
+// for them) as oneDNN describes it: its forward and both backward passes are
+// made from the same shapes, so they agree on layouts.
 struct DnnlConv {
-  static constexpr auto f32 = memory::data_type::f32;
-
-  DnnlConv(int64_t n, int64_t c, int64_t h, int64_t w, int64_t oc, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
-           std::array<int64_t, 2> stride, std::array<int64_t, 2> padding, std::array<int64_t, 2> dilation,
+  DnnlConv(memory::data_type dt_, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oc, int64_t kh, int64_t kw,
+           int64_t oh, int64_t ow, std::array<int64_t, 2> stride, std::array<int64_t, 2> padding, std::array<int64_t, 2> dilation,
            int64_t groups)
-      : src{n, c, h, w},
+      : dt(dt_),
+        src{n, c, h, w},
         dst{n, oc, oh, ow},
         wei(groups == 1 ? memory::dims{oc, c, kh, kw} : memory::dims{groups, oc / groups, c / groups, kh, kw}),
         strides{stride[0], stride[1]},
@@ -78,14 +73,14 @@ struct DnnlConv {
         dilates{dilation[0] - 1, dilation[1] - 1},
         grouped(groups != 1),
         out_channels(oc),
-        winograd_fits(kh == 3 && kw == 3 && stride[0] == 1 && stride[1] == 1 && dilation[0] == 1 &&
-                      dilation[1] == 1 && groups == 1 && c >= 16 && oc >= 16 &&
+        winograd_fits(dt == memory::data_type::f32 && kh == 3 && kw == 3 && stride[0] == 1 && stride[1] == 1 &&
+                      dilation[0] == 1 && dilation[1] == 1 && groups == 1 && c >= 16 && oc >= 16 &&
                       static_cast<double>(n) * oh * ow * oc * c * 9 >= double(1 << 24) &&
                       // oneDNN 2.6 has it for AVX-512 only; a lower EMBER_CPU_CAPABILITY turns it off too.
                       cpu::cpu_capability() == cpu::CpuCapability::AVX512) {}
 
-  static memory::desc any(const memory::dims& d) { return {d, f32, memory::format_tag::any}; }
-  memory::desc bias_desc() const { return {{out_channels}, f32, memory::format_tag::x}; }
+  memory::desc any(const memory::dims& d) const { return {d, dt, memory::format_tag::any}; }
+  memory::desc bias_desc() const { return {{out_channels}, dt, memory::format_tag::x}; }
 
   // make(algorithm) -> a primitive descriptor (user scratchpad): Winograd's
   // where it fits, oneDNN has it and its scratchpad is no larger than the
@@ -106,8 +101,8 @@ struct DnnlConv {
     if (winograd_fits) {
       try {
         auto pd = make(dnnl::algorithm::convolution_winograd);
-        const size_t activations = (memory::desc(src, f32, memory::format_tag::nchw).get_size() +
-                                    memory::desc(dst, f32, memory::format_tag::nchw).get_size());
+        const size_t activations = (memory::desc(src, dt, memory::format_tag::nchw).get_size() +
+                                    memory::desc(dst, dt, memory::format_tag::nchw).get_size());
         if (pd.scratchpad_desc().get_size() <= std::max<size_t>(activations, size_t{8} << 20)) return pd;
       } catch (const dnnl::error&) {  // a shape its kernel does not take
       }
@@ -124,23 +119,46 @@ struct DnnlConv {
     });
   }
 
-  // Plain (NCHW / OIHW) memory over contiguous float32 tensors.
+  // Plain (NCHW / OIHW) memory over contiguous tensors of the convolution's dtype.
   memory user_src(const Tensor& t) const { return plain(src, memory::format_tag::nchw, t); }
   memory user_dst(const Tensor& t) const { return plain(dst, memory::format_tag::nchw, t); }
   memory user_wei(const Tensor& t) const {
     return plain(wei, grouped ? memory::format_tag::goihw : memory::format_tag::oihw, t);
   }
 
+  memory::data_type dt;
   memory::dims src, dst, wei, strides, pads, dilates;
   bool grouped;
   int64_t out_channels;
   bool winograd_fits;
 
  private:
-  static memory plain(const memory::dims& d, memory::format_tag tag, const Tensor& t) {
-    return onednn::plain({d, f32, tag}, t);
+  memory plain(const memory::dims& d, memory::format_tag tag, const Tensor& t) const {
+    return onednn::plain({d, dt, tag}, t);
   }
 };
+
+// The oneDNN type a convolution of `t` runs in; nullopt for dtypes oneDNN
+// has only reference loops for on this CPU (float16 on most, bfloat16 below
+// AVX-512), which take the im2col path instead.
+std::optional<memory::data_type> onednn_conv_type(ScalarType t) {
+  if (t == ScalarType::Float) return memory::data_type::f32;
+  if (t != ScalarType::BFloat16 && t != ScalarType::Half) return std::nullopt;
+  static const auto probe = [](memory::data_type dt) {
+    try {
+      const DnnlConv conv(dt, 1, 16, 8, 8, 16, 3, 3, 8, 8, {1, 1}, {1, 1}, {1, 1}, 1);
+      const auto pd = conv.forward(dnnl::prop_kind::forward_training, true);
+      return std::string(pd.impl_info_str()).find("ref") == std::string::npos;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  };
+  static const bool bf16 = probe(memory::data_type::bf16), f16 = probe(memory::data_type::f16);
+  if (t == ScalarType::BFloat16 ? bf16 : f16) {
+    return t == ScalarType::BFloat16 ? memory::data_type::bf16 : memory::data_type::f16;
+  }
+  return std::nullopt;
+}
 
 // Other floating dtypes: unfold the input into columns and multiply.
 Tensor conv2d_im2col(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -207,13 +225,14 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight, const std::optional<Te
   EMBER_CHECK(input.dtype() == weight.dtype(),
               "Input type ({}) and weight type ({}) should be the same", c10::toString(input.dtype()),
               c10::toString(weight.dtype()));
-  if (input.dtype() != ScalarType::Float) {
+  const auto dt = onednn_conv_type(input.dtype());
+  if (!dt) {
     Tensor r = conv2d_im2col(input, weight, bias, stride, padding, dilation, groups, oh, ow);
     return batched ? r : r.squeeze(0);
   }
 
   const Tensor x = input.contiguous(), wt = weight.contiguous();
-  const DnnlConv conv(n, c, h, w, oc, kh, kw, oh, ow, stride, padding, dilation, groups);
+  const DnnlConv conv(*dt, n, c, h, w, oc, kh, kw, oh, ow, stride, padding, dilation, groups);
   const bool has_bias = bias && bias->defined();
   // forward_training even without autograd: in oneDNN 2.6 it takes the blocked
   // kernel, whose reorders cost less than the inference kind's NHWC ones
@@ -227,7 +246,8 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight, const std::optional<Te
                                        {DNNL_ARG_DST, dst.actual}};
   Tensor b;
   if (has_bias) {
-    check_float(*bias, "conv2d");
+    EMBER_CHECK(bias->dtype() == input.dtype(), "Input type ({}) and bias type ({}) should be the same",
+                c10::toString(input.dtype()), c10::toString(bias->dtype()));
     b = bias->contiguous();
     args.emplace(DNNL_ARG_BIAS, onednn::plain(conv.bias_desc(), b));
   }
@@ -249,8 +269,8 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_cpu(const Tensor& grad_output
               "_conv2d_backward: expected a 3-D or 4-D input, a 4-D weight and grad_output of the input's rank, got "
               "{}, {} and {}", c10::str_sizes(input_.sizes()), c10::str_sizes(weight.sizes()),
               c10::str_sizes(grad_output.sizes()));
-  if (input_.dtype() != ScalarType::Float || weight.dtype() != ScalarType::Float ||
-      grad_output.dtype() != ScalarType::Float) {
+  const auto dt = onednn_conv_type(input_.dtype());
+  if (!dt || weight.dtype() != input_.dtype() || grad_output.dtype() != input_.dtype()) {
     return conv2d_backward_composite(grad_output, input_, weight, stride_, padding_, dilation_, groups, mask);
   }
   const Tensor input = (batched ? input_ : input_.unsqueeze(0)).contiguous();
@@ -277,7 +297,7 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_cpu(const Tensor& grad_output
     if (mask[1]) grad_weight = ember::zeros(weight.sizes(), weight.dtype());
     if (mask[2]) grad_bias = ember::zeros({oc}, weight.dtype());
   } else {
-    const DnnlConv conv(n, c, h, w, oc, kh, kw, oh, ow, stride, padding, dilation, groups);
+    const DnnlConv conv(*dt, n, c, h, w, oc, kh, kw, oh, ow, stride, padding, dilation, groups);
     const auto hint = conv.forward(dnnl::prop_kind::forward_training, mask[2]);
     dnnl::stream s(cpu_engine());
     Scratch scratch;
@@ -285,8 +305,8 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_cpu(const Tensor& grad_output
     if (mask[0]) {
       grad_input = ember::empty(input.sizes(), input.dtype());
       const auto pd = conv.with_algorithm([&](dnnl::algorithm algorithm) {
-        const dnnl::convolution_backward_data::desc desc(algorithm, DnnlConv::any(conv.src),
-                                                          DnnlConv::any(conv.wei), DnnlConv::any(conv.dst),
+        const dnnl::convolution_backward_data::desc desc(algorithm, conv.any(conv.src),
+                                                          conv.any(conv.wei), conv.any(conv.dst),
                                                           conv.strides, conv.dilates, conv.pads, conv.pads);
         return dnnl::convolution_backward_data::primitive_desc(desc, onednn::user_scratchpad(), cpu_engine(), hint);
       });
@@ -303,8 +323,8 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_cpu(const Tensor& grad_output
       if (mask[2]) grad_bias = ember::empty({oc}, weight.dtype());
       const auto pd = conv.with_algorithm([&](dnnl::algorithm algorithm) {
         const dnnl::convolution_backward_weights::desc desc(
-            algorithm, DnnlConv::any(conv.src), DnnlConv::any(conv.wei),
-            mask[2] ? conv.bias_desc() : memory::desc(), DnnlConv::any(conv.dst), conv.strides, conv.dilates,
+            algorithm, conv.any(conv.src), conv.any(conv.wei),
+            mask[2] ? conv.bias_desc() : memory::desc(), conv.any(conv.dst), conv.strides, conv.dilates,
             conv.pads, conv.pads);
         return dnnl::convolution_backward_weights::primitive_desc(desc, onednn::user_scratchpad(), cpu_engine(),
                                                                   hint);

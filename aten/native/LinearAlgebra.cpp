@@ -82,12 +82,36 @@ bool is_blas_type(ScalarType t) {
 }
 
 // A start for C that is one row repeated (a linear layer's bias): a
-// contiguous float32 [n] or [1, n], not in C's memory (oneDNN reads it while
-// writing C).
+// contiguous [n] or [1, n] of C's dtype, not in C's memory (oneDNN reads it
+// while writing C).
 bool is_bias_row(const Tensor& start, const Tensor& c) {
   const int64_t n = c.size(1);
-  return start.dtype() == ScalarType::Float && c.dtype() == ScalarType::Float && start.numel() == n &&
+  return start.dtype() == c.dtype() && start.numel() == n &&
          start.dim() >= 1 && start.dim() <= 2 && (start.stride(-1) == 1 || n == 1) && !start.is_alias_of(c);
+}
+
+void cpu_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta,
+              const Tensor& start);
+
+// bfloat16 and float16: oneDNN's 16-bit kernels (float32 accumulation) where
+// the CPU has them, else the float32 GEMM between two conversions, which
+// rounds once as they do.
+void lowp_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& alpha, const Scalar& beta,
+               const Tensor& start) {
+  const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+  const bool bias_row = start.defined() && is_value(alpha, 1) && is_value(beta, 1) && is_bias_row(start, c);
+  if (start.defined() && !bias_row) c.copy_(ember::expand(start, c.sizes()));
+  const BlasOperand A = blas_operand(a), B = blas_operand(b);
+  if (cpu::onednn_lowp_gemm(c.dtype(), A.transposed, B.transposed, m, n, k, static_cast<float>(alpha.toDouble()),
+                            A.t.data_ptr(), A.ld, B.t.data_ptr(), B.ld,
+                            bias_row ? 0.0f : static_cast<float>(beta.toDouble()),
+                            bias_row ? start.data_ptr() : nullptr, c.data_ptr(), c.stride(0))) {
+    return;
+  }
+  Tensor c32 = c.to(ScalarType::Float);
+  cpu_gemm(a.to(ScalarType::Float), b.to(ScalarType::Float), c32, alpha, beta,
+           bias_row ? start.to(ScalarType::Float) : Tensor());
+  c.copy_(c32);
 }
 
 // The CPU gemm_stub: cpu/Blas.cpp for float and complex types, a plain loop otherwise.
@@ -95,8 +119,10 @@ void cpu_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& a
               const Tensor& start) {
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
   const ScalarType t = c.dtype();
+  if (t == ScalarType::BFloat16 || t == ScalarType::Half) return lowp_gemm(a, b, c, alpha, beta, start);
   if (start.defined()) {
-    if (is_value(alpha, 1) && is_value(beta, 1) && is_bias_row(start, c) && cpu::sgemm_uses_onednn(m, n, k)) {
+    if (t == ScalarType::Float && is_value(alpha, 1) && is_value(beta, 1) && is_bias_row(start, c) &&
+        cpu::sgemm_uses_onednn(m, n, k)) {
       const BlasOperand A = blas_operand(a), B = blas_operand(b);
       cpu::onednn_gemm_bias(A.transposed, B.transposed, m, n, k, static_cast<const float*>(A.t.data_ptr()), A.ld,
                             static_cast<const float*>(B.t.data_ptr()), B.ld, static_cast<const float*>(start.data_ptr()),
@@ -218,7 +244,9 @@ namespace {
 // split inside each GEMM. False when the general path must run.
 bool bmm_batched(const Tensor& self, const Tensor& mat2, const Tensor& result) {
   const int64_t batch = self.size(0), m = self.size(1), k = self.size(2), n = mat2.size(2);
-  if (!is_blas_type(result.dtype()) || result.dtype() != self.dtype() || batch == 0 || m == 0 || n == 0 || k == 0)
+  const bool lowp = result.dtype() == ScalarType::BFloat16 || result.dtype() == ScalarType::Half;
+  if (!(is_blas_type(result.dtype()) || lowp) || result.dtype() != self.dtype() || batch == 0 || m == 0 || n == 0 ||
+      k == 0)
     return false;
   if (result.is_conj() || result.stride(2) != 1 || result.stride(1) < std::max<int64_t>(n, 1) ||
       result.is_alias_of(self) || result.is_alias_of(mat2))
@@ -231,6 +259,11 @@ bool bmm_batched(const Tensor& self, const Tensor& mat2, const Tensor& result) {
   };
   const Tensor a = readable(self), b = readable(mat2);
   const BlasOperand A = blas_operand(a.select(0, 0)), B = blas_operand(b.select(0, 0));
+  if (lowp) {  // one oneDNN matmul over the batch
+    return cpu::onednn_lowp_gemm(result.dtype(), A.transposed, B.transposed, m, n, k, 1.0f, a.data_ptr(), A.ld,
+                                 b.data_ptr(), B.ld, 0.0f, nullptr, result.data_ptr(), result.stride(1), batch,
+                                 a.stride(0), b.stride(0), result.stride(0));
+  }
   visit_blas_type(result.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* pa = static_cast<const T*>(a.data_ptr());

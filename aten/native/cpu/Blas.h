@@ -26,4 +26,14 @@ bool sgemm_uses_onednn(int64_t m, int64_t n, int64_t k);
 void onednn_gemm_bias(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* A, int64_t lda,
                       const float* B, int64_t ldb, const float* bias, float* C, int64_t ldc);
 
+// C = alpha op(A) op(B) + beta C (+ bias, a row of n, where alpha is 1) for
+// bfloat16 or float16 A, B, C and bias, accumulated in float32, as one oneDNN
+// matmul; `batch` such products where batch > 1, the i-th matrices starting
+// i * stride_{a,b,c} elements on. False, with nothing written, where oneDNN
+// has no kernel of its own for the dtype on this CPU (only its reference
+// loops): the caller then computes through float32.
+bool onednn_lowp_gemm(c10::ScalarType t, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const void* A,
+                      int64_t lda, const void* B, int64_t ldb, float beta, const void* bias, void* C, int64_t ldc,
+                      int64_t batch = 1, int64_t stride_a = 0, int64_t stride_b = 0, int64_t stride_c = 0);
+
 }  // namespace ember::native::cpu
