@@ -3,32 +3,38 @@ shared API and built with either library (`lib` is ember or torch), so both
 run identical architectures, shapes and optimizers.
 
 Each builder returns a step function: a training step (forward, backward,
-optimizer step) or, for inference, a forward under no_grad.
+optimizer step) or, for inference, a forward under no_grad. Training
+builders take `autocast`: the forward and loss then run under CPU bfloat16
+autocast, as mixed-precision scripts do.
 """
 
+import functools
 
-def classifier_step(lib, model, optimizer, x, y):
+
+def classifier_step(lib, model, optimizer, x, y, autocast=False):
     """One training step of a classifier: cross-entropy, backward, optimizer step."""
 
     def step():
         optimizer.zero_grad()
-        lib.nn.functional.cross_entropy(model(x), y).backward()
+        with lib.autocast("cpu", enabled=autocast):
+            loss = lib.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
         optimizer.step()
 
     return step
 
 
-def mlp_step(lib):
+def mlp_step(lib, autocast=False):
     """examples/mlp.py's 2-64-64-2 ReLU network with Adam, on a batch of 512 points."""
     nn = lib.nn
     lib.manual_seed(0)
     model = nn.Sequential(nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 2))
     optimizer = lib.optim.Adam(model.parameters(), lr=1e-2)
     x, y = lib.randn(512, 2), lib.randint(0, 2, (512,))
-    return classifier_step(lib, model, optimizer, x, y)
+    return classifier_step(lib, model, optimizer, x, y, autocast)
 
 
-def shapes_cnn_step(lib):
+def shapes_cnn_step(lib, autocast=False):
     """examples/cnn.py's two conv-bn-relu-pool blocks on 16x16 images, batch 64, with Adam."""
     nn, F = lib.nn, lib.nn.functional
 
@@ -49,10 +55,10 @@ def shapes_cnn_step(lib):
     model = ShapeNet()
     optimizer = lib.optim.Adam(model.parameters(), lr=3e-3)
     x, y = lib.randn(64, 1, 16, 16), lib.randint(0, 4, (64,))
-    return classifier_step(lib, model, optimizer, x, y)
+    return classifier_step(lib, model, optimizer, x, y, autocast)
 
 
-def char_transformer_step(lib):
+def char_transformer_step(lib, autocast=False):
     """The demo's model (examples/char_transformer.py): 2 pre-norm blocks of causal
     attention and a GELU MLP, dim 64, context 64, batch 32, AdamW and clipping."""
     nn, F = lib.nn, lib.nn.functional
@@ -92,14 +98,16 @@ def char_transformer_step(lib):
 
     def step():
         optimizer.zero_grad()
-        F.cross_entropy(model(tokens).reshape(-1, vocab), targets.reshape(-1)).backward()
+        with lib.autocast("cpu", enabled=autocast):
+            loss = F.cross_entropy(model(tokens).reshape(-1, vocab), targets.reshape(-1))
+        loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
 
     return step
 
 
-def conv_blocks_step(lib):
+def conv_blocks_step(lib, autocast=False):
     """4 conv-bn-relu blocks (32-64-128-256 channels, stride 2 after the first)
     on 32x32 images at batch 64, a linear head, SGD with momentum."""
     nn = lib.nn
@@ -112,7 +120,7 @@ def conv_blocks_step(lib):
     model = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(channels, 10))
     optimizer = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     x, y = lib.randn(64, 3, 32, 32), lib.randint(0, 10, (64,))
-    return classifier_step(lib, model, optimizer, x, y)
+    return classifier_step(lib, model, optimizer, x, y, autocast)
 
 
 def resnet18_inference(lib):
@@ -160,4 +168,8 @@ WORKLOADS = [
     ("model: char transformer, batch 32x64, AdamW step", char_transformer_step),
     ("model: 4 conv-bn-relu blocks 32x32, batch 64, SGD step", conv_blocks_step),
     ("model: ResNet-18 inference, batch 8 224x224, no_grad", resnet18_inference),
+    ("model: MLP, bf16 autocast", functools.partial(mlp_step, autocast=True)),
+    ("model: shapes CNN, bf16 autocast", functools.partial(shapes_cnn_step, autocast=True)),
+    ("model: char transformer, bf16 autocast", functools.partial(char_transformer_step, autocast=True)),
+    ("model: 4 conv-bn-relu blocks, bf16 autocast", functools.partial(conv_blocks_step, autocast=True)),
 ]

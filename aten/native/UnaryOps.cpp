@@ -8,6 +8,7 @@
 #include <aten/native/TensorIterator.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
 #include <aten/native/cpu/Loops.h>
+#include <aten/native/cpu/FloatStaging.h>
 #include <aten/native/cpu/VecMath.h>
 
 #include <algorithm>
@@ -140,16 +141,14 @@ struct BitwiseNot { template <typename T> static constexpr bool supports = std::
 
 }  // namespace
 
-// Contiguous float32 goes through the vectorized loop; everything else
-// through the generic kernel of Op.
+// Contiguous float32, and bfloat16/float16 through staging buffers, go
+// through the vectorized loop; everything else through the generic kernel of Op.
 template <typename Op>
 Tensor float_unary_vectorized(const Tensor& self, const Tensor& out, const char* name,
                               void (*floats)(const float*, float*, int64_t), unsigned mask = kNumber) {
   auto iter = TensorIterator::unary_float_op(out, self, name);
-  if (iter.dtype(0) == ScalarType::Float && iter.dtype(1) == ScalarType::Float && iter.is_contiguous()) {
-    iter.for_each([floats](char** data, const int64_t*, int64_t n) {
-      floats(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n);
-    });
+  if (cpu::float_kernel_pays(iter)) {
+    cpu::for_each_as_floats<1>(iter, [floats](const auto& in, float* y, int64_t n) { floats(in[0], y, n); });
     return iter.output();
   }
   apply_same_type<Op>(iter, name, mask);
@@ -366,11 +365,9 @@ Tensor gelu_out(const Tensor& self, std::string_view approximate, const Tensor& 
                     "approximate argument must be either none or tanh, got '{}'", approximate);
   auto iter = TensorIterator::unary_float_op(out, self, "gelu");
   const bool use_tanh = approximate == "tanh";
-  if (iter.dtype(0) == ScalarType::Float && iter.dtype(1) == ScalarType::Float && iter.is_contiguous()) {
+  if (cpu::float_kernel_pays(iter)) {
     const auto kernel = use_tanh ? cpu::gelu_tanh_floats : cpu::gelu_floats;
-    iter.for_each([kernel](char** data, const int64_t*, int64_t n) {
-      kernel(reinterpret_cast<const float*>(data[1]), reinterpret_cast<float*>(data[0]), n);
-    });
+    cpu::for_each_as_floats<1>(iter, [kernel](const auto& in, float* y, int64_t n) { kernel(in[0], y, n); });
     return iter.output();
   }
   EMBER_CHECK_NOT_IMPLEMENTED(accepts(kReal, iter.common_dtype()), "\"gelu\" not implemented for '{}'",
@@ -403,39 +400,11 @@ Tensor gelu_backward_out(const Tensor& grad_output, const Tensor& self, std::str
                               "\"GeluBackwardCPUKernelImpl\" not implemented for '{}'",
                               c10::toString(iter.common_dtype()));
   const bool use_tanh = approximate == "tanh";
-  const bool all_float = iter.dtype(0) == ScalarType::Float && iter.dtype(1) == ScalarType::Float &&
-                         iter.dtype(2) == ScalarType::Float;
-  if (all_float) {
-    // The vector kernel wants dense arrays; strided runs (a broadcast grad,
-    // as sum() sends back) are staged through small buffers.
+  if (cpu::float_kernel_serves(iter)) {
+    // Strided runs (a broadcast grad, as sum() sends back) and 16-bit
+    // operands are staged through small buffers.
     const auto kernel = use_tanh ? cpu::gelu_tanh_backward_floats : cpu::gelu_backward_floats;
-    iter.for_each([kernel](char** data, const int64_t* strides, int64_t n) {
-      constexpr int64_t kChunk = 256;
-      if (strides[0] == 4 && strides[1] == 4 && strides[2] == 4) {
-        kernel(reinterpret_cast<const float*>(data[1]), reinterpret_cast<const float*>(data[2]),
-               reinterpret_cast<float*>(data[0]), n);
-        return;
-      }
-      // Only the strided operands go through buffers; a broadcast gradient
-      // (stride 0) is filled once.
-      float grad[kChunk], x[kChunk], y[kChunk];
-      const bool grad_dense = strides[1] == 4, x_dense = strides[2] == 4, out_dense = strides[0] == 4;
-      if (strides[1] == 0) std::fill_n(grad, kChunk, *reinterpret_cast<const float*>(data[1]));
-      for (int64_t start = 0; start < n; start += kChunk) {
-        const int64_t m = std::min(kChunk, n - start);
-        if (!grad_dense && strides[1] != 0) {
-          for (int64_t i = 0; i < m; ++i) grad[i] = *reinterpret_cast<const float*>(data[1] + (start + i) * strides[1]);
-        }
-        if (!x_dense) {
-          for (int64_t i = 0; i < m; ++i) x[i] = *reinterpret_cast<const float*>(data[2] + (start + i) * strides[2]);
-        }
-        float* out = out_dense ? reinterpret_cast<float*>(data[0]) + start : y;
-        kernel(grad_dense ? reinterpret_cast<const float*>(data[1]) + start : grad,
-               x_dense ? reinterpret_cast<const float*>(data[2]) + start : x, out, m);
-        if (out_dense) continue;
-        for (int64_t i = 0; i < m; ++i) *reinterpret_cast<float*>(data[0] + (start + i) * strides[0]) = y[i];
-      }
-    });
+    cpu::for_each_as_floats<2>(iter, [kernel](const auto& in, float* y, int64_t n) { kernel(in[0], in[1], y, n); });
     return iter.output();
   }
   c10::visit_scalar_type(iter.common_dtype(), [&](auto tag) {

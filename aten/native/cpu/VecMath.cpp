@@ -32,6 +32,8 @@ struct Kernels {
   decltype(&cpu::exp_minus_rows_floats) exp_minus_rows_floats;
   decltype(&cpu::adam_step_floats) adam_step_floats;
   decltype(&cpu::accumulate_row_floats) accumulate_row_floats;
+  decltype(&cpu::bfloat16_to_floats) bfloat16_to_floats;
+  decltype(&cpu::floats_to_bfloat16) floats_to_bfloat16;
 };
 
 }  // namespace
@@ -153,6 +155,14 @@ void adam_step_floats(float* param, const float* grad, float* exp_avg, float* ex
 
 void accumulate_row_floats(const float* x, double* acc, int64_t n) {
   kernels().accumulate_row_floats(x, acc, n);
+}
+
+void bfloat16_to_floats(const uint16_t* x, float* y, int64_t n) {
+  kernels().bfloat16_to_floats(x, y, n);
+}
+
+void floats_to_bfloat16(const float* x, uint16_t* y, int64_t n) {
+  kernels().floats_to_bfloat16(x, y, n);
 }
 
 }  // namespace ember::native::cpu

@@ -62,4 +62,9 @@ void normalize_row_floats(const float* x, int64_t n, float mean, float rstd, con
 void layer_norm_backward_rows_floats(const float* dy, const float* x, const float* w, const float* mean,
                                      const float* rstd, float* dx, float* dw, float* db, int64_t rows, int64_t n);
 
+// bfloat16 (as its bits) to float and back, rounding to nearest even with
+// NaNs kept quiet: how float kernels serve bfloat16 tensors (FloatStaging.h).
+void bfloat16_to_floats(const uint16_t* x, float* y, int64_t n);
+void floats_to_bfloat16(const float* x, uint16_t* y, int64_t n);
+
 }  // namespace ember::native::cpu
