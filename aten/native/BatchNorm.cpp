@@ -7,6 +7,7 @@
 #include <aten/Parallel.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
+#include <aten/native/cpu/FloatStaging.h>
 #include <c10/core/GradMode.h>
 
 #include <cmath>
@@ -32,6 +33,48 @@ ChannelGeometry channel_geometry(const Tensor& input) {
 }
 
 bool defined(const std::optional<Tensor>& t) { return t && t->defined(); }
+
+// float, bfloat16 and float16 run the vectorized kernels (VecMath.h), the
+// 16-bit types through float buffers of kChunk values.
+template <typename T>
+constexpr bool kFloatKernels =
+    std::is_same_v<T, float> || std::is_same_v<T, c10::BFloat16> || std::is_same_v<T, c10::Half>;
+constexpr int64_t kChunk = 512;
+
+// `values` as floats: itself for float, else converted into `buffer`.
+template <typename T>
+const float* staged(const T* values, int64_t m, float* buffer) {
+  if constexpr (std::is_same_v<T, float>) {
+    return values;
+  } else {
+    cpu::to_floats(values, buffer, m);
+    return buffer;
+  }
+}
+
+// f(values as floats, offset, count) for a run of S values, chunk by chunk.
+template <typename T, typename F>
+void float_chunks(const T* run, int64_t S, float* buffer, F&& f) {
+  if constexpr (std::is_same_v<T, float>) {
+    f(run, 0, S);
+  } else {
+    for (int64_t offset = 0; offset < S; offset += kChunk) {
+      const int64_t m = std::min(kChunk, S - offset);
+      f(staged(run + offset, m, buffer), offset, m);
+    }
+  }
+}
+
+// compute(y) writes m floats; they land in `out` (through `buffer` for 16-bit).
+template <typename T, typename F>
+void write_floats(T* out, int64_t m, float* buffer, F&& compute) {
+  if constexpr (std::is_same_v<T, float>) {
+    compute(out);
+  } else {
+    compute(buffer);
+    cpu::from_floats(buffer, out, m);
+  }
+}
 
 // A per-channel parameter or statistic as a dense vector of `dtype` (undefined if absent).
 Tensor channel_vector(const std::optional<Tensor>& t, int64_t channels, ScalarType dtype, const char* name) {
@@ -79,6 +122,42 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
       const M* pb = b.defined() ? b.data_ptr<M>() : nullptr;
       const M* pv = eval_var.defined() ? eval_var.data_ptr<M>() : nullptr;
       const int64_t S = g.spatial, C = g.channels, count = g.per_channel();
+      if constexpr (kFloatKernels<T>) {
+        parallel_for(0, C, 1, [&](int64_t c0, int64_t c1) {
+          float in[kChunk], out_buffer[kChunk];
+          for (int64_t c = c0; c < c1; ++c) {
+            if (training) {
+              double sum = 0;
+              for (int64_t n = 0; n < g.batch; ++n) {
+                float_chunks(px + (n * C + c) * S, S, in, [&](const float* v, int64_t, int64_t m) {
+                  sum += cpu::sum_floats(v, m);
+                });
+              }
+              const float mu = static_cast<float>(sum / static_cast<double>(count));
+              double sq = 0;
+              for (int64_t n = 0; n < g.batch; ++n) {
+                float_chunks(px + (n * C + c) * S, S, in, [&](const float* v, int64_t, int64_t m) {
+                  sq += cpu::sum_squared_deviations_floats(v, m, mu);
+                });
+              }
+              pm[c] = mu;
+              pi[c] = static_cast<float>(1.0 / std::sqrt(sq / static_cast<double>(count) + eps));
+            } else {
+              pi[c] = static_cast<float>(1.0 / std::sqrt(static_cast<double>(pv[c]) + eps));
+            }
+            const float scale = pi[c] * (pw ? pw[c] : 1.0f);
+            const float shift = (pb ? pb[c] : 0.0f) - pm[c] * scale;
+            for (int64_t n = 0; n < g.batch; ++n) {
+              T* orow = po + (n * C + c) * S;
+              float_chunks(px + (n * C + c) * S, S, in, [&](const float* v, int64_t offset, int64_t m) {
+                write_floats(orow + offset, m, out_buffer,
+                             [&](float* y) { cpu::scale_shift_floats(v, y, m, scale, shift); });
+              });
+            }
+          }
+        });
+        return;
+      }
       parallel_for(0, C, 1, [&](int64_t c0, int64_t c1) {
         for (int64_t c = c0; c < c1; ++c) {
           if (training) {
@@ -168,6 +247,43 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
       M* pdb = db.defined() ? db.data_ptr<M>() : nullptr;
       const int64_t S = g.spatial, C = g.channels;
       const double count = static_cast<double>(g.per_channel());
+      if constexpr (kFloatKernels<T>) {
+        parallel_for(0, C, 1, [&](int64_t c0, int64_t c1) {
+          float xs[kChunk], gs[kChunk], out_buffer[kChunk];
+          for (int64_t c = c0; c < c1; ++c) {
+            const float mu = pm[c], inv = pi[c];
+            double sum_dy = 0, sum_dy_xhat = 0;
+            for (int64_t n = 0; n < g.batch; ++n) {
+              const T* xr = px + (n * C + c) * S;
+              float_chunks(pdy + (n * C + c) * S, S, gs, [&](const float* gv, int64_t offset, int64_t m) {
+                const float* xv = staged(xr + offset, m, xs);
+                double a = 0, b = 0;
+                cpu::gradient_sums_floats(gv, xv, m, mu, &a, &b);
+                sum_dy += a;
+                sum_dy_xhat += b;
+              });
+            }
+            sum_dy_xhat *= inv;
+            if (pdw) pdw[c] = static_cast<float>(sum_dy_xhat);
+            if (pdb) pdb[c] = static_cast<float>(sum_dy);
+            if (!pdx) continue;
+            const float scale = inv * (pw ? pw[c] : 1.0f);
+            const float mean_dy = train ? static_cast<float>(sum_dy / count) : 0.0f;
+            const float proj = train ? static_cast<float>(sum_dy_xhat / count) * inv : 0.0f;
+            for (int64_t n = 0; n < g.batch; ++n) {
+              const T* xr = px + (n * C + c) * S;
+              T* dr = pdx + (n * C + c) * S;
+              float_chunks(pdy + (n * C + c) * S, S, gs, [&](const float* gv, int64_t offset, int64_t m) {
+                const float* xv = staged(xr + offset, m, xs);
+                write_floats(dr + offset, m, out_buffer, [&](float* d) {
+                  cpu::batch_norm_backward_floats(gv, xv, d, m, mu, scale, mean_dy, proj);
+                });
+              });
+            }
+          }
+        });
+        return;
+      }
       parallel_for(0, C, 1, [&](int64_t c0, int64_t c1) {
         for (int64_t c = c0; c < c1; ++c) {
           const M mu = pm[c], inv = pi[c];

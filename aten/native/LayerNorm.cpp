@@ -7,6 +7,7 @@
 #include <aten/Parallel.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
+#include <aten/native/cpu/FloatStaging.h>
 #include <aten/native/cpu/VecMath.h>
 #include <c10/util/TypeCast.h>
 
@@ -66,13 +67,27 @@ template <typename T>
 void layer_norm_rows(const T* x, const T* w, const T* b, T* y, cpu::opmath_t<T>* mean, cpu::opmath_t<T>* rstd,
                      int64_t rows, int64_t cols, double eps) {
   using M = cpu::opmath_t<T>;
+  constexpr bool k16Bit = std::is_same_v<T, c10::BFloat16> || std::is_same_v<T, c10::Half>;
+  // 16-bit rows run the float kernels through float copies of each row.
+  std::vector<float> wf(k16Bit && w ? cols : 0), bf(k16Bit && b ? cols : 0);
+  if constexpr (k16Bit) {
+    if (w) cpu::to_floats(w, wf.data(), cols);
+    if (b) cpu::to_floats(b, bf.data(), cols);
+  }
   parallel_for(0, rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(cols, 1)), [&](int64_t begin, int64_t end) {
+    std::vector<float> xf(k16Bit ? cols : 0), yf(k16Bit ? cols : 0);
     for (int64_t r = begin; r < end; ++r) {
       const T* xr = x + r * cols;
       T* yr = y + r * cols;
       if constexpr (std::is_same_v<T, float>) {
         cpu::row_moments_floats(xr, cols, static_cast<float>(eps), &mean[r], &rstd[r]);
         cpu::normalize_row_floats(xr, cols, mean[r], rstd[r], w, b, yr);
+      } else if constexpr (k16Bit) {
+        cpu::to_floats(xr, xf.data(), cols);
+        cpu::row_moments_floats(xf.data(), cols, static_cast<float>(eps), &mean[r], &rstd[r]);
+        cpu::normalize_row_floats(xf.data(), cols, mean[r], rstd[r], w ? wf.data() : nullptr,
+                                  b ? bf.data() : nullptr, yf.data());
+        cpu::from_floats(yf.data(), yr, cols);
       } else {
         M sum = 0;
         for (int64_t i = 0; i < cols; ++i) sum += static_cast<M>(xr[i]);
@@ -101,6 +116,11 @@ void layer_norm_backward_rows(const T* dy, const T* x, const T* w, const cpu::op
                               const cpu::opmath_t<T>* rstd, T* dx, cpu::opmath_t<T>* dw, cpu::opmath_t<T>* db,
                               int64_t rows, int64_t cols) {
   using M = cpu::opmath_t<T>;
+  constexpr bool k16Bit = std::is_same_v<T, c10::BFloat16> || std::is_same_v<T, c10::Half>;
+  std::vector<float> wf(k16Bit && w ? cols : 0);
+  if constexpr (k16Bit) {
+    if (w) cpu::to_floats(w, wf.data(), cols);
+  }
   // Rows split into fixed blocks, each with its own dweight/dbias partial
   // sums; the partials are added up afterwards.
   const int64_t blocks = std::min<int64_t>(rows, std::max(1, get_num_threads()));
@@ -115,6 +135,16 @@ void layer_norm_backward_rows(const T* dy, const T* x, const T* w, const cpu::op
         if (first < last) {
           cpu::layer_norm_backward_rows_floats(dy + first * cols, x + first * cols, w, mean + first, rstd + first,
                                                dx ? dx + first * cols : nullptr, pw, pb, last - first, cols);
+        }
+        continue;
+      } else if constexpr (k16Bit) {
+        std::vector<float> dyf(cols), xf(cols), dxf(dx ? cols : 0);
+        for (int64_t r = first; r < last; ++r) {
+          cpu::to_floats(dy + r * cols, dyf.data(), cols);
+          cpu::to_floats(x + r * cols, xf.data(), cols);
+          cpu::layer_norm_backward_rows_floats(dyf.data(), xf.data(), w ? wf.data() : nullptr, mean + r, rstd + r,
+                                               dx ? dxf.data() : nullptr, pw, pb, 1, cols);
+          if (dx) cpu::from_floats(dxf.data(), dx + r * cols, cols);
         }
         continue;
       }

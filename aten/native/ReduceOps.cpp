@@ -15,6 +15,7 @@
 #include <aten/native/ReduceUtils.h>
 #include <aten/native/TensorIterator.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
+#include <aten/native/cpu/FloatStaging.h>
 #include <aten/native/cpu/VecMath.h>
 #include <c10/util/TypeCast.h>
 
@@ -150,6 +151,73 @@ struct ProdStep {
   A merge(A a, A b) const { return cpu::wrapping_mul(a, b); }
 };
 
+// Float (and bfloat16, converted a run at a time) sums on the vectorized
+// kernels: down the columns, whole rows added into double column
+// accumulators, each thread owning a block of columns; over contiguous rows,
+// the blocked sum.
+template <typename T>
+void add_run(const T* x, int64_t n, double* acc) {
+  if constexpr (std::is_same_v<T, float>) {
+    cpu::accumulate_row_floats(x, acc, n);
+  } else {
+    float buffer[1024];
+    for (int64_t i = 0; i < n; i += 1024) {
+      const int64_t m = std::min<int64_t>(1024, n - i);
+      cpu::to_floats(x + i, buffer, m);
+      cpu::accumulate_row_floats(buffer, acc + i, m);
+    }
+  }
+}
+
+template <typename T>
+double sum_run(const T* x, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    return cpu::sum_floats(x, n);
+  } else {
+    float buffer[1024];
+    double total = 0;
+    for (int64_t i = 0; i < n; i += 1024) {
+      const int64_t m = std::min<int64_t>(1024, n - i);
+      cpu::to_floats(x + i, buffer, m);
+      total += cpu::sum_floats(buffer, m);
+    }
+    return total;
+  }
+}
+
+template <typename T>
+void float_sum(const T* data, T* o, const Plan& plan, double scale) {
+  if (plan.columns) {
+    const int64_t rows = plan.inner, cols = plan.outer;
+    parallel_for(0, cols, std::max<int64_t>(256, 32768 / rows), [&](int64_t b, int64_t e) {
+      std::vector<double> acc(static_cast<size_t>(e - b), 0.0);
+      for (int64_t i = 0; i < rows; ++i) add_run(data + i * cols + b, e - b, acc.data());
+      for (int64_t j = b; j < e; ++j) o[j] = static_cast<T>(static_cast<float>(acc[j - b] * scale));
+    });
+    return;
+  }
+  const int64_t inner = plan.inner;
+  if (plan.outer == 1 && inner >= 65536) {
+    const int64_t chunks = std::min<int64_t>(get_num_threads() * 4, inner / 32768);
+    const int64_t chunk = (inner + chunks - 1) / chunks;
+    std::vector<double> partial(static_cast<size_t>(chunks), 0.0);
+    parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        partial[c] = sum_run(data + c * chunk, std::min(inner, (c + 1) * chunk) - c * chunk);
+      }
+    });
+    double total = 0;
+    for (double p : partial) total += p;
+    o[0] = static_cast<T>(static_cast<float>(total * scale));
+    return;
+  }
+  parallel_for(0, plan.outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(inner, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      o[r] = static_cast<T>(static_cast<float>(sum_run(data + r * inner, inner) * scale));
+    }
+  });
+}
+
 // Sum-like reductions: sum, prod and the pieces of mean/var/norm.
 template <typename Step>
 Tensor accumulate(const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim, ScalarType compute,
@@ -158,41 +226,13 @@ Tensor accumulate(const Tensor& self, std::optional<IntArrayRef> dims, bool keep
   Tensor out = make_output(plan, out_dtype, self.device());
   if (self.is_meta()) return out;
   if constexpr (std::is_same_v<Step, SumStep>) {
-    if (compute == ScalarType::Float && plan.columns && out_dtype == ScalarType::Float && plan.inner > 0) {
-      // Float sums down the columns: whole rows added into double column
-      // accumulators, each thread owning a block of columns.
-      const float* data = static_cast<const float*>(plan.matrix.data_ptr());
-      float* o = static_cast<float*>(out.data_ptr());
-      const int64_t rows = plan.inner, cols = plan.outer;
-      parallel_for(0, cols, std::max<int64_t>(256, 32768 / rows), [&](int64_t b, int64_t e) {
-        std::vector<double> acc(static_cast<size_t>(e - b), 0.0);
-        for (int64_t i = 0; i < rows; ++i) cpu::accumulate_row_floats(data + i * cols + b, acc.data(), e - b);
-        for (int64_t j = b; j < e; ++j) o[j] = static_cast<float>(acc[j - b] * scale);
-      });
-      return out;
-    }
-    if (compute == ScalarType::Float && !plan.columns && out_dtype == ScalarType::Float) {
-      // Float sums over contiguous rows: the vectorized blocked sum.
-      const float* data = static_cast<const float*>(plan.matrix.data_ptr());
-      float* o = static_cast<float*>(out.data_ptr());
-      const int64_t inner = plan.inner;
-      if (plan.outer == 1 && inner >= 65536) {
-        const int64_t chunks = std::min<int64_t>(get_num_threads() * 4, inner / 32768);
-        const int64_t chunk = (inner + chunks - 1) / chunks;
-        std::vector<double> partial(static_cast<size_t>(chunks), 0.0);
-        parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
-          for (int64_t c = b; c < e; ++c)
-            partial[c] = cpu::sum_floats(data + c * chunk, std::min(inner, (c + 1) * chunk) - c * chunk);
-        });
-        double total = 0;
-        for (double p : partial) total += p;
-        o[0] = static_cast<float>(total * scale);
+    if (compute == out_dtype && (compute == ScalarType::Float || compute == ScalarType::BFloat16) && plan.inner > 0) {
+      if (compute == ScalarType::Float) {
+        float_sum(static_cast<const float*>(plan.matrix.data_ptr()), static_cast<float*>(out.data_ptr()), plan,
+                  scale);
       } else {
-        parallel_for(0, plan.outer, std::max<int64_t>(1, 32768 / std::max<int64_t>(inner, 1)),
-                     [&](int64_t b, int64_t e) {
-                       for (int64_t r = b; r < e; ++r)
-                         o[r] = static_cast<float>(cpu::sum_floats(data + r * inner, inner) * scale);
-                     });
+        float_sum(static_cast<const c10::BFloat16*>(plan.matrix.data_ptr()),
+                  static_cast<c10::BFloat16*>(out.data_ptr()), plan, scale);
       }
       return out;
     }

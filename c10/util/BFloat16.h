@@ -20,11 +20,13 @@ struct alignas(2) BFloat16 {
   operator float() const noexcept { return bit_cast<float>(static_cast<uint32_t>(x) << 16); }
 
  private:
+  // Both results computed and one selected, without a branch, so that loops
+  // converting to bfloat16 vectorize.
   static uint16_t round_to_nearest_even(float value) noexcept {
     const uint32_t bits = bit_cast<uint32_t>(value);
-    if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x0040u);  // quiet NaN
-    const uint32_t lsb = (bits >> 16) & 1u;
-    return static_cast<uint16_t>((bits + 0x7fffu + lsb) >> 16);
+    const uint32_t quiet_nan = (bits >> 16) | 0x0040u;
+    const uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+    return static_cast<uint16_t>((bits & 0x7fffffffu) > 0x7f800000u ? quiet_nan : rounded);
   }
 };
 

@@ -115,3 +115,77 @@ for d in (ember.bfloat16, ember.float16):
         slow_values = np.array(eval(slow.split(" ", 2)[2]))
         assert fast.split(" ", 2)[:2] == slow.split(" ", 2)[:2]
         np.testing.assert_allclose(fast_values, slow_values, rtol=2e-2, atol=2e-2 * np.abs(slow_values).max())
+
+
+# ---- what autocast leaves in 16 bits: elementwise ops, softmax, norms, sums --------------
+
+
+def _grads(lib, dtype, arrays, forward):
+    tensors = [lib.tensor(a).to(getattr(lib, dtype)).requires_grad_() for a in arrays]
+    out = forward(lib, *tensors)
+    # A fixed weighting: a loss like sum(y^2) cancels in some gradients (layer
+    # norm's), leaving only rounding noise to compare.
+    weighting = np.cos(np.arange(max(out.numel(), 1))).reshape(tuple(out.shape)).astype(np.float32)
+    (out.float() * lib.tensor(weighting)).sum().backward()
+    return [out] + [t.grad for t in tensors]
+
+
+ELEMENTWISE = {
+    "exp": lambda lib, x: lib.exp(x),
+    "tanh": lambda lib, x: lib.tanh(x),
+    "sigmoid": lambda lib, x: lib.sigmoid(x),
+    "erf": lambda lib, x: lib.erf(x),
+    "gelu": lambda lib, x: lib.nn.functional.gelu(x),
+    "gelu_tanh": lambda lib, x: lib.nn.functional.gelu(x, approximate="tanh"),
+    "gelu_strided": lambda lib, x: lib.nn.functional.gelu(x.t()),
+    "softmax": lambda lib, x: lib.softmax(x, -1),
+    "log_softmax": lambda lib, x: lib.log_softmax(x, -1),
+    "softmax_dim0": lambda lib, x: lib.softmax(x, 0),
+    "layer_norm": lambda lib, x: lib.nn.functional.layer_norm(x, (x.shape[-1],)),
+    "sum": lambda lib, x: x.sum(),
+    "sum_dim0": lambda lib, x: x.sum(0),
+    "sum_dim1": lambda lib, x: x.sum(1),
+    "mean_strided": lambda lib, x: x[:, ::3].mean(1),
+    "add_relu": lambda lib, x: lib.relu(x + x.t()),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", sorted(ELEMENTWISE))
+def test_sixteen_bit_kernels_forward_and_backward(op, dtype):
+    x = np.random.default_rng(3).standard_normal((67, 67)).astype(np.float32) * 2
+    for e, t in zip(_grads(ember, dtype, [x], ELEMENTWISE[op]), _grads(torch, dtype, [x], ELEMENTWISE[op])):
+        assert str(e.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+        _close(e, t, 2e-2)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(4, 3, 5, 7), (8, 16, 33, 33), (2, 4, 1000)])
+def test_batch_norm_of_16_bit_input_with_float32_parameters(dtype, shape):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(shape).astype(np.float32) * 2 + 1
+    w, b = rng.standard_normal(shape[1]).astype(np.float32), rng.standard_normal(shape[1]).astype(np.float32)
+    results = []
+    for lib in (ember, torch):
+        inputs = lib.tensor(x).to(getattr(lib, dtype)).requires_grad_()
+        weight, bias = lib.tensor(w).requires_grad_(), lib.tensor(b).requires_grad_()
+        mean, var = lib.zeros(shape[1]), lib.ones(shape[1])
+        y = lib.nn.functional.batch_norm(inputs, mean, var, weight, bias, training=True)
+        (y.float() ** 3).sum().backward()
+        evaluated = lib.nn.functional.batch_norm(inputs, mean, var, weight, bias, training=False)
+        results.append((y, inputs.grad, weight.grad, bias.grad, mean, var, evaluated))
+    for e, t in zip(*results):
+        _close(e, t, 2e-2)
+
+
+def test_conversions_round_like_torch():
+    special = np.array([0.0, -0.0, 1.0, 1.00390625, 1.0039063, 1.01171875, -3.3e38, 3.4e38, 1e-40, np.inf, -np.inf,
+                        np.nan], dtype=np.float32)
+    values = np.concatenate([special, np.random.default_rng(5).standard_normal(5000).astype(np.float32) * 100])
+    for dtype in DTYPES:
+        e = ember.tensor(values).to(getattr(ember, dtype))
+        t = torch.tensor(values).to(getattr(torch, dtype))
+        np.testing.assert_array_equal(e.float().numpy(), t.float().numpy())
+        bits_e, bits_t = e.view(ember.int16).numpy(), t.view(torch.int16).numpy()
+        nan = len(special) - 1  # NaN payloads may differ; NaN stays NaN (checked above)
+        np.testing.assert_array_equal(np.delete(bits_e, nan), np.delete(bits_t, nan))

@@ -1,6 +1,7 @@
 #include <aten/native/cpu/CopyKernels.h>
 #include <aten/Parallel.h>
 #include <aten/native/cpu/StridedLoop.h>
+#include <aten/native/cpu/VecMath.h>
 #include <c10/util/TypeCast.h>
 
 #include <algorithm>
@@ -90,6 +91,12 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
           for (int64_t i = 0; i < n; ++i) at<D>(p[0], i * s[0]) = v;
         } else if (std::is_same_v<D, S> && s[0] == sizeof(D) && s[1] == sizeof(S)) {
           std::memcpy(p[0], p[1], static_cast<size_t>(n) * sizeof(D));
+        } else if (s[0] == sizeof(D) && s[1] == sizeof(S) && std::is_same_v<D, float> &&
+                   std::is_same_v<S, c10::BFloat16>) {  // autocast's casts: the vectorized conversions
+          bfloat16_to_floats(reinterpret_cast<const uint16_t*>(p[1]), reinterpret_cast<float*>(p[0]), n);
+        } else if (s[0] == sizeof(D) && s[1] == sizeof(S) && std::is_same_v<D, c10::BFloat16> &&
+                   std::is_same_v<S, float>) {
+          floats_to_bfloat16(reinterpret_cast<const float*>(p[1]), reinterpret_cast<uint16_t*>(p[0]), n);
         } else {
           for (int64_t i = 0; i < n; ++i) at<D>(p[0], i * s[0]) = c10::convert<D>(at<S>(p[1], i * s[1]));
         }

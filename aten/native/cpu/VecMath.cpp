@@ -34,6 +34,10 @@ struct Kernels {
   decltype(&cpu::accumulate_row_floats) accumulate_row_floats;
   decltype(&cpu::bfloat16_to_floats) bfloat16_to_floats;
   decltype(&cpu::floats_to_bfloat16) floats_to_bfloat16;
+  decltype(&cpu::sum_squared_deviations_floats) sum_squared_deviations_floats;
+  decltype(&cpu::gradient_sums_floats) gradient_sums_floats;
+  decltype(&cpu::scale_shift_floats) scale_shift_floats;
+  decltype(&cpu::batch_norm_backward_floats) batch_norm_backward_floats;
 };
 
 }  // namespace
@@ -163,6 +167,23 @@ void bfloat16_to_floats(const uint16_t* x, float* y, int64_t n) {
 
 void floats_to_bfloat16(const float* x, uint16_t* y, int64_t n) {
   kernels().floats_to_bfloat16(x, y, n);
+}
+
+double sum_squared_deviations_floats(const float* x, int64_t n, float mean) {
+  return kernels().sum_squared_deviations_floats(x, n, mean);
+}
+
+void gradient_sums_floats(const float* g, const float* x, int64_t n, float mean, double* sum_g, double* sum_g_dev) {
+  kernels().gradient_sums_floats(g, x, n, mean, sum_g, sum_g_dev);
+}
+
+void scale_shift_floats(const float* x, float* y, int64_t n, float scale, float shift) {
+  kernels().scale_shift_floats(x, y, n, scale, shift);
+}
+
+void batch_norm_backward_floats(const float* g, const float* x, float* dx, int64_t n, float mean, float scale,
+                                float mean_g, float proj) {
+  kernels().batch_norm_backward_floats(g, x, dx, n, mean, scale, mean_g, proj);
 }
 
 }  // namespace ember::native::cpu

@@ -62,6 +62,15 @@ void normalize_row_floats(const float* x, int64_t n, float mean, float rstd, con
 void layer_norm_backward_rows_floats(const float* dy, const float* x, const float* w, const float* mean,
                                      const float* rstd, float* dx, float* dw, float* db, int64_t rows, int64_t n);
 
+// Batch norm, one run of n values of a channel at a time: sum((x - mean)^2);
+// sum(g) and sum(g (x - mean)); y = x scale + shift; and the input gradient
+// dx = scale (g - mean_g - (x - mean) proj).
+double sum_squared_deviations_floats(const float* x, int64_t n, float mean);
+void gradient_sums_floats(const float* g, const float* x, int64_t n, float mean, double* sum_g, double* sum_g_dev);
+void scale_shift_floats(const float* x, float* y, int64_t n, float scale, float shift);
+void batch_norm_backward_floats(const float* g, const float* x, float* dx, int64_t n, float mean, float scale,
+                                float mean_g, float proj);
+
 // bfloat16 (as its bits) to float and back, rounding to nearest even with
 // NaNs kept quiet: how float kernels serve bfloat16 tensors (FloatStaging.h).
 void bfloat16_to_floats(const uint16_t* x, float* y, int64_t n);
