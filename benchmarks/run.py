@@ -6,9 +6,10 @@ Each case is timed for every library that can run it (median of several
 repeats, each long enough to swamp timer noise) and reported as the time
 per call plus ratios: `torch/ember` > 1 means Ember is faster than PyTorch.
 Timings are facts about this machine, not test assertions. The whole-model
-rows (benchmarks/models.py: training steps and an inference) come first and
-also report the peak memory of one step, each library measured in a fresh
-process of its own.
+rows (benchmarks/models.py: training steps and an inference, and the
+training steps again under CPU bfloat16 autocast) come first and also report
+the peak memory of one step, each library measured in a fresh process of its
+own.
 
 With --device cuda the inputs live on the GPU (NumPy sits out), each timed
 batch ends with a synchronize, and the cases whose ops have no CUDA kernel
@@ -286,8 +287,11 @@ def machine_summary():
     except OSError:
         pass
     held = [f"{k}={os.environ[k]}" for k in ISA_CAPS["avx2"] if k in os.environ]
+    # The path 16-bit (autocast) matmuls and convolutions take on this CPU.
+    lowp = ember._C._lowp_kernels()["bfloat16"]
+    bf16 = ", ".join(f"{op} {kernel or 'via float32'}" for op, kernel in lowp.items())
     return (f"cpu: {model}; {' '.join(f for f in wanted if f in flags) or 'no AVX2'} "
-            f"(Ember's kernels: {ember.backends.cpu.get_cpu_capability()}); Ember loaded: "
+            f"(Ember's kernels: {ember.backends.cpu.get_cpu_capability()}; bfloat16: {bf16}); Ember loaded: "
             f"{', '.join(sorted(loaded)) or '-'}" + (f"; held: {' '.join(held)}" if held else ""))
 
 

@@ -41,27 +41,52 @@ constexpr bool kFloatKernels =
     std::is_same_v<T, float> || std::is_same_v<T, c10::BFloat16> || std::is_same_v<T, c10::Half>;
 constexpr int64_t kChunk = 512;
 
-// `values` as floats: itself for float, else converted into `buffer`.
+// One channel of an [N, C, S] tensor as float runs of S values (one per
+// batch entry): the tensor's own memory for float; for 16-bit types, the
+// whole channel converted once into `stage` where it holds at most
+// kStageLimit values (each pass then reads floats), else converted a chunk
+// at a time on every pass.
 template <typename T>
-const float* staged(const T* values, int64_t m, float* buffer) {
-  if constexpr (std::is_same_v<T, float>) {
-    return values;
-  } else {
-    cpu::to_floats(values, buffer, m);
-    return buffer;
-  }
-}
+class ChannelRuns {
+ public:
+  ChannelRuns(const T* data, int64_t N, int64_t C, int64_t S) : data_(data), N_(N), C_(C), S_(S) {}
 
-// f(values as floats, offset, count) for a run of S values, chunk by chunk.
-template <typename T, typename F>
-void float_chunks(const T* run, int64_t S, float* buffer, F&& f) {
-  if constexpr (std::is_same_v<T, float>) {
-    f(run, 0, S);
-  } else {
-    for (int64_t offset = 0; offset < S; offset += kChunk) {
-      const int64_t m = std::min(kChunk, S - offset);
-      f(staged(run + offset, m, buffer), offset, m);
+  void select(int64_t c) {
+    c_ = c;
+    if constexpr (!std::is_same_v<T, float>) {
+      staged_ = N_ * S_ <= kStageLimit;
+      if (!staged_) return;
+      stage_.resize(static_cast<size_t>(N_ * S_));
+      for (int64_t n = 0; n < N_; ++n) cpu::to_floats(run(n), stage_.data() + n * S_, S_);
     }
+  }
+  // Values per step: whole runs where they are floats already, else kChunk.
+  int64_t step() const { return std::is_same_v<T, float> || staged_ ? S_ : kChunk; }
+  // m values of run n from `offset` on, as floats (in `buffer` if converted now).
+  const float* chunk(int64_t n, int64_t offset, int64_t m, float* buffer) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return run(n) + offset;
+    } else {
+      if (staged_) return stage_.data() + n * S_ + offset;
+      cpu::to_floats(run(n) + offset, buffer, m);
+      return buffer;
+    }
+  }
+
+ private:
+  static constexpr int64_t kStageLimit = int64_t{1} << 18;
+  const T* run(int64_t n) const { return data_ + (n * C_ + c_) * S_; }
+  const T* data_;
+  int64_t N_, C_, S_, c_ = 0;
+  bool staged_ = false;
+  std::vector<float> stage_;
+};
+
+// f(n, offset, m) over every chunk of `step` values of the N runs of S.
+template <typename F>
+void for_chunks(int64_t N, int64_t S, int64_t step, F&& f) {
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t offset = 0; offset < S; offset += step) f(n, offset, std::min(step, S - offset));
   }
 }
 
@@ -125,21 +150,20 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
       if constexpr (kFloatKernels<T>) {
         parallel_for(0, C, 1, [&](int64_t c0, int64_t c1) {
           float in[kChunk], out_buffer[kChunk];
+          ChannelRuns<T> x_runs(px, g.batch, C, S);
           for (int64_t c = c0; c < c1; ++c) {
+            x_runs.select(c);
+            const int64_t step = x_runs.step();
             if (training) {
               double sum = 0;
-              for (int64_t n = 0; n < g.batch; ++n) {
-                float_chunks(px + (n * C + c) * S, S, in, [&](const float* v, int64_t, int64_t m) {
-                  sum += cpu::sum_floats(v, m);
-                });
-              }
+              for_chunks(g.batch, S, step, [&](int64_t n, int64_t offset, int64_t m) {
+                sum += cpu::sum_floats(x_runs.chunk(n, offset, m, in), m);
+              });
               const float mu = static_cast<float>(sum / static_cast<double>(count));
               double sq = 0;
-              for (int64_t n = 0; n < g.batch; ++n) {
-                float_chunks(px + (n * C + c) * S, S, in, [&](const float* v, int64_t, int64_t m) {
-                  sq += cpu::sum_squared_deviations_floats(v, m, mu);
-                });
-              }
+              for_chunks(g.batch, S, step, [&](int64_t n, int64_t offset, int64_t m) {
+                sq += cpu::sum_squared_deviations_floats(x_runs.chunk(n, offset, m, in), m, mu);
+              });
               pm[c] = mu;
               pi[c] = static_cast<float>(1.0 / std::sqrt(sq / static_cast<double>(count) + eps));
             } else {
@@ -147,13 +171,11 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
             }
             const float scale = pi[c] * (pw ? pw[c] : 1.0f);
             const float shift = (pb ? pb[c] : 0.0f) - pm[c] * scale;
-            for (int64_t n = 0; n < g.batch; ++n) {
-              T* orow = po + (n * C + c) * S;
-              float_chunks(px + (n * C + c) * S, S, in, [&](const float* v, int64_t offset, int64_t m) {
-                write_floats(orow + offset, m, out_buffer,
-                             [&](float* y) { cpu::scale_shift_floats(v, y, m, scale, shift); });
-              });
-            }
+            for_chunks(g.batch, S, std::min(step, kChunk), [&](int64_t n, int64_t offset, int64_t m) {
+              const float* v = x_runs.chunk(n, offset, m, in);
+              write_floats(po + (n * C + c) * S + offset, m, out_buffer,
+                           [&](float* y) { cpu::scale_shift_floats(v, y, m, scale, shift); });
+            });
           }
         });
         return;
@@ -250,19 +272,20 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
       if constexpr (kFloatKernels<T>) {
         parallel_for(0, C, 1, [&](int64_t c0, int64_t c1) {
           float xs[kChunk], gs[kChunk], out_buffer[kChunk];
+          ChannelRuns<T> x_runs(px, g.batch, C, S), g_runs(pdy, g.batch, C, S);
           for (int64_t c = c0; c < c1; ++c) {
+            x_runs.select(c);
+            g_runs.select(c);
+            const int64_t step = std::min(x_runs.step(), g_runs.step());
             const float mu = pm[c], inv = pi[c];
             double sum_dy = 0, sum_dy_xhat = 0;
-            for (int64_t n = 0; n < g.batch; ++n) {
-              const T* xr = px + (n * C + c) * S;
-              float_chunks(pdy + (n * C + c) * S, S, gs, [&](const float* gv, int64_t offset, int64_t m) {
-                const float* xv = staged(xr + offset, m, xs);
-                double a = 0, b = 0;
-                cpu::gradient_sums_floats(gv, xv, m, mu, &a, &b);
-                sum_dy += a;
-                sum_dy_xhat += b;
-              });
-            }
+            for_chunks(g.batch, S, step, [&](int64_t n, int64_t offset, int64_t m) {
+              double a = 0, b = 0;
+              cpu::gradient_sums_floats(g_runs.chunk(n, offset, m, gs), x_runs.chunk(n, offset, m, xs), m, mu, &a,
+                                        &b);
+              sum_dy += a;
+              sum_dy_xhat += b;
+            });
             sum_dy_xhat *= inv;
             if (pdw) pdw[c] = static_cast<float>(sum_dy_xhat);
             if (pdb) pdb[c] = static_cast<float>(sum_dy);
@@ -270,16 +293,13 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
             const float scale = inv * (pw ? pw[c] : 1.0f);
             const float mean_dy = train ? static_cast<float>(sum_dy / count) : 0.0f;
             const float proj = train ? static_cast<float>(sum_dy_xhat / count) * inv : 0.0f;
-            for (int64_t n = 0; n < g.batch; ++n) {
-              const T* xr = px + (n * C + c) * S;
-              T* dr = pdx + (n * C + c) * S;
-              float_chunks(pdy + (n * C + c) * S, S, gs, [&](const float* gv, int64_t offset, int64_t m) {
-                const float* xv = staged(xr + offset, m, xs);
-                write_floats(dr + offset, m, out_buffer, [&](float* d) {
-                  cpu::batch_norm_backward_floats(gv, xv, d, m, mu, scale, mean_dy, proj);
-                });
+            for_chunks(g.batch, S, std::min(step, kChunk), [&](int64_t n, int64_t offset, int64_t m) {
+              const float* gv = g_runs.chunk(n, offset, m, gs);
+              const float* xv = x_runs.chunk(n, offset, m, xs);
+              write_floats(pdx + (n * C + c) * S + offset, m, out_buffer, [&](float* d) {
+                cpu::batch_norm_backward_floats(gv, xv, d, m, mu, scale, mean_dy, proj);
               });
-            }
+            });
           }
         });
         return;

@@ -138,26 +138,24 @@ struct DnnlConv {
   }
 };
 
-// The oneDNN type a convolution of `t` runs in; nullopt for dtypes oneDNN
-// has only reference loops for on this CPU (float16 on most, bfloat16 below
-// AVX-512), which take the im2col path instead.
+// The oneDNN kernel a 16-bit convolution gets on this CPU ("" where oneDNN
+// has only reference loops: float16 on most CPUs, bfloat16 below AVX-512).
+std::string lowp_conv_kernel_probe(memory::data_type dt) {
+  try {
+    const DnnlConv conv(dt, 1, 16, 8, 8, 16, 3, 3, 8, 8, {1, 1}, {1, 1}, {1, 1}, 1);
+    const std::string kernel = conv.forward(dnnl::prop_kind::forward_training, true).impl_info_str();
+    return kernel.find("ref") == std::string::npos ? kernel : "";
+  } catch (const dnnl::error&) {
+    return "";
+  }
+}
+
+// The oneDNN type a convolution of `t` runs in; nullopt for dtypes without
+// a kernel of their own (lowp_conv_kernel is ""), which take the im2col path.
 std::optional<memory::data_type> onednn_conv_type(ScalarType t) {
   if (t == ScalarType::Float) return memory::data_type::f32;
-  if (t != ScalarType::BFloat16 && t != ScalarType::Half) return std::nullopt;
-  static const auto probe = [](memory::data_type dt) {
-    try {
-      const DnnlConv conv(dt, 1, 16, 8, 8, 16, 3, 3, 8, 8, {1, 1}, {1, 1}, {1, 1}, 1);
-      const auto pd = conv.forward(dnnl::prop_kind::forward_training, true);
-      return std::string(pd.impl_info_str()).find("ref") == std::string::npos;
-    } catch (const dnnl::error&) {
-      return false;
-    }
-  };
-  static const bool bf16 = probe(memory::data_type::bf16), f16 = probe(memory::data_type::f16);
-  if (t == ScalarType::BFloat16 ? bf16 : f16) {
-    return t == ScalarType::BFloat16 ? memory::data_type::bf16 : memory::data_type::f16;
-  }
-  return std::nullopt;
+  if ((t != ScalarType::BFloat16 && t != ScalarType::Half) || onednn::lowp_conv_kernel(t).empty()) return std::nullopt;
+  return t == ScalarType::BFloat16 ? memory::data_type::bf16 : memory::data_type::f16;
 }
 
 // Other floating dtypes: unfold the input into columns and multiply.
@@ -194,6 +192,13 @@ Tensor conv2d_im2col(const Tensor& input, const Tensor& weight, const std::optio
 }
 
 }  // namespace
+
+const std::string& onednn::lowp_conv_kernel(ScalarType t) {
+  static const std::string bf16 = lowp_conv_kernel_probe(memory::data_type::bf16);
+  static const std::string f16 = lowp_conv_kernel_probe(memory::data_type::f16);
+  static const std::string none;
+  return t == ScalarType::BFloat16 ? bf16 : t == ScalarType::Half ? f16 : none;
+}
 
 Tensor conv2d(const Tensor& input_, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride_,
               IntArrayRef padding_, IntArrayRef dilation_, int64_t groups) {

@@ -4,6 +4,7 @@
 // one a primitive wants.
 
 #include <aten/core/Tensor.h>
+#include <aten/native/OneDNNKernels.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
 

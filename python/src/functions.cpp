@@ -5,6 +5,7 @@
 #include "pybind_tensor.h"
 
 #include <aten/Parallel.h>
+#include <aten/native/OneDNNKernels.h>
 #include <aten/native/cpu/CpuCapability.h>
 
 namespace ember::python {
@@ -33,6 +34,14 @@ void init_functions(py::module_& m) {
   m.def("get_num_threads", &get_num_threads);
   m.def("set_num_threads", &set_num_threads, py::arg("int"));
   m.def("_get_cpu_capability", [] { return native::cpu::to_string(native::cpu::cpu_capability()); });
+  m.def("_lowp_kernels", [] {
+    py::dict kernels;
+    for (const auto& [name, t] : {std::pair{"bfloat16", c10::ScalarType::BFloat16}, {"float16", c10::ScalarType::Half}}) {
+      kernels[name] = py::dict(py::arg("matmul") = native::onednn::lowp_gemm_kernel(t),
+                               py::arg("conv2d") = native::onednn::lowp_conv_kernel(t));
+    }
+    return kernels;
+  });
   m.def("set_default_dtype", &c10::set_default_dtype, py::arg("d"));
 
   py::class_<Generator>(m, "Generator")

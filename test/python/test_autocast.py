@@ -323,3 +323,36 @@ def test_training_under_autocast_and_grad_scaler_converges_like_float32():
     mixed, full = _train(ember, True), _train(ember, False)
     assert mixed < 0.15 and full < 0.15
     assert abs(mixed - _train(torch, True)) < 0.05
+
+
+def test_fused_unscale_and_scale_update_match_torch():
+    rng = np.random.default_rng(6)
+    arrays = [rng.standard_normal((33, 7)).astype(np.float32), rng.standard_normal(100).astype(np.float32),
+              rng.standard_normal((5, 4)).astype(np.float32)]
+    with_inf = arrays[1].copy()
+    with_inf[17] = np.inf
+    results = []
+    for lib in (ember, torch):
+        runs = []
+        for second in (arrays[1], with_inf):
+            grads = [lib.tensor(arrays[0]), lib.tensor(second).to(lib.bfloat16), lib.tensor(arrays[2]).t(),
+                     lib.tensor(arrays[2]).double()]
+            found, inv = lib.zeros(()), lib.full((), 0.25)
+            versions = [g._version for g in grads]
+            lib._amp_foreach_non_finite_check_and_unscale_(grads, found, inv)
+            if lib is ember:  # torch leaves the versions as they were; Ember records the writes
+                assert all(g._version > v for g, v in zip(grads, versions))
+            runs.append([g.double().numpy() for g in grads] + [found.item()])
+        scale, tracker = lib.full((), 65536.0), lib.zeros((), dtype=lib.int32)
+        history = []
+        for overflow in (0.0, 0.0, 0.0, 1.0, 0.0):
+            lib._amp_update_scale_(scale, tracker, lib.full((), overflow), 2.0, 0.5, 2)
+            history.append((scale.item(), tracker.item()))
+        results.append((runs, history))
+    (e_runs, e_history), (t_runs, t_history) = results
+    assert e_history == t_history
+    for e, t in zip(e_runs, t_runs):
+        assert e[-1] == t[-1]
+        for a, b in zip(e[:-1], t[:-1]):
+            np.testing.assert_allclose(a, b, rtol=1e-6)
+    assert e_runs[0][-1] == 0.0 and e_runs[1][-1] == 1.0

@@ -52,6 +52,22 @@ void onednn_gemm_bias(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const f
   s.wait();
 }
 
+namespace {
+std::string lowp_gemm_kernel_probe(ScalarType t) {
+  using dnnl::memory;
+  const auto dt = t == ScalarType::BFloat16 ? memory::data_type::bf16 : memory::data_type::f16;
+  const memory::desc d({64, 64}, dt, memory::format_tag::ab);
+  try {
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(d, d, d), onednn::user_scratchpad(),
+                                          onednn::cpu_engine());
+    const std::string kernel = pd.impl_info_str();
+    return kernel.find("ref") == std::string::npos ? kernel : "";
+  } catch (const dnnl::error&) {
+    return "";
+  }
+}
+}  // namespace
+
 // Measured on an Intel Xeon with AMX and AVX512_BF16 (oneDNN 2.6), 1024^3
 // single-threaded: bfloat16 in 1.2 ms against float32's 8.5.
 bool onednn_lowp_gemm(ScalarType t, bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const void* A,
@@ -60,6 +76,7 @@ bool onednn_lowp_gemm(ScalarType t, bool ta, bool tb, int64_t m, int64_t n, int6
   using dnnl::memory;
   EMBER_CHECK(t == ScalarType::BFloat16 || t == ScalarType::Half, "onednn_lowp_gemm: {} is not a 16-bit float",
               c10::toString(t));
+  if (onednn::lowp_gemm_kernel(t).empty()) return false;
   const auto dt = t == ScalarType::BFloat16 ? memory::data_type::bf16 : memory::data_type::f16;
   // A transposed operand is the other one's row-major storage read by columns.
   auto matrices = [batch, dt](int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride, int64_t stride) {
@@ -150,3 +167,14 @@ void blas_gemm<c10::complex<double>>(bool ta, bool tb, int64_t m, int64_t n, int
 }
 
 }  // namespace ember::native::cpu
+
+namespace ember::native::onednn {
+
+const std::string& lowp_gemm_kernel(ScalarType t) {
+  static const std::string bf16 = cpu::lowp_gemm_kernel_probe(ScalarType::BFloat16);
+  static const std::string f16 = cpu::lowp_gemm_kernel_probe(ScalarType::Half);
+  static const std::string none;
+  return t == ScalarType::BFloat16 ? bf16 : t == ScalarType::Half ? f16 : none;
+}
+
+}  // namespace ember::native::onednn

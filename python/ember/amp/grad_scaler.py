@@ -66,17 +66,22 @@ class GradScaler:
         return apply(outputs)
 
     def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16):
+        """Unscales the gradients with one fused pass per gradient, grouped by
+        device (one found_inf each), as torch does."""
+        per_device = {}
+        for group in optimizer.param_groups:
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                if not allow_fp16 and param.grad.dtype == ember.float16:
+                    raise ValueError("Attempting to unscale FP16 gradients.")
+                per_device.setdefault(param.grad.device, []).append(param.grad)
+        found = {}
         with ember.no_grad():
-            for group in optimizer.param_groups:
-                for param in group["params"]:
-                    if param.grad is None:
-                        continue
-                    if not allow_fp16 and param.grad.dtype == ember.float16:
-                        raise ValueError("Attempting to unscale FP16 gradients.")
-                    if not bool(ember.isfinite(param.grad).all()):
-                        found_inf.fill_(1.0)
-                    param.grad.mul_(inv_scale.to(param.grad.dtype))
-        return {found_inf.device: found_inf}
+            for device, grads in per_device.items():
+                found[device] = found_inf if device == found_inf.device else ember.zeros_like(found_inf, device=device)
+                ember._amp_foreach_non_finite_check_and_unscale_(grads, found[device], inv_scale.to(device))
+        return found or {found_inf.device: found_inf}
 
     def unscale_(self, optimizer):
         """Divides the optimizer's gradients by the scale (once per step), noting any inf or NaN."""
@@ -131,15 +136,11 @@ class GradScaler:
                      for inf in state["found_inf_per_device"].values()]
             if not found:
                 raise RuntimeError("No inf checks were recorded prior to update.")
-            if sum(f.item() for f in found):
-                self._scale.mul_(self._backoff_factor)
-                self._growth_tracker.fill_(0)
-            else:
-                tracker = self._growth_tracker.item() + 1
-                if tracker == self._growth_interval:
-                    self._scale.mul_(self._growth_factor)
-                    tracker = 0
-                self._growth_tracker.fill_(tracker)
+            found_inf = found[0]
+            for other in found[1:]:
+                found_inf = found_inf + other.to(found_inf.device)
+            ember._amp_update_scale_(self._scale, self._growth_tracker, found_inf, self._growth_factor,
+                                     self._backoff_factor, self._growth_interval)
         self._per_optimizer_states = defaultdict(_fresh_optimizer_state)
 
     def _check_scale_initialized(self, name):
