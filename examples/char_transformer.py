@@ -1,7 +1,7 @@
 """Train a tiny character-level transformer language model on a text file.
 
     python examples/char_transformer.py [--steps 800] [--text examples/data/embers.txt]
-                                        [--batch-size 32] [--seed 0] [--save model.ember]
+                                        [--batch-size 32] [--seed 0] [--save model.ember] [--autocast]
 
 The model is a small GPT: character embeddings plus learned position
 embeddings, pre-norm blocks of causal nn.MultiheadAttention and a GELU MLP
@@ -9,7 +9,9 @@ embeddings, pre-norm blocks of causal nn.MultiheadAttention and a GELU MLP
 with AdamW, gradient clipping and a warmup-then-cosine schedule, reports the
 held-out loss, then samples a few lines of text. With --save the trained
 weights go through ember.save / ember.load and the reloaded model is checked
-to give the same loss.
+to give the same loss. With --autocast the training steps run in mixed
+precision (bfloat16 matrix products under ember.autocast, the loss scaled by
+ember.amp.GradScaler).
 """
 import argparse
 import math
@@ -120,6 +122,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sample-chars", type=int, default=200)
     parser.add_argument("--save", metavar="PATH", help="save the trained weights there and check they load back")
+    parser.add_argument("--autocast", action="store_true", help="train in mixed precision (CPU bfloat16 autocast)")
     args = parser.parse_args(argv)
 
     ember.manual_seed(args.seed)
@@ -140,15 +143,20 @@ def main(argv=None):
     print(f"{len(text)} characters, vocabulary {len(codec.chars)}, {parameters} parameters")
 
     first_loss = held_out_loss(model, val_data, args.context)
+    # Loss scaling matters for float16; for bfloat16 it is a no-op that scripts keep.
+    scaler = ember.amp.GradScaler("cpu", enabled=args.autocast)
     progress = Progress(args.steps, desc="lm")
     for step in range(args.steps):
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, args.steps, warmup=max(args.steps // 10, 1), peak=args.lr)
-        loss = model.loss(*batch(train_data, args.batch_size, args.context))
+        with ember.autocast("cpu", enabled=args.autocast):
+            loss = model.loss(*batch(train_data, args.batch_size, args.context))
         optimizer.zero_grad()
-        loss.backward()
+        scaler.scale(loss).backward()
+        scaler.unscale_(optimizer)  # clip the true gradients
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
+        scaler.step(optimizer)
+        scaler.update()
         progress.update(loss=loss.item())
     last_loss = held_out_loss(model, val_data, args.context)
 

@@ -327,8 +327,10 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_cpu(const Tensor& grad_output
       grad_weight = ember::empty(weight.sizes(), weight.dtype());
       if (mask[2]) grad_bias = ember::empty({oc}, weight.dtype());
       const auto pd = conv.with_algorithm([&](dnnl::algorithm algorithm) {
+        // 16-bit convolutions accumulate their weight gradient in float32,
+        // rounded once when it is written out.
         const dnnl::convolution_backward_weights::desc desc(
-            algorithm, conv.any(conv.src), conv.any(conv.wei),
+            algorithm, conv.any(conv.src), memory::desc(conv.wei, memory::data_type::f32, memory::format_tag::any),
             mask[2] ? conv.bias_desc() : memory::desc(), conv.any(conv.dst), conv.strides, conv.dilates,
             conv.pads, conv.pads);
         return dnnl::convolution_backward_weights::primitive_desc(desc, onednn::user_scratchpad(), cpu_engine(),

@@ -192,3 +192,46 @@ def test_clear_errors_on_the_device():
         g.half()
     with pytest.raises(RuntimeError, match="invalid device ordinal"):
         ember.zeros(1, device="cuda:7")
+
+
+# ---- autocast on CUDA (float16 by default) ------------------------------------------
+
+CUDA_AUTOCAST = {  # op -> (call, what torch 2.13's CUDA policy gives from float32 inputs)
+    "mm": (lambda x: ember.mm(x(4, 4), x(4, 4)), "float16"),
+    "linear": (lambda x: F.linear(x(3, 4), x(2, 4), x(2)), "float16"),
+    "conv2d": (lambda x: F.conv2d(x(1, 2, 6, 6), x(3, 2, 3, 3)), "float16"),
+    "bmm": (lambda x: ember.bmm(x(2, 3, 4), x(2, 4, 2)), "float16"),
+    "exp": (lambda x: ember.exp(x(4).half()), "float32"),
+    "sum": (lambda x: x(4).half().sum(), "float32"),
+    "softmax": (lambda x: ember.softmax(x(3, 4).half(), 1), "float32"),
+    "layer_norm": (lambda x: F.layer_norm(x(3, 4).half(), (4,)), "float32"),
+    "mse_loss": (lambda x: F.mse_loss(x(3).half(), x(3).half()), "float32"),
+    "addcmul": (lambda x: ember.addcmul(x(3), x(3).half(), x(3).half()), "float32"),
+    "add": (lambda x: x(3).half() + x(3).half(), "float16"),
+}
+
+
+@gpu
+@pytest.mark.parametrize("op", sorted(CUDA_AUTOCAST))
+def test_autocast_policy_on_the_gpu(op):
+    call, expected = CUDA_AUTOCAST[op]
+    rng = np.random.default_rng(0)
+
+    def x(*shape):
+        return ember.tensor(rng.uniform(0.1, 1.0, size=shape).astype(np.float32)).cuda()
+    with ember.autocast("cuda"):
+        assert ember.get_autocast_dtype("cuda") == ember.float16
+        try:
+            result = call(x)
+        except NotImplementedError as e:  # an op with no CUDA kernel yet
+            pytest.skip(str(e))
+    assert str(result.dtype) == f"ember.{expected}"
+
+
+@gpu
+def test_autocast_bans_binary_cross_entropy_on_the_gpu():
+    p = ember.full((3,), 0.5).cuda()
+    with ember.autocast("cuda"):
+        with pytest.raises(RuntimeError, match="unsafe to autocast"):
+            F.binary_cross_entropy(p, p)
+        assert F.binary_cross_entropy_with_logits(p, p).dtype == ember.float32

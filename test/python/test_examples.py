@@ -54,3 +54,10 @@ def test_char_transformer_learns_and_round_trips(tmp_path):
     reloaded, trained = map(float, re.search(r"reloaded model's loss ([0-9.]+) \(trained ([0-9.]+)\)", out).groups())
     assert reloaded == pytest.approx(trained)
     assert "sample:\nThe smith" in out
+
+
+def test_char_transformer_learns_under_autocast(tmp_path):
+    final, initial, out = run_example(
+        "char_transformer.py", "--steps", "60", "--sample-chars", "40", "--autocast", tmp_path=tmp_path
+    )
+    assert final < 0.75 * initial
