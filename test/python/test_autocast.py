@@ -356,3 +356,14 @@ def test_fused_unscale_and_scale_update_match_torch():
         for a, b in zip(e[:-1], t[:-1]):
             np.testing.assert_allclose(a, b, rtol=1e-6)
     assert e_runs[0][-1] == 0.0 and e_runs[1][-1] == 1.0
+
+
+@pytest.mark.parametrize("device,key", [("cpu", "AutocastCPU"), ("cuda", "AutocastCUDA")])
+def test_table_names_the_ops_torch_autocasts(device, key):
+    """The table's rows for a device are exactly the ops torch 2.13 registers
+    an autocast kernel for (CPU's policies are checked op by op above)."""
+    names = torch._C._dispatch_get_all_op_names()
+    torch_ops = {n.replace("aten::", "") for n in names if torch._C._dispatch_has_kernel_for_dispatch_key(n, key)}
+    column = 1 if device == "cpu" else 2
+    ours = {row[0] for row in _C._autocast_policy_table() if row[column] != "none"}
+    assert ours == torch_ops

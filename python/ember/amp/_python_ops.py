@@ -4,6 +4,7 @@ a function the policy the C++ table holds for ``name``, as the dispatcher
 gives one to the ops it knows, so both follow one table."""
 
 import functools
+import threading
 
 from ember import _C
 
@@ -12,16 +13,19 @@ _KEYS = {"cpu": "AutocastCPU", "cuda": "AutocastCUDA"}
 # call outside autocast go straight through (the exact, per-thread test is
 # _C._is_autocast_enabled).
 _open_regions = [0]
+_regions_lock = threading.Lock()
 # Table names some Python function answers for (for tests).
 python_ops = set()
 
 
 def region_opened():
-    _open_regions[0] += 1
+    with _regions_lock:
+        _open_regions[0] += 1
 
 
 def region_closed():
-    _open_regions[0] -= 1
+    with _regions_lock:
+        _open_regions[0] -= 1
 
 
 def _first_tensor(values):
