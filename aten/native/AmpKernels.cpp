@@ -66,6 +66,7 @@ bool scale_and_check<double>(double* x, int64_t n, float s) {
 // composite's passes serve it.
 Tensor amp_unscale_composite(c10::ArrayRef<Tensor> grads, const Tensor& found_inf, const Tensor& inv_scale) {
   check_unscale_arguments(found_inf, inv_scale);
+  if (found_inf.is_meta()) return found_inf;  // no values to look at
   for (const Tensor& g : grads) {
     if (!g.defined()) continue;
     EMBER_CHECK(g.is_floating_point(), "_amp_foreach_non_finite_check_and_unscale_: expected floating gradients, "
@@ -116,6 +117,7 @@ Tensor amp_update_scale_(const Tensor& self, const Tensor& growth_tracker, const
   EMBER_CHECK(growth_tracker.scalar_type() == ScalarType::Int,
               "_amp_update_scale_: growth_tracker must be an int tensor.");
   EMBER_CHECK(found_inf.scalar_type() == ScalarType::Float, "_amp_update_scale_: found_inf must be a float tensor.");
+  if (self.is_meta()) return self;
   if (found_inf.item().toDouble() != 0.0) {
     self.mul_(backoff_factor);
     growth_tracker.fill_(0);

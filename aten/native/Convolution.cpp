@@ -150,6 +150,8 @@ std::string lowp_conv_kernel_probe(memory::data_type dt) {
   }
 }
 
+bool is_16_bit(ScalarType t) { return t == ScalarType::BFloat16 || t == ScalarType::Half; }
+
 // The oneDNN type a convolution of `t` runs in; nullopt for dtypes without
 // a kernel of their own (lowp_conv_kernel is ""), which take the im2col path.
 std::optional<memory::data_type> onednn_conv_type(ScalarType t) {
@@ -231,6 +233,16 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight, const std::optional<Te
               "Input type ({}) and weight type ({}) should be the same", c10::toString(input.dtype()),
               c10::toString(weight.dtype()));
   const auto dt = onednn_conv_type(input.dtype());
+  if (!dt && is_16_bit(input.dtype())) {
+    // No 16-bit kernel on this CPU: oneDNN's float32 one between two conversions.
+    EMBER_CHECK(!bias || !bias->defined() || bias->dtype() == input.dtype(),
+                "Input type ({}) and bias type ({}) should be the same", c10::toString(input.dtype()),
+                c10::toString(bias->dtype()));
+    const auto bias32 = bias && bias->defined() ? std::optional<Tensor>(bias->to(ScalarType::Float)) : std::nullopt;
+    Tensor r = ember::conv2d(input.to(ScalarType::Float), weight.to(ScalarType::Float), bias32, stride_, padding_,
+                             dilation_, groups);
+    return (batched ? r : r.squeeze(0)).to(input.dtype());
+  }
   if (!dt) {
     Tensor r = conv2d_im2col(input, weight, bias, stride, padding, dilation, groups, oh, ow);
     return batched ? r : r.squeeze(0);
@@ -275,7 +287,14 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_cpu(const Tensor& grad_output
               "{}, {} and {}", c10::str_sizes(input_.sizes()), c10::str_sizes(weight.sizes()),
               c10::str_sizes(grad_output.sizes()));
   const auto dt = onednn_conv_type(input_.dtype());
-  if (!dt || weight.dtype() != input_.dtype() || grad_output.dtype() != input_.dtype()) {
+  const bool same_dtype = weight.dtype() == input_.dtype() && grad_output.dtype() == input_.dtype();
+  if (!dt && same_dtype && is_16_bit(input_.dtype())) {  // as in conv2d: through float32
+    auto [gi, gw, gb] = conv2d_backward_cpu(grad_output.to(ScalarType::Float), input_.to(ScalarType::Float),
+                                            weight.to(ScalarType::Float), stride_, padding_, dilation_, groups, mask);
+    const ScalarType t = input_.dtype();
+    return {gi.defined() ? gi.to(t) : gi, gw.defined() ? gw.to(t) : gw, gb.defined() ? gb.to(t) : gb};
+  }
+  if (!dt || !same_dtype) {
     return conv2d_backward_composite(grad_output, input_, weight, stride_, padding_, dilation_, groups, mask);
   }
   const Tensor input = (batched ? input_ : input_.unsqueeze(0)).contiguous();

@@ -97,9 +97,12 @@ x, w = rng.standard_normal((2, 4, 7, 7)), rng.standard_normal((6, 4, 3, 3))
 def t(v, d):
     return ember.tensor(v.astype(np.float32)).to(d)
 for d in (ember.bfloat16, ember.float16):
-    for value in (ember.addmm(t(bias, d), t(a, d), t(b, d)), ember.bmm(t(a, d)[None], t(b, d)[None])[0],
-                  ember.nn.functional.conv2d(t(x, d), t(w, d), padding=1)):
-        print(d, value.dtype, repr(value.float().numpy().round(6).tolist()))
+    xg, wg = t(x, d).requires_grad_(), t(w, d).requires_grad_()
+    y = ember.nn.functional.conv2d(xg, wg, padding=1)
+    (y.float() ** 2).sum().backward()
+    for value in (ember.addmm(t(bias, d), t(a, d), t(b, d)), ember.bmm(t(a, d)[None], t(b, d)[None])[0], y,
+                  xg.grad, wg.grad):
+        print(d, value.dtype, repr(value.detach().float().numpy().round(6).tolist()))
 """
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     outputs = []

@@ -144,6 +144,10 @@ SAMPLES.update({
     "_adam_step_": lambda d: ember._adam_step_(t(d, 3), t(d, 3), t(d, 3), t(d, 3).abs(), 2.0, 0.1, 0.9, 0.99, 0.01, 1e-8,
                                                False, True),
     "_safe_softmax": lambda d: ember._safe_softmax(t(d, 3, 4), 1),
+    "_amp_foreach_non_finite_check_and_unscale_": lambda d: ember._amp_foreach_non_finite_check_and_unscale_(
+        [t(d, 3), t(d, 2, 2)], t(d), ember.ones((), device=d)),
+    "_amp_update_scale_": lambda d: ember._amp_update_scale_(ember.ones((), device=d), t(d, dtype=ember.int32), t(d),
+                                                             2.0, 0.5, 2),
     "_softmax_backward_data": lambda d: ember._softmax_backward_data(t(d, 3, 4), t(d, 3, 4), 0, ember.float32),
     "_log_softmax_backward_data": lambda d: ember._log_softmax_backward_data(t(d, 3, 4), t(d, 3, 4), -1,
                                                                               ember.float64),
