@@ -37,8 +37,7 @@ bool defined(const std::optional<Tensor>& t) { return t && t->defined(); }
 // float, bfloat16 and float16 run the vectorized kernels (VecMath.h), the
 // 16-bit types through float buffers of kChunk values.
 template <typename T>
-constexpr bool kFloatKernels =
-    std::is_same_v<T, float> || std::is_same_v<T, c10::BFloat16> || std::is_same_v<T, c10::Half>;
+constexpr bool kFloatKernels = std::is_same_v<T, float> || c10::is_reduced_float_v<T>;
 constexpr int64_t kChunk = 512;
 
 // One channel of an [N, C, S] tensor as float runs of S values (one per

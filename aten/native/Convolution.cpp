@@ -150,8 +150,6 @@ std::string lowp_conv_kernel_probe(memory::data_type dt) {
   }
 }
 
-bool is_16_bit(ScalarType t) { return t == ScalarType::BFloat16 || t == ScalarType::Half; }
-
 // The oneDNN type a convolution of `t` runs in; nullopt for dtypes without
 // a kernel of their own (lowp_conv_kernel is ""), which take the im2col path.
 std::optional<memory::data_type> onednn_conv_type(ScalarType t) {
@@ -232,8 +230,14 @@ Tensor conv2d(const Tensor& input_, const Tensor& weight, const std::optional<Te
   EMBER_CHECK(input.dtype() == weight.dtype(),
               "Input type ({}) and weight type ({}) should be the same", c10::toString(input.dtype()),
               c10::toString(weight.dtype()));
+  if (out.numel() == 0) return batched ? out : out.squeeze(0);  // oneDNN refuses zero channels
+  if (c == 0) {  // empty sums: the bias alone, or zeros
+    out.zero_();
+    if (bias && bias->defined()) out.add_(bias->to(out.dtype()).reshape({1, oc, 1, 1}));
+    return batched ? out : out.squeeze(0);
+  }
   const auto dt = onednn_conv_type(input.dtype());
-  if (!dt && is_16_bit(input.dtype())) {
+  if (!dt && cpu::is_reduced_float(input.dtype())) {
     // No 16-bit kernel on this CPU: oneDNN's float32 one between two conversions.
     EMBER_CHECK(!bias || !bias->defined() || bias->dtype() == input.dtype(),
                 "Input type ({}) and bias type ({}) should be the same", c10::toString(input.dtype()),
@@ -288,7 +292,7 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_cpu(const Tensor& grad_output
               c10::str_sizes(grad_output.sizes()));
   const auto dt = onednn_conv_type(input_.dtype());
   const bool same_dtype = weight.dtype() == input_.dtype() && grad_output.dtype() == input_.dtype();
-  if (!dt && same_dtype && is_16_bit(input_.dtype())) {  // as in conv2d: through float32
+  if (!dt && same_dtype && cpu::is_reduced_float(input_.dtype())) {  // as in conv2d: through float32
     auto [gi, gw, gb] = conv2d_backward_cpu(grad_output.to(ScalarType::Float), input_.to(ScalarType::Float),
                                             weight.to(ScalarType::Float), stride_, padding_, dilation_, groups, mask);
     const ScalarType t = input_.dtype();

@@ -67,7 +67,7 @@ template <typename T>
 void layer_norm_rows(const T* x, const T* w, const T* b, T* y, cpu::opmath_t<T>* mean, cpu::opmath_t<T>* rstd,
                      int64_t rows, int64_t cols, double eps) {
   using M = cpu::opmath_t<T>;
-  constexpr bool k16Bit = std::is_same_v<T, c10::BFloat16> || std::is_same_v<T, c10::Half>;
+  constexpr bool k16Bit = c10::is_reduced_float_v<T>;
   // 16-bit rows run the float kernels through float copies of each row.
   std::vector<float> wf(k16Bit && w ? cols : 0), bf(k16Bit && b ? cols : 0);
   if constexpr (k16Bit) {
@@ -116,7 +116,7 @@ void layer_norm_backward_rows(const T* dy, const T* x, const T* w, const cpu::op
                               const cpu::opmath_t<T>* rstd, T* dx, cpu::opmath_t<T>* dw, cpu::opmath_t<T>* db,
                               int64_t rows, int64_t cols) {
   using M = cpu::opmath_t<T>;
-  constexpr bool k16Bit = std::is_same_v<T, c10::BFloat16> || std::is_same_v<T, c10::Half>;
+  constexpr bool k16Bit = c10::is_reduced_float_v<T>;
   std::vector<float> wf(k16Bit && w ? cols : 0);
   if constexpr (k16Bit) {
     if (w) cpu::to_floats(w, wf.data(), cols);

@@ -119,7 +119,7 @@ void cpu_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& a
               const Tensor& start) {
   const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
   const ScalarType t = c.dtype();
-  if (t == ScalarType::BFloat16 || t == ScalarType::Half) return lowp_gemm(a, b, c, alpha, beta, start);
+  if (cpu::is_reduced_float(t)) return lowp_gemm(a, b, c, alpha, beta, start);
   if (start.defined()) {
     if (t == ScalarType::Float && is_value(alpha, 1) && is_value(beta, 1) && is_bias_row(start, c) &&
         cpu::sgemm_uses_onednn(m, n, k)) {
@@ -244,7 +244,7 @@ namespace {
 // split inside each GEMM. False when the general path must run.
 bool bmm_batched(const Tensor& self, const Tensor& mat2, const Tensor& result) {
   const int64_t batch = self.size(0), m = self.size(1), k = self.size(2), n = mat2.size(2);
-  const bool lowp = result.dtype() == ScalarType::BFloat16 || result.dtype() == ScalarType::Half;
+  const bool lowp = cpu::is_reduced_float(result.dtype());
   if (!(is_blas_type(result.dtype()) || lowp) || result.dtype() != self.dtype() || batch == 0 || m == 0 || n == 0 ||
       k == 0)
     return false;

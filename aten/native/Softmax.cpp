@@ -32,7 +32,7 @@ void cpu_softmax_rows(const Tensor& rows, const Tensor& out, bool log, bool safe
           // Vectorized: y = exp(x - m) and its sum in one pass, then normalize.
           cpu::softmax_rows_floats(in + b * n, o + b * n, e - b, n, log, safe);
           return;
-        } else if constexpr (std::is_same_v<T, c10::BFloat16> || std::is_same_v<T, c10::Half>) {
+        } else if constexpr (c10::is_reduced_float_v<T>) {
           cpu::rows_as_floats<1>(std::array<const T*, 1>{in + b * n}, o + b * n, e - b, n,
                                  [&](const auto& x, float* y, int64_t rows) {
                                    cpu::softmax_rows_floats(x[0], y, rows, n, log, safe);
@@ -107,7 +107,7 @@ void cpu_softmax_backward_rows(const Tensor& grad_rows, const Tensor& y_rows, co
         if constexpr (std::is_same_v<T, float>) {
           cpu::softmax_backward_rows_floats(pg + b * n, py + b * n, o + b * n, e - b, n, log);
           return;
-        } else if constexpr (std::is_same_v<T, c10::BFloat16> || std::is_same_v<T, c10::Half>) {
+        } else if constexpr (c10::is_reduced_float_v<T>) {
           cpu::rows_as_floats<2>(std::array<const T*, 2>{pg + b * n, py + b * n}, o + b * n, e - b, n,
                                  [&](const auto& gy, float* dx, int64_t rows) {
                                    cpu::softmax_backward_rows_floats(gy[0], gy[1], dx, rows, n, log);

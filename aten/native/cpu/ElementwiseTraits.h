@@ -13,10 +13,11 @@ namespace ember::native::cpu {
 template <typename T>
 using opmath_t = std::conditional_t<c10::is_reduced_float_v<T>, float, T>;
 
+// Half and bfloat16, as dtypes (c10::is_reduced_float_v for the types).
+inline bool is_reduced_float(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
+
 // opmath_t as a dtype: what half and bfloat16 kernels keep statistics in.
-inline ScalarType opmath_type(ScalarType t) {
-  return t == ScalarType::Half || t == ScalarType::BFloat16 ? ScalarType::Float : t;
-}
+inline ScalarType opmath_type(ScalarType t) { return is_reduced_float(t) ? ScalarType::Float : t; }
 
 template <typename T>
 inline constexpr bool is_floating_v = std::is_floating_point_v<T> || c10::is_reduced_float_v<T>;

@@ -7,6 +7,7 @@
 // torch's bfloat16 kernels are, and rounded once on the way out.
 
 #include <aten/native/TensorIterator.h>
+#include <aten/native/cpu/ElementwiseTraits.h>
 #include <aten/native/cpu/VecMath.h>
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
@@ -18,9 +19,7 @@
 
 namespace ember::native::cpu {
 
-inline bool is_float_or_16_bit(ScalarType t) {
-  return t == ScalarType::Float || t == ScalarType::BFloat16 || t == ScalarType::Half;
-}
+inline bool is_float_or_16_bit(ScalarType t) { return t == ScalarType::Float || is_reduced_float(t); }
 
 // Whether every operand of `iter` is one of those types.
 inline bool float_kernel_serves(const TensorIterator& iter) {
