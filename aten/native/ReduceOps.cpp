@@ -157,32 +157,16 @@ struct ProdStep {
 // the blocked sum.
 template <typename T>
 void add_run(const T* x, int64_t n, double* acc) {
-  if constexpr (std::is_same_v<T, float>) {
-    cpu::accumulate_row_floats(x, acc, n);
-  } else {
-    float buffer[1024];
-    for (int64_t i = 0; i < n; i += 1024) {
-      const int64_t m = std::min<int64_t>(1024, n - i);
-      cpu::to_floats(x + i, buffer, m);
-      cpu::accumulate_row_floats(buffer, acc + i, m);
-    }
-  }
+  cpu::for_each_float_chunk(x, n, [&](const float* v, int64_t offset, int64_t m) {
+    cpu::accumulate_row_floats(v, acc + offset, m);
+  });
 }
 
 template <typename T>
 double sum_run(const T* x, int64_t n) {
-  if constexpr (std::is_same_v<T, float>) {
-    return cpu::sum_floats(x, n);
-  } else {
-    float buffer[1024];
-    double total = 0;
-    for (int64_t i = 0; i < n; i += 1024) {
-      const int64_t m = std::min<int64_t>(1024, n - i);
-      cpu::to_floats(x + i, buffer, m);
-      total += cpu::sum_floats(buffer, m);
-    }
-    return total;
-  }
+  double total = 0;
+  cpu::for_each_float_chunk(x, n, [&](const float* v, int64_t, int64_t m) { total += cpu::sum_floats(v, m); });
+  return total;
 }
 
 template <typename T>

@@ -137,6 +137,22 @@ void from_floats(const float* x, T* y, int64_t n) {
   }
 }
 
+// f(values, offset, m) over n values as floats: the values themselves for
+// float, else converted into a buffer on the stack a chunk at a time.
+template <typename T, typename F>
+void for_each_float_chunk(const T* x, int64_t n, F&& f) {
+  if constexpr (std::is_same_v<T, float>) {
+    f(x, 0, n);
+  } else {
+    float buffer[1024];
+    for (int64_t i = 0; i < n; i += 1024) {
+      const int64_t m = std::min<int64_t>(1024, n - i);
+      to_floats(x + i, buffer, m);
+      f(buffer, i, m);
+    }
+  }
+}
+
 // Runs kernel(inputs, out, rows) -- a float kernel over `rows` contiguous
 // rows of n -- on 16-bit rows: a block of rows at a time is converted into
 // float buffers, and the block's result converted back into `out`.
