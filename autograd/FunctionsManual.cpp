@@ -234,6 +234,40 @@ Tensor sgn_backward(const Tensor& grad, const Tensor& self, const Tensor& result
   return ((grad - along) / magnitude).masked_fill(magnitude.eq(0), 0);
 }
 
+// d angle = (x dy - y dx) / |z|^2; as a Wirtinger gradient that is
+// grad * i z / |z|^2 (0 at 0). Real inputs: the angle is flat.
+Tensor angle_backward(const Tensor& grad, const Tensor& self) {
+  if (!self.is_complex()) return ember::zeros_like(grad);
+  const Tensor squared = self.abs().pow(2);
+  return (grad * self * c10::complex<double>(0, 1) / squared).masked_fill(squared.eq(0), 0);
+}
+
+// The real-to-half-spectrum transform is the full complex transform with the
+// upper half dropped: its adjoint pads the gradient with zeros back to the
+// full spectrum, transforms it back, and keeps the real part (the input was real).
+Tensor fft_r2c_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization, bool onesided,
+                        int64_t last_dim_size) {
+  Tensor full = grad;
+  if (onesided) {
+    const int64_t last = c10::maybe_wrap_dim(dim.back(), grad.dim());
+    std::vector<int64_t> sizes = grad.sizes().vec();
+    sizes[last] = last_dim_size;
+    full = ember::zeros(sizes, grad.scalar_type(), grad.device());
+    ember::narrow(full, last, 0, grad.size(last)).copy_(grad);
+  }
+  return ember::real(ember::_fft_c2c(full, dim, normalization, false));
+}
+
+// A half-spectrum entry other than the zero and Nyquist frequencies stands
+// for itself and its mirror image: its gradient counts twice.
+Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization) {
+  Tensor half = ember::_fft_r2c(grad, dim, normalization, true);
+  const int64_t last = c10::maybe_wrap_dim(dim.back(), grad.dim());
+  const int64_t mirrored = grad.size(last) - half.size(last);
+  if (mirrored > 0) ember::narrow(half, last, 1, mirrored).mul_(2);
+  return half;
+}
+
 // 1 / (x (1 - x)); with eps, 0 where x was clamped (outside [eps, 1 - eps]).
 Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps) {
   const Tensor slope = grad / (self * (1 - self));

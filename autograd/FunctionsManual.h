@@ -51,6 +51,10 @@ Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& o
 Tensor copysign_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
 Tensor sinc_backward(const Tensor& grad, const Tensor& self);
 Tensor sgn_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+Tensor angle_backward(const Tensor& grad, const Tensor& self);
+Tensor fft_r2c_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization, bool onesided,
+                        int64_t last_dim_size);
+Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization);
 Tensor logit_backward(const Tensor& grad, const Tensor& self, std::optional<double> eps);
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);

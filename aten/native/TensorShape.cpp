@@ -22,6 +22,16 @@ Tensor make_view(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, int
   return Tensor(std::move(impl));
 }
 
+// A view reading self's bytes as `dtype` (the conj bit belongs to complex
+// values and does not carry over; the neg bit does).
+Tensor make_dtype_view(const Tensor& self, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset) {
+  auto impl = c10::make_intrusive<c10::TensorImpl>(self.storage(), dtype, sizes, strides, storage_offset,
+                                                   self.unsafeGetTensorImpl()->version_counter());
+  impl->set_neg(self.is_neg());
+  return Tensor(std::move(impl));
+}
+
 // Replaces a single -1 in `shape` so that it holds `numel` elements.
 c10::DimVector infer_size(IntArrayRef shape, int64_t numel) {
   c10::DimVector result(shape);
@@ -127,10 +137,43 @@ Tensor view(const Tensor& self, ScalarType dtype) {
       offset /= ratio;
     }
   }
-  auto impl = c10::make_intrusive<c10::TensorImpl>(self.storage(), dtype, sizes, strides, offset,
-                                                   self.unsafeGetTensorImpl()->version_counter());
-  impl->set_neg(self.is_neg());
-  return Tensor(std::move(impl));
+  return make_dtype_view(self, dtype, sizes, strides, offset);
+}
+
+Tensor view_as_real(const Tensor& self) {
+  EMBER_CHECK(self.is_complex(), "view_as_real is only supported for complex tensors");
+  EMBER_CHECK(!self.is_conj(), "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+              "tensor so you can view it as real, use self.resolve_conj()");
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  for (int64_t& s : strides) s *= 2;
+  sizes.push_back(2);
+  strides.push_back(1);
+  return make_dtype_view(self, c10::toRealValueType(self.scalar_type()), sizes, strides, self.storage_offset() * 2);
+}
+
+Tensor view_as_complex(const Tensor& self) {
+  const ScalarType t = self.scalar_type();
+  // Half would need complex32, which Ember does not have.
+  EMBER_CHECK(t == ScalarType::Float || t == ScalarType::Double,
+              "view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: {}",
+              c10::toString(t));
+  EMBER_CHECK(self.dim() != 0, "Input tensor must have one or more dimensions");
+  EMBER_CHECK(self.size(-1) == 2, "Tensor must have a last dimension of size 2");
+  EMBER_CHECK(self.stride(-1) == 1, "Tensor must have a last dimension with stride 1");
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 1);
+  std::vector<int64_t> strides(self.strides().begin(), self.strides().end() - 1);
+  for (int64_t& s : strides) {
+    EMBER_CHECK(s % 2 == 0, "Tensor must have a stride divisible by 2 for all but last dimension");
+    s /= 2;
+  }
+  EMBER_CHECK(self.storage_offset() % 2 == 0, "Tensor must have a storage_offset divisible by 2");
+  return make_dtype_view(self, c10::toComplexType(t), sizes, strides, self.storage_offset() / 2);
+}
+
+Tensor _neg_view(const Tensor& self) {
+  Tensor result = make_view(self, self.sizes(), self.strides(), self.storage_offset());
+  result.unsafeGetTensorImpl()->set_neg(!self.is_neg());
+  return result;
 }
 
 Tensor reshape(const Tensor& self, IntArrayRef sizes) {

@@ -8,7 +8,7 @@ namespace c10 {
 namespace {
 constexpr std::string_view kKeyNames[] = {
     "Undefined", "CPU",    "CUDA",    "Meta",
-    "PrivateUse1", "SparseCPU", "BackendSelect", "ADInplaceOrView", "Autograd",
+    "PrivateUse1", "SparseCPU", "BackendSelect", "Negative", "Conjugate", "ADInplaceOrView", "Autograd",
     "AutocastCPU", "AutocastCUDA", "Python", "NumKeys", "CompositeExplicitAutograd",
     "CompositeImplicitAutograd"};
 constexpr int kNumKeyNames = static_cast<int>(std::size(kKeyNames));

@@ -23,6 +23,11 @@ enum class DispatchKey : uint8_t {
   SparseCPU,
   // Functionality.
   BackendSelect,
+  // Lazy negation and conjugation (TensorImpl's neg/conj bits): a tensor
+  // carrying a bit has its key, and kernels that cannot read through the bit
+  // get materialized inputs from one boxed fallback (MathBitsFallback.cpp).
+  Negative,
+  Conjugate,
   ADInplaceOrView,
   Autograd,
   // Mixed precision, one key per device type that has a policy: on while an

@@ -110,8 +110,8 @@ void TensorImpl::set_data(const TensorImpl& other) {
   storage_ = other.storage_;
   dtype_ = other.dtype_;
   key_set_ = DispatchKeySet(backendKey(storage_.device().type)).add(DispatchKey::Autograd);
-  conj_ = other.conj_;
-  neg_ = other.neg_;
+  set_conj(other.conj_);
+  set_neg(other.neg_);
   set_sizes_and_strides(other.sizes_, other.strides_, other.storage_offset_);
 }
 

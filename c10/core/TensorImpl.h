@@ -117,9 +117,15 @@ class TensorImpl : public intrusive_ptr_target {
 
   // Lazily-applied conjugation and negation (see DESIGN.md).
   bool is_conj() const { return conj_; }
-  void set_conj(bool v) { conj_ = v; }
+  void set_conj(bool v) {
+    conj_ = v;
+    key_set_ = v ? key_set_.add(DispatchKey::Conjugate) : key_set_.remove(DispatchKey::Conjugate);
+  }
   bool is_neg() const { return neg_; }
-  void set_neg(bool v) { neg_ = v; }
+  void set_neg(bool v) {
+    neg_ = v;
+    key_set_ = v ? key_set_.add(DispatchKey::Negative) : key_set_.remove(DispatchKey::Negative);
+  }
 
   // A 0-d tensor made from a Python number for an operator taking a Tensor:
   // type promotion treats it as the weaker "wrapped number" (x + 1.5 keeps

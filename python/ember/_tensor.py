@@ -163,6 +163,10 @@ Tensor.backward = _backward
 # Conjugate transposes and small queries torch scripts use.
 Tensor.H = property(lambda self: self.t().conj() if self.dim() == 2 else _bad_H(self))
 Tensor.mH = property(lambda self: _C.adjoint(self))
+Tensor.real = property(lambda self: _C.real(self), lambda self, value: _C.real(self).copy_(value),
+                       doc="The real parts, as a writable view.")
+Tensor.imag = property(lambda self: _C.imag(self), lambda self, value: _C.imag(self).copy_(value),
+                       doc="The imaginary parts of a complex tensor, as a writable view.")
 Tensor.get_device = lambda self: self.device.index if self.device.type != "cpu" else -1
 Tensor.is_signed = lambda self: self.dtype not in (_C.bool, _C.uint8)
 

@@ -1,5 +1,11 @@
 """Gradient checking: analytical gradients (from backward) against central
-finite differences, and the same for second derivatives (gradgradcheck)."""
+finite differences, and the same for second derivatives (gradgradcheck).
+
+Complex numbers are checked as pairs of reals: each complex input element is
+two columns (its real and imaginary part perturbed), each complex output
+element two rows; backward's gradient of a real loss is dL/dx + i dL/dy
+(torch's convention), and seeding a complex output with 1 or 1j gives the
+rows of its real and imaginary part."""
 
 
 from .. import _C
@@ -21,26 +27,37 @@ def _differentiable_outputs(outputs):
 
 
 def _numpy(t):
+    """The values of t as float64 reals, a complex element as (real, imag)."""
     import numpy as np  # imported on use: `import ember` does not load NumPy
-    return t.detach().numpy(force=True).astype(np.float64).reshape(-1)
+    a = t.detach().resolve_conj().resolve_neg().numpy(force=True).reshape(-1)
+    if np.iscomplexobj(a):
+        return np.stack([a.real, a.imag], -1).astype(np.float64).reshape(-1)
+    return a.astype(np.float64)
+
+
+def _width(t):
+    return 2 if t.is_complex() else 1
 
 
 def _numerical_jacobians(func, inputs, wrt, outputs, eps, positions):
     """J[o][w]: d output o / d input wrt[w], shape (out.numel, in.numel)."""
     import numpy as np  # imported on use: `import ember` does not load NumPy
-    jac = [[np.zeros((o.numel(), inputs[w].numel())) for w in wrt] for o in outputs]
+    jac = [[np.zeros((o.numel() * _width(o), inputs[w].numel() * _width(inputs[w]))) for w in wrt]
+           for o in outputs]
     for col, w in enumerate(wrt):
         x = inputs[w].detach()  # shares memory: perturbing it perturbs the input
+        steps = (eps, eps * 1j) if x.is_complex() else (eps,)
         for k in range(x.numel()):
             index = tuple(int(i) for i in np.unravel_index(k, tuple(x.shape)))
             original = x[index].item() if index else x.item()
-            _set(x, index, original + eps)
-            plus = [_numpy(o) for o in _outputs_of(func, inputs, positions)]
-            _set(x, index, original - eps)
-            minus = [_numpy(o) for o in _outputs_of(func, inputs, positions)]
-            _set(x, index, original)
-            for r in range(len(outputs)):
-                jac[r][col][:, k] = (plus[r] - minus[r]) / (2 * eps)
+            for part, step in enumerate(steps):
+                _set(x, index, original + step)
+                plus = [_numpy(o) for o in _outputs_of(func, inputs, positions)]
+                _set(x, index, original - step)
+                minus = [_numpy(o) for o in _outputs_of(func, inputs, positions)]
+                _set(x, index, original)
+                for r in range(len(outputs)):
+                    jac[r][col][:, k * len(steps) + part] = (plus[r] - minus[r]) / (2 * eps)
     return jac
 
 
@@ -65,15 +82,19 @@ def _analytical_jacobians(inputs, wrt, outputs):
     import numpy as np  # imported on use: `import ember` does not load NumPy
     from . import grad as autograd_grad
 
-    jac = [[np.zeros((o.numel(), inputs[w].numel())) for w in wrt] for o in outputs]
+    jac = [[np.zeros((o.numel() * _width(o), inputs[w].numel() * _width(inputs[w]))) for w in wrt]
+           for o in outputs]
     for r, out in enumerate(outputs):
+        units = (1, 1j) if out.is_complex() else (1,)
         for m in range(out.numel()):
-            seed = _C.zeros(tuple(out.shape), dtype=out.dtype)  # contiguous, whatever out's layout
-            seed.view(-1)[m] = 1
-            grads = autograd_grad([out], [inputs[w] for w in wrt], [seed], retain_graph=True, allow_unused=True)
-            for col, g in enumerate(grads):
-                if g is not None:
-                    jac[r][col][m, :] = _numpy(g)
+            for part, unit in enumerate(units):
+                seed = _C.zeros(tuple(out.shape), dtype=out.dtype)  # contiguous, whatever out's layout
+                seed.view(-1)[m] = unit
+                grads = autograd_grad([out], [inputs[w] for w in wrt], [seed], retain_graph=True,
+                                      allow_unused=True)
+                for col, g in enumerate(grads):
+                    if g is not None:
+                        jac[r][col][m * len(units) + part, :] = _numpy(g)
     return jac
 
 
@@ -90,9 +111,6 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if not wrt:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
                          "have requires_grad=True.")
-    for i in wrt:
-        if inputs[i].is_complex():
-            raise NotImplementedError("gradcheck: complex inputs are not supported yet")
 
     def fail(message):
         if raise_exception:

@@ -739,6 +739,9 @@ unary("deg2rad", lambda x: np.deg2rad(_float(x)), REAL)
 unary("rad2deg", lambda x: np.rad2deg(_float(x)), REAL)
 unary("signbit", lambda x: np.signbit(_float(x)), REAL, to_float=False, has_inplace=False)
 unary("sgn", ref_sgn, ALL, to_float=False)
+unary("angle", lambda x: np.angle(x) if x.dtype.kind == "c" else np.where(np.isnan(x), x, np.angle(x)).astype(x.dtype),
+      NUMBERS)
+unary("conj_physical", np.conj, NUMBERS, to_float=False)
 unary("square", lambda x: np.square(x.astype(np.int64) if x.dtype == bool else x), ALL, to_float=False)
 unary("positive", lambda x: x, NUMBERS, to_float=False, has_inplace=False, supports_out=False,
       torch_supports_out=False)

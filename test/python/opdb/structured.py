@@ -22,7 +22,7 @@ import pytest
 import ember
 from ember_testing import to_numpy, torch, unique_index
 
-from .dtypes import ACCUMULATED, FLOATS, INTS, LOWP, TOLERANCES, dtype_name, round_to_bfloat16
+from .dtypes import ACCUMULATED, COMPLEX, FLOATS, INTS, LOWP, TOLERANCES, dtype_name, round_to_bfloat16
 from .dtypes import numpy_storage_dtype as storage_dtype
 
 if torch is not None:
@@ -2800,6 +2800,17 @@ OPS = [
     Op("inner", two_tensor_samples(((2, 3), (4, 3)), ((3,), (3,)), ((2, 2, 3), (3,)), ((), (2, 3))),
        ("int64", "float32", "float64"), ref_inner, method=True),
     Op("vdot", two_tensor_samples(((4,), (4,)),), ("int64", "float32", "complex64"), np.vdot, method=True),
+    Op("complex", two_tensor_samples(((3,), (3,)), ((2, 1), (3,)), ((), (2,))), ("float32", "float64"),
+       lambda a, b: a + 1j * b),
+    Op("polar", two_tensor_samples(((3,), (3,)), ((2, 1), (3,))), ("float32", "float64"),
+       lambda a, b: a * np.exp(1j * b)),
+    Op("view_as_real", lambda d: [Sample((A(d, (2, 3), 0),)), Sample((A(d, (4,), 1, view="strided"),))],
+       COMPLEX, lambda a: np.stack([a.real, a.imag], -1)),
+    Op("view_as_complex", lambda d: [Sample((A(d, (3, 2), 0),)), Sample((A(d, (2, 2, 2), 1),))], ("float32", "float64"),
+       lambda a: a[..., 0] + 1j * a[..., 1]),
+    Op("real", lambda d: [Sample((A(d, (2, 3), 0),))], ("float32",) + COMPLEX, np.real),
+    Op("imag", lambda d: [Sample((A(d, (2, 3), 0),)), Sample((A(d, (3,), 1, view="strided"),))],
+       COMPLEX, np.imag),
     Op("addr", addr_samples, ("int64", "float32", "float64"), ref_addr, method=True),
     Op("addr_", addr_inplace_samples, ("int64", "float32", "float64"), ref_addr, aten="addr_", fn=inplace("addr_")),
     Op("dist", dist_samples, ("float32", "float64"), ref_dist, method=True),
