@@ -188,7 +188,7 @@ Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& e
   // x ** 0.3 saves its exponent as a wrapped number, and wrapped-number
   // arithmetic (exponent - 1) would round it to the default float dtype.
   if (exponent.unsafeGetTensorImpl()->is_wrapped_number()) return pow_backward_self(grad, self, exponent.item());
-  Tensor g = grad * exponent * self.pow(exponent - 1);
+  Tensor g = grad * (exponent * self.pow(exponent - 1)).conj();
   // d/dx x^0 is 0 even at x = 0 (where x^-1 is inf).
   return g.masked_fill(exponent.eq(0), 0);
 }
@@ -196,12 +196,12 @@ Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& e
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
   if (!exponent.isComplex() && exponent.toDouble() == 0.0) return ember::zeros_like(self);
   const Scalar minus_one = exponent.isIntegral(false) ? Scalar(exponent.toLong() - 1) : Scalar(exponent.toDouble() - 1);
-  return grad * self.pow(minus_one) * exponent;
+  return grad * (self.pow(minus_one) * exponent).conj();
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
   // 0^e has derivative 0 in e for e >= 0 (log 0 would give nan).
-  Tensor g = grad * result * self.log();
+  Tensor g = grad * (result * self.log()).conj();
   return g.masked_fill(self.eq(0).logical_and(exponent.ge(0)), 0);
 }
 
@@ -221,7 +221,7 @@ Tensor copysign_backward(const Tensor& grad, const Tensor& self, const Tensor& r
 Tensor sinc_backward(const Tensor& grad, const Tensor& self) {
   const Tensor px = self * M_PI;
   const Tensor slope = (px * px.cos() - px.sin()) / (px * self);
-  return grad * slope.masked_fill(self.eq(0), 0);
+  return grad * slope.masked_fill(self.eq(0), 0).conj();
 }
 
 // Real inputs: the sign is flat (0). Complex ones: the derivative of z/|z|
@@ -343,12 +343,12 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, std::optional<int64
   if (self.dim() == 0) return grad;
   if (!dim) {
     Tensor others = prod_of_others_last_dim(self.reshape({-1}));
-    return (grad * others).reshape(self.sizes());
+    return (grad * others.conj()).reshape(self.sizes());
   }
   const int64_t d = c10::maybe_wrap_dim(*dim, self.dim());
   Tensor g = keepdim ? grad : grad.unsqueeze(d);
   Tensor others = prod_of_others_last_dim(self.movedim(d, -1)).movedim(-1, d);
-  return g * others;
+  return g * others.conj();
 }
 
 Tensor amax_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim) {
@@ -436,7 +436,7 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
   if (self.dim() == 0 || self.numel() == 0) return grad;
   const int64_t d = c10::maybe_wrap_dim(dim, self.dim());
   if (!self.eq(0).any().item().toBool()) {
-    return cumsum_backward(grad * result, d) / self;
+    return cumsum_backward(grad * result.conj(), d) / self.conj();
   }
   // With zeros, division is not an option: d out_j / d x_i is the product
   // of x_k for k <= j, k != i. One pass per position keeps it exact.
@@ -446,7 +446,7 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
     Tensor replaced = self.clone();
     replaced.narrow(d, i, 1).fill_(1);
     Tensor partial = replaced.cumprod(d).narrow(d, i, n - i);
-    columns.push_back((grad.narrow(d, i, n - i) * partial).sum(IntArrayRef({d}), /*keepdim=*/true));
+    columns.push_back((grad.narrow(d, i, n - i) * partial.conj()).sum(IntArrayRef({d}), /*keepdim=*/true));
   }
   return ember::cat(columns, d);
 }

@@ -149,7 +149,7 @@ EMBER_LIBRARY_IMPL(_, Negative, m) {
 // read the data: the fallback would only add a copy.
 constexpr const char* kReadsThroughBits[] = {
     "copy_",   "fill_.Scalar", "zero_",      "clone",         "resolve_conj",
-    "resolve_neg", "empty_like", "conj_physical", "conj_physical.out",
+    "resolve_neg", "empty_like",
 };
 
 EMBER_LIBRARY_IMPL(aten, Conjugate, m) {

@@ -67,14 +67,23 @@ Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool
               c10::toString(self.scalar_type()));
   const std::vector<int64_t> dims = checked_dims(self, dim, "_fft_r2c");
   check_signal_sizes(self, dims);
-  if (!onesided) {  // the full spectrum of a real signal: a complex transform of it
-    return ember::_fft_c2c(self.to(c10::toComplexType(self.scalar_type())), dims, normalization, true);
-  }
+  const int64_t last = dims.back();
+  const int64_t n = self.size(last), half = n / 2 + 1;
   std::vector<int64_t> sizes = self.sizes().vec();
-  sizes[dims.back()] = sizes[dims.back()] / 2 + 1;
+  if (onesided) sizes[last] = half;
   Tensor out = ember::empty(sizes, c10::toComplexType(self.scalar_type()), self.device());
   if (out.is_meta() || out.numel() == 0) return out;
-  fft_stub(self.device().type, FftKind::R2C, true, self, out, IntArrayRef(dims));
+  const Tensor lower = onesided ? out : ember::narrow(out, last, 0, half);
+  fft_stub(self.device().type, FftKind::R2C, true, self, lower, IntArrayRef(dims));
+  if (!onesided && n > half) {
+    // A real signal's spectrum is Hermitian: X[k] = conj(X[-k mod n]) in every
+    // transformed dim, which fills the upper part of the last one.
+    Tensor mirror = ember::flip(ember::narrow(lower, last, 1, n - half), {last});
+    for (int64_t d : dims) {
+      if (d != last && mirror.size(d) > 1) mirror = ember::roll(ember::flip(mirror, {d}), {1}, {d});
+    }
+    ember::narrow(out, last, half, n - half).copy_(ember::conj(mirror));
+  }
   return normalized(out, self, dims, normalization);
 }
 

@@ -141,8 +141,8 @@ Tensor view(const Tensor& self, ScalarType dtype) {
 }
 
 Tensor view_as_real(const Tensor& self) {
-  EMBER_CHECK(self.is_complex(), "view_as_real is only supported for complex tensors");
-  EMBER_CHECK(!self.is_conj(), "view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+  EMBER_CHECK(self.is_complex(), "view_as_real: view_as_real is only supported for complex tensors");
+  EMBER_CHECK(!self.is_conj(), "view_as_real: view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
               "tensor so you can view it as real, use self.resolve_conj()");
   std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
   for (int64_t& s : strides) s *= 2;
@@ -155,18 +155,18 @@ Tensor view_as_complex(const Tensor& self) {
   const ScalarType t = self.scalar_type();
   // Half would need complex32, which Ember does not have.
   EMBER_CHECK(t == ScalarType::Float || t == ScalarType::Double,
-              "view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: {}",
+              "view_as_complex: view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: {}",
               c10::toString(t));
-  EMBER_CHECK(self.dim() != 0, "Input tensor must have one or more dimensions");
-  EMBER_CHECK(self.size(-1) == 2, "Tensor must have a last dimension of size 2");
-  EMBER_CHECK(self.stride(-1) == 1, "Tensor must have a last dimension with stride 1");
+  EMBER_CHECK(self.dim() != 0, "view_as_complex: Input tensor must have one or more dimensions");
+  EMBER_CHECK(self.size(-1) == 2, "view_as_complex: Tensor must have a last dimension of size 2");
+  EMBER_CHECK(self.stride(-1) == 1, "view_as_complex: Tensor must have a last dimension with stride 1");
   std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end() - 1);
   std::vector<int64_t> strides(self.strides().begin(), self.strides().end() - 1);
   for (int64_t& s : strides) {
-    EMBER_CHECK(s % 2 == 0, "Tensor must have a stride divisible by 2 for all but last dimension");
+    EMBER_CHECK(s % 2 == 0, "view_as_complex: Tensor must have a stride divisible by 2 for all but last dimension");
     s /= 2;
   }
-  EMBER_CHECK(self.storage_offset() % 2 == 0, "Tensor must have a storage_offset divisible by 2");
+  EMBER_CHECK(self.storage_offset() % 2 == 0, "view_as_complex: Tensor must have a storage_offset divisible by 2");
   return make_dtype_view(self, c10::toComplexType(t), sizes, strides, self.storage_offset() / 2);
 }
 

@@ -22,6 +22,22 @@ def _int(lib, values):
 # op (a table name) -> function(lib, x) making the call, where x(shape) gives a
 # floating input of the dtype under test and _int an index tensor.
 SAMPLES = {
+    "fft_fft": lambda lib, x: lib.fft.fft(x(8)),
+    "fft_ifft": lambda lib, x: lib.fft.ifft(x(8)),
+    "fft_fft2": lambda lib, x: lib.fft.fft2(x(4, 4)),
+    "fft_ifft2": lambda lib, x: lib.fft.ifft2(x(4, 4)),
+    "fft_fftn": lambda lib, x: lib.fft.fftn(x(2, 4)),
+    "fft_ifftn": lambda lib, x: lib.fft.ifftn(x(2, 4)),
+    "fft_rfft": lambda lib, x: lib.fft.rfft(x(8)),
+    "fft_irfft": lambda lib, x: lib.fft.irfft(x(5)),
+    "fft_rfft2": lambda lib, x: lib.fft.rfft2(x(4, 4)),
+    "fft_irfft2": lambda lib, x: lib.fft.irfft2(x(4, 3)),
+    "fft_rfftn": lambda lib, x: lib.fft.rfftn(x(2, 4)),
+    "fft_irfftn": lambda lib, x: lib.fft.irfftn(x(2, 3)),
+    "fft_hfft": lambda lib, x: lib.fft.hfft(x(5)),
+    "fft_ihfft": lambda lib, x: lib.fft.ihfft(x(8)),
+    "polar": lambda lib, x: lib.polar(x(3), x(3)),
+    "view_as_complex": lambda lib, x: lib.view_as_complex(x(3, 2)),
     "mm": lambda lib, x: lib.mm(x(3, 4), x(4, 2)),
     "bmm": lambda lib, x: lib.bmm(x(2, 3, 4), x(2, 4, 2)),
     "matmul": lambda lib, x: lib.matmul(x(3, 4), x(4)),

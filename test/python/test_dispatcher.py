@@ -26,9 +26,11 @@ def test_ops_namespace_calls_through_the_dispatcher():
 
 def test_registered_kernels_are_visible():
     cuda = ["CUDA"] if ember._C._device_backend_built("cuda") else []
-    assert ember._C._registered_keys("aten::fill_.Scalar") == ["CPU", *cuda, "Meta", "Autograd"]
+    # fill_ and copy_ read through the conjugate and negative bits: fallthroughs on those keys.
+    bits = ["Negative", "Conjugate"]
+    assert ember._C._registered_keys("aten::fill_.Scalar") == ["CPU", *cuda, "Meta", *bits, "Autograd"]
     # One copy_ for every device: backends plug in a copy loop and byte moves, not a kernel.
-    assert ember._C._registered_keys("aten::copy_") == ["Autograd", "CompositeExplicitAutograd"]
+    assert ember._C._registered_keys("aten::copy_") == [*bits, "Autograd", "CompositeExplicitAutograd"]
     assert ember._C._registered_keys("aten::view") == ["Autograd", "CompositeExplicitAutograd"]
     assert ember._C._registered_keys("aten::reshape") == ["CompositeImplicitAutograd"]
     assert ember._C._schema("aten::view") == "aten::view(Tensor(a) self, int[] size) -> Tensor(a)"

@@ -51,7 +51,7 @@ def _resize(x, dims, sizes):
 
 def _check_n(name, n):
     if n is not None and n < 1:
-        raise RuntimeError(f"Invalid number of data points ({n}) specified")
+        raise RuntimeError(f"{name}: Invalid number of data points ({n}) specified")
 
 
 def _wrap(dim, ndim, name):
@@ -112,16 +112,16 @@ def _c2c_or_r2c(name, x, dims, sizes, norm, forward, out):
 @autocast_op("fft_fft")
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D discrete Fourier transform along ``dim`` (zero-padded or cut to ``n``)."""
-    _check_n("fft", n)
     d = _wrap(dim, input.dim(), "fft")
+    _check_n("fft", input.shape[d] if n is None else n)
     return _c2c_or_r2c("fft", input, [d], [input.shape[d] if n is None else n], norm, True, out)
 
 
 @autocast_op("fft_ifft")
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D inverse discrete Fourier transform along ``dim``."""
-    _check_n("ifft", n)
     d = _wrap(dim, input.dim(), "ifft")
+    _check_n("ifft", input.shape[d] if n is None else n)
     return _c2c_or_r2c("ifft", input, [d], [input.shape[d] if n is None else n], norm, False, out)
 
 
@@ -168,8 +168,8 @@ def _r2c_half(name, x, dims, sizes, norm, forward, out):
 @autocast_op("fft_rfft")
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The 1-D Fourier transform of a real signal: the n // 2 + 1 non-negative frequencies."""
-    _check_n("rfft", n)
     d = _wrap(dim, input.dim(), "rfft")
+    _check_n("rfft", input.shape[d] if n is None else n)
     return _r2c_half("rfft", input, [d], [input.shape[d] if n is None else n], norm, True, out)
 
 
@@ -191,12 +191,11 @@ def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 @autocast_op("fft_ihfft")
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The inverse of hfft: the n // 2 + 1 non-negative frequencies of a real signal's inverse transform."""
-    _check_n("ihfft", n)
     d = _wrap(dim, input.dim(), "ihfft")
+    _check_n("ihfft", input.shape[d] if n is None else n)
     return _r2c_half("ihfft", input, [d], [input.shape[d] if n is None else n], norm, False, out)
 
 
-@autocast_op("fft_ihfftn")
 def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
     """The n-dimensional inverse of hfftn."""
     dims, sizes = _dims_and_sizes("ihfftn", _promote("ihfftn", input), s, dim)
@@ -205,7 +204,6 @@ def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
     return _r2c_half("ihfftn", input, dims, sizes, norm, False, out)
 
 
-@autocast_op("fft_ihfft2")
 def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """The 2-D inverse of hfft2."""
     return ihfftn(input, s, dim, norm, out=out)
@@ -266,14 +264,12 @@ def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     return _c2r("hfft", input, [d], [last], last, norm, True, out)
 
 
-@autocast_op("fft_hfftn")
 def hfftn(input, s=None, dim=None, norm=None, *, out=None):
     """The n-dimensional Fourier transform of a Hermitian-symmetric signal (half of the last dim given)."""
     dims, sizes, last = _c2r_dims("hfftn", input, s, dim)
     return _c2r("hfftn", input, dims, sizes, last, norm, True, out)
 
 
-@autocast_op("fft_hfft2")
 def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """The 2-D Fourier transform of a Hermitian-symmetric signal."""
     return hfftn(input, s, dim, norm, out=out)

@@ -100,6 +100,8 @@ SAMPLES = {
     "resolve_conj": lambda d: ember.resolve_conj(ember.conj(t(d, 2, dtype=ember.complex128))),
     "resolve_neg": lambda d: ember.resolve_neg(t(d, 2)),
     "_neg_view": lambda d: aten._neg_view(t(d, 2, 3)),
+    "complex.out": lambda d: ember.complex(t(d, 3), t(d, 1), out=t(d, 0, dtype=ember.complex64)),
+    "polar.out": lambda d: ember.polar(t(d, 3), t(d, 3), out=t(d, 0, dtype=ember.complex64)),
     "view_as_real": lambda d: ember.view_as_real(t(d, 2, 3, dtype=ember.complex64)),
     "view_as_complex": lambda d: ember.view_as_complex(t(d, 3, 2)),
     "to.dtype": lambda d: aten.to.dtype(t(d, 2, 3), ember.float16),

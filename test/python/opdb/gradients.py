@@ -479,6 +479,17 @@ def meth(name):
 
 INF = math.inf
 
+# -- complex views and Fourier transforms (real in, real out: torch compares the same) --
+case("_fft_c2c", "fft_of_complex", lambda lib, x, y: lib.view_as_real(lib.fft.fft(lib.complex(x, y))), N(2, 5), N(2, 5))
+case("_fft_c2c", "ifftn_ortho", lambda lib, x, y: lib.view_as_real(lib.fft.ifftn(lib.complex(x, y), norm="ortho")),
+     N(3, 4), N(3, 4))
+case("_fft_r2c", "rfft", lambda lib, x: lib.view_as_real(lib.fft.rfft(x)), N(3, 6))
+case("_fft_r2c", "fft2_of_real", lambda lib, x: lib.view_as_real(lib.fft.fft2(x)), N(3, 5))
+case("_fft_c2r", "irfft", lambda lib, x: lib.fft.irfft(lib.view_as_complex(x), n=7), N(3, 4, 2))
+case("_fft_c2r", "hfft_even", lambda lib, x: lib.fft.hfft(lib.view_as_complex(x)), N(5, 2))
+case("_neg_view", "neg_view", lambda lib, x: lib._neg_view(x) * 2, N(4))
+case("imag", "imag_of_conj", lambda lib, x, y: lib.complex(x, y).conj().imag * 2, N(4), N(4))
+
 # -- reductions --
 
 for _name in ("sum", "mean"):

@@ -564,6 +564,13 @@ def ref_sgn(x):
     return ref_sign(x)
 
 
+def ref_angle(x):
+    if x.dtype.kind == "c":
+        return np.angle(x)
+    x = _float(x)  # torch: pi below zero (not at -0.0), NaN kept
+    return np.where(np.isnan(x), x, np.where(x < 0, np.pi, 0)).astype(x.dtype)
+
+
 def ref_logit(x, eps=None):
     x = _float(x)
     if eps is not None:
@@ -739,9 +746,8 @@ unary("deg2rad", lambda x: np.deg2rad(_float(x)), REAL)
 unary("rad2deg", lambda x: np.rad2deg(_float(x)), REAL)
 unary("signbit", lambda x: np.signbit(_float(x)), REAL, to_float=False, has_inplace=False)
 unary("sgn", ref_sgn, ALL, to_float=False)
-unary("angle", lambda x: np.angle(x) if x.dtype.kind == "c" else np.where(np.isnan(x), x, np.angle(x)).astype(x.dtype),
-      NUMBERS)
-unary("conj_physical", np.conj, NUMBERS, to_float=False)
+unary("angle", ref_angle, ALL, has_inplace=False)
+unary("conj_physical", np.conj, ALL, to_float=False)
 unary("square", lambda x: np.square(x.astype(np.int64) if x.dtype == bool else x), ALL, to_float=False)
 unary("positive", lambda x: x, NUMBERS, to_float=False, has_inplace=False, supports_out=False,
       torch_supports_out=False)
@@ -749,7 +755,7 @@ unary("logit", ref_logit, REAL, domain=(0.05, 0.95), int_domain=(0, 1))
 unary("logit.eps", ref_logit, REAL, aten="logit", kwargs={"eps": 0.1}, domain=(0.02, 0.98), int_domain=(0, 1))
 
 for _op in _unary:
-    if _op.name in ("sign", "logical_not", "bitwise_not", "gelu.tanh", "sgn", "signbit", "positive"):
+    if _op.name in ("sign", "logical_not", "bitwise_not", "gelu.tanh", "sgn", "signbit", "positive", "angle"):
         _op.function_inplace = False  # torch has no torch.sign_ etc. (Ember has; silu_/gelu_ are Ember's own)
 
 # ---- binary -------------------------------------------------------------------

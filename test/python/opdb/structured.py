@@ -632,6 +632,35 @@ def two_tensor_samples(*pairs):
     return samples
 
 
+FFT_DTYPES = ("float32", "float64") + COMPLEX
+
+
+def fft_fn(name, lib=None):
+    if lib is not None:
+        return lambda *a, **k: getattr(lib.fft, name)(*a, **k)
+    return lambda lib_, *a, **k: getattr(lib_.fft, name)(*a, **k)
+
+
+def ref_fft(name):
+    """NumPy's transform with torch's argument names (dim for axis/axes)."""
+    f = getattr(np.fft, name)
+    if name.endswith("n"):
+        return lambda a, s=None, dim=None, norm=None: f(a, s, dim, norm)
+    return lambda a, n=None, dim=-1, norm=None: f(a, n, dim, norm)
+
+
+def fft_samples(name):
+    def samples(d):
+        out = [Sample((A(d, (3, 8), 0),), desc="rows"),
+               Sample((A(d, (3, 8), 1, view="T"),), {"norm": "ortho"}, desc="transposed_ortho")]
+        if name.endswith("n"):
+            out.append(Sample((A(d, (2, 3, 4), 2),), {"s": (4, 6), "norm": "forward"}, desc="s_forward"))
+        else:
+            out.append(Sample((A(d, (5, 6), 2),), {"n": 7, "dim": 0}, desc="n_dim0"))
+        return out
+    return samples
+
+
 def ref_inner(a, b):
     return np.inner(a, b)
 
@@ -2811,6 +2840,9 @@ OPS = [
     Op("real", lambda d: [Sample((A(d, (2, 3), 0),))], ("float32",) + COMPLEX, np.real),
     Op("imag", lambda d: [Sample((A(d, (2, 3), 0),)), Sample((A(d, (3,), 1, view="strided"),))],
        COMPLEX, np.imag),
+    *[Op(f"fft.{name}", fft_samples(name), dtypes, ref_fft(name), fn=fft_fn(name), torch_fn=fft_fn(name, torch))
+      for name, dtypes in (("fft", FFT_DTYPES), ("ifft", FFT_DTYPES), ("fftn", FFT_DTYPES), ("ifftn", COMPLEX), ("rfft", ("float32", "float64")),
+                           ("irfft", COMPLEX), ("hfft", COMPLEX), ("rfftn", ("float32", "float64")), ("irfftn", COMPLEX))],
     Op("addr", addr_samples, ("int64", "float32", "float64"), ref_addr, method=True),
     Op("addr_", addr_inplace_samples, ("int64", "float32", "float64"), ref_addr, aten="addr_", fn=inplace("addr_")),
     Op("dist", dist_samples, ("float32", "float64"), ref_dist, method=True),
