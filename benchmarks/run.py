@@ -128,6 +128,14 @@ def cases(quick, device="cpu"):
         for workers in (0, 2):
             yield (f"DataLoader: {len(images[0])} images 3x224x224, batch 64, {workers} workers", images,
                    lambda x, w=workers: _loader_epoch(x, w), lambda x, w=workers: _loader_epoch(x, w), None)
+    if device == "cpu":
+        signal, image = arrays((1 << 20,), (256, 256))
+        yield ("fft.fft 1M float32", [signal], lambda x: ember.fft.fft(x), lambda x: torch.fft.fft(x),
+               lambda x: np.fft.fft(x))
+        yield ("fft.rfft 1M float32", [signal], lambda x: ember.fft.rfft(x), lambda x: torch.fft.rfft(x),
+               lambda x: np.fft.rfft(x))
+        yield ("fft.fft2 [256,256] complex64", [(image + 1j * image.T).astype(np.complex64)],
+               lambda x: ember.fft.fft2(x), lambda x: torch.fft.fft2(x), lambda x: np.fft.fft2(x))
     if hasattr(ember, "conv2d"):
         yield ("conv2d [8,64,56,56] 3x3x64", arrays((8, 64, 56, 56), (64, 64, 3, 3)),
                lambda x, w: ember.conv2d(x, w, padding=1), lambda x, w: torch.nn.functional.conv2d(x, w, padding=1),

@@ -484,6 +484,7 @@ case("_fft_c2c", "fft_of_complex", lambda lib, x, y: lib.view_as_real(lib.fft.ff
 case("_fft_c2c", "ifftn_ortho", lambda lib, x, y: lib.view_as_real(lib.fft.ifftn(lib.complex(x, y), norm="ortho")),
      N(3, 4), N(3, 4))
 case("_fft_r2c", "rfft", lambda lib, x: lib.view_as_real(lib.fft.rfft(x)), N(3, 6))
+case("_fft_r2c", "rfft_small", lambda lib, x: lib.view_as_real(lib.fft.rfft(x)), N(2, 4))
 case("_fft_r2c", "fft2_of_real", lambda lib, x: lib.view_as_real(lib.fft.fft2(x)), N(3, 5))
 case("_fft_c2r", "irfft", lambda lib, x: lib.fft.irfft(lib.view_as_complex(x), n=7), N(3, 4, 2))
 case("_fft_c2r", "hfft_even", lambda lib, x: lib.fft.hfft(lib.view_as_complex(x)), N(5, 2))
