@@ -184,4 +184,19 @@ Tensor avg_pool2d_backward(const Tensor& grad, const Tensor& self, IntArrayRef k
                            IntArrayRef padding, bool ceil_mode, bool count_include_pad,
                            std::optional<int64_t> divisor_override);
 
+// Linear algebra (FunctionsManualLinalg.cpp).
+Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& factor);
+std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& A, const Tensor& X, bool left,
+                                                 std::array<bool, 2> mask);
+Tensor det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);
+Tensor slogdet_backward(const Tensor& grad_sign, const Tensor& grad_logabsdet, const Tensor& A, const Tensor& sign);
+Tensor eigh_backward(const Tensor& grad_values, const Tensor& grad_vectors, const Tensor& values,
+                     const Tensor& vectors);
+Tensor svd_backward(const Tensor& grad_U, const Tensor& grad_S, const Tensor& grad_Vh, const Tensor& U,
+                    const Tensor& S, const Tensor& Vh, bool full_matrices);
+Tensor qr_backward(const Tensor& grad_Q, const Tensor& grad_R, const Tensor& Q, const Tensor& R,
+                   std::string_view mode);
+std::tuple<Tensor, Tensor> solve_triangular_backward(const Tensor& grad, const Tensor& A, const Tensor& X, bool upper,
+                                                     bool left, bool unitriangular, std::array<bool, 2> mask);
+
 }  // namespace ember::autograd::manual

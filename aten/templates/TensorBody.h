@@ -113,6 +113,9 @@ class Tensor {
   }
 
   Tensor operator[](int64_t index) const { return select(0, index); }
+  // The last two dims swapped (mT), and conjugated too (mH), as views.
+  Tensor mT() const { return transpose(-2, -1); }
+  Tensor mH() const { return transpose(-2, -1).conj(); }
 
   // Operators from native_functions.yaml with `variants: method`.
 ${tensor_method_declarations}
