@@ -217,7 +217,7 @@ Tensor linalg_det(const Tensor& A) {
   if (A.is_meta()) return ember::empty(batch_shape(A), A.scalar_type(), A.device());
   // Each row swap (pivot i != i) flips the sign.
   const Tensor positions = ember::arange(1, A.size(-1) + 1, 1, ScalarType::Int, A.device());
-  const Tensor swaps = pivots.ne(positions).sum(-1);
+  const Tensor swaps = pivots.ne(positions).sum(IntArrayRef({-1}));
   const Tensor sign = 1 - 2 * ember::remainder(swaps, 2);
   return diag.prod(-1) * sign.to(A.scalar_type());
 }
@@ -231,10 +231,10 @@ std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
   }
   const Tensor diag = LU.diagonal(0, -2, -1);
   const Tensor positions = ember::arange(1, A.size(-1) + 1, 1, ScalarType::Int, A.device());
-  const Tensor swaps = pivots.ne(positions).sum(-1);
+  const Tensor swaps = pivots.ne(positions).sum(IntArrayRef({-1}));
   const Tensor perm_sign = (1 - 2 * ember::remainder(swaps, 2)).to(A.scalar_type());
   const Tensor magnitude = diag.abs();
-  const Tensor logabsdet = magnitude.log().sum(-1);
+  const Tensor logabsdet = magnitude.log().sum(IntArrayRef({-1}));
   const Tensor sign = ember::sgn(diag).prod(-1) * perm_sign;
   return {sign, logabsdet};
 }
