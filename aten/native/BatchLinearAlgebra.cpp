@@ -360,13 +360,13 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
   tau_shape.push_back(k);
   Tensor tau = ember::empty(tau_shape, A.scalar_type(), A.device());
   const int64_t r_rows = complete ? m : k;
-  if (A.is_meta() || A.numel() == 0 || work_a.numel() == 0) {
-    std::vector<int64_t> q_shape = batch_shape(A), r_shape = batch_shape(A);
-    q_shape.insert(q_shape.end(), {m, q_cols});
-    r_shape.insert(r_shape.end(), {r_rows, n});
-    Tensor Q = want_q ? ember::zeros(q_shape, A.scalar_type(), A.device()) : ember::empty({0}, A.scalar_type(), A.device());
-    if (want_q && !A.is_meta() && Q.numel()) Q.copy_(ember::eye(m, q_cols, A.scalar_type(), A.device()).expand(q_shape));
-    return {Q, ember::zeros(r_shape, A.scalar_type(), A.device())};
+  if (A.is_meta() || A.numel() == 0) {  // the same layouts as computed results, without LAPACK
+    Tensor R = ember::narrow(ember::narrow(work_a, -2, 0, r_rows), -1, 0, n).triu();
+    Tensor Q = want_q ? ember::narrow(work_a, -1, 0, q_cols) : ember::empty({0}, A.scalar_type(), A.device());
+    if (!A.is_meta() && want_q && Q.numel()) {
+      Q.copy_(ember::eye(m, q_cols, A.scalar_type(), A.device()).expand(Q.sizes()));
+    }
+    return {Q, R};
   }
   const int mi = static_cast<int>(m), wi = static_cast<int>(width), ki = static_cast<int>(k);
   const int lda = std::max(mi, 1);

@@ -21,7 +21,44 @@ def _int(lib, values):
 
 # op (a table name) -> function(lib, x) making the call, where x(shape) gives a
 # floating input of the dtype under test and _int an index tensor.
+def _pd(lib, x, n=3):
+    """A well-conditioned matrix (positive-definite in its lower triangle)."""
+    return lib.eye(n) * 4 + x(n, n) * 0.1
+
+
 SAMPLES = {
+    "linalg_cholesky": lambda lib, x: lib.linalg.cholesky(_pd(lib, x)),
+    "linalg_cholesky_ex": lambda lib, x: lib.linalg.cholesky_ex(_pd(lib, x)),
+    "cholesky": lambda lib, x: lib.cholesky(_pd(lib, x)),
+    "cholesky_inverse": lambda lib, x: lib.cholesky_inverse(_pd(lib, x).tril()),
+    "cholesky_solve": lambda lib, x: lib.cholesky_solve(x(3, 2), _pd(lib, x).tril()),
+    "linalg_cond": lambda lib, x: lib.linalg.cond(_pd(lib, x)),
+    "linalg_cond.p_str": lambda lib, x: lib.linalg.cond(_pd(lib, x), "fro"),
+    "linalg_eig": lambda lib, x: lib.linalg.eig(x(3, 3)),
+    "linalg_eigh": lambda lib, x: lib.linalg.eigh(x(3, 3)),
+    "linalg_eigvals": lambda lib, x: lib.linalg.eigvals(x(3, 3)),
+    "linalg_eigvalsh": lambda lib, x: lib.linalg.eigvalsh(x(3, 3)),
+    "linalg_householder_product": lambda lib, x: lib.linalg.householder_product(x(4, 3), x(2)),
+    "linalg_inv": lambda lib, x: lib.linalg.inv(_pd(lib, x)),
+    "linalg_inv_ex": lambda lib, x: lib.linalg.inv_ex(_pd(lib, x)),
+    "inverse": lambda lib, x: lib.inverse(_pd(lib, x)),
+    "linalg_lstsq": lambda lib, x: lib.linalg.lstsq(x(4, 3), x(4, 2)),
+    "linalg_matrix_rank": lambda lib, x: lib.linalg.matrix_rank(x(3, 3)),
+    "linalg_matrix_rank.atol_rtol_float": lambda lib, x: lib.linalg.matrix_rank(x(3, 3), atol=0.1, rtol=0.0),
+    "linalg_matrix_rank.atol_rtol_tensor": lambda lib, x: lib.linalg.matrix_rank(x(3, 3), atol=lib.tensor(0.1)),
+    "linalg_matrix_rank.tol_tensor": lambda lib, x: lib.linalg.matrix_rank(x(3, 3), tol=lib.tensor(0.1)),
+    "linalg_qr": lambda lib, x: lib.linalg.qr(x(4, 3)),
+    "qr": lambda lib, x: lib.qr(x(4, 3)),
+    "linalg_solve": lambda lib, x: lib.linalg.solve(_pd(lib, x), x(3, 2)),
+    "linalg_svd": lambda lib, x: lib.linalg.svd(x(4, 3)),
+    "svd": lambda lib, x: lib.svd(x(4, 3)),
+    "linalg_svdvals": lambda lib, x: lib.linalg.svdvals(x(4, 3)),
+    "linalg_tensorinv": lambda lib, x: lib.linalg.tensorinv(_pd(lib, x, 4).reshape(2, 2, 2, 2), ind=2),
+    "linalg_tensorsolve": lambda lib, x: lib.linalg.tensorsolve(_pd(lib, x, 4).reshape(2, 2, 4), x(2, 2)),
+    "linalg_vecdot": lambda lib, x: lib.linalg.vecdot(x(3), x(3)),
+    "pinverse": lambda lib, x: lib.pinverse(x(4, 3)),
+    "lu_solve": lambda lib, x: lib.lu_solve(x(3, 2), *lib.linalg.lu_factor(_pd(lib, x))),
+    "triangular_solve": lambda lib, x: lib.triangular_solve(x(3, 2), _pd(lib, x).triu()),
     "fft_fft": lambda lib, x: lib.fft.fft(x(8)),
     "fft_ifft": lambda lib, x: lib.fft.ifft(x(8)),
     "fft_fft2": lambda lib, x: lib.fft.fft2(x(4, 4)),

@@ -273,7 +273,9 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
     return _write(_C.matmul(Vh.mH * S_inv.to(A.dtype).unsqueeze(-2), U.mH), out)
 
 
-@autocast_op("linalg_matrix_rank")
+@autocast_op(lambda A, *a, atol=None, rtol=None, tol=None, **k: "linalg_matrix_rank.tol_tensor" if tol is not None else "linalg_matrix_rank.atol_rtol_tensor" if isinstance(atol, _C.Tensor) or isinstance(rtol, _C.Tensor) else "linalg_matrix_rank.atol_rtol_float" if atol is not None or rtol is not None else "linalg_matrix_rank",
+              names=("linalg_matrix_rank", "linalg_matrix_rank.atol_rtol_float", "linalg_matrix_rank.atol_rtol_tensor",
+                     "linalg_matrix_rank.tol_tensor"))
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
     """The number of singular values above max(atol, rtol * max S)."""
     _check_matrix("linalg.matrix_rank", A)
@@ -321,6 +323,7 @@ def lstsq(A, B, rcond=None, *, driver=None, out=None):
 
 # ---- norms and conditioning ---------------------------------------------------------
 
+@autocast_op("linalg_vector_norm")
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The ord-norm of x's entries over dim (all of them by default): (sum |x|^ord)^(1/ord), max |x| for inf,
     min |x| for -inf, the count of nonzeros for 0."""
@@ -349,6 +352,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 _MATRIX_ORDS = ("fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2)
 
 
+@autocast_op("linalg_matrix_norm")
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """Frobenius, nuclear, max/min row or column sum (inf/1) and spectral (2/-2) norms of matrices."""
     _check_float("linalg.matrix_norm", A)
@@ -396,7 +400,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
 
 
-@autocast_op("linalg_cond")
+@autocast_op(lambda A, p=None, **k: "linalg_cond.p_str" if isinstance(p, str) else "linalg_cond",
+              names=("linalg_cond", "linalg_cond.p_str"))
 def cond(A, p=None, *, out=None):
     """The condition number in norm p (the 2-norm's: max S / min S)."""
     _check_matrix("linalg.cond", A)
@@ -458,6 +463,7 @@ def matrix_exp(A):
     return result
 
 
+@autocast_op("linalg_multi_dot")
 def multi_dot(tensors, *, out=None):
     """The product of matrices (the first and last may be vectors), left to right."""
     if len(tensors) < 2:

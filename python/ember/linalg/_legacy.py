@@ -23,6 +23,7 @@ def logdet(A):
     return _C.where(sign < 0, _C.full_like(logabsdet, float("nan")), logabsdet)
 
 
+@autocast_op("inverse")
 def inverse(A, *, out=None):
     """The inverse (linalg.inv)."""
     return inv(A, out=out)
@@ -34,6 +35,7 @@ def pinverse(A, rcond=1e-15):
     return pinv(A, rtol=rcond)
 
 
+@autocast_op("svd")
 def svd(A, some=True, compute_uv=True, *, out=None):
     """U, S, V with A = U diag(S) V^H (V, not Vh; reduced unless some=False)."""
     if not compute_uv:
@@ -46,16 +48,19 @@ def svd(A, some=True, compute_uv=True, *, out=None):
     return SVDLegacy(U, S, Vh.mH)
 
 
+@autocast_op("qr")
 def qr(A, some=True, *, out=None):
     """Q, R (reduced unless some=False)."""
     return QRLegacy(*_qr(A, "reduced" if some else "complete"))
 
 
+@autocast_op("cholesky")
 def cholesky(A, upper=False, *, out=None):
     """The Cholesky factor (linalg.cholesky)."""
     return _cholesky(A, upper=upper, out=out)
 
 
+@autocast_op("cholesky_solve")
 def cholesky_solve(B, L, upper=False, *, out=None):
     """X with A X = B, given A's Cholesky factor."""
     if upper:
@@ -64,12 +69,14 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     return solve_triangular(L.mH, Y, upper=True, out=out)
 
 
+@autocast_op("cholesky_inverse")
 def cholesky_inverse(L, upper=False, *, out=None):
     """A^-1 from A's Cholesky factor."""
     eye = _C.eye(L.shape[-1], dtype=L.dtype, device=L.device).expand(L.shape)
     return cholesky_solve(eye, L, upper, out=out)
 
 
+@autocast_op("lu_solve")
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
     """X with A X = b from A's LU factorization."""
     return _lu_solve(LU_data, LU_pivots, b, out=out)
@@ -87,6 +94,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     return LUUnpackResult(P, L, U)
 
 
+@autocast_op("triangular_solve")
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """(X, A) with op(A) X = b, op transposing A when asked (the old spelling of linalg.solve_triangular)."""
     coefficient = A.mT if transpose else A

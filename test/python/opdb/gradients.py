@@ -479,6 +479,33 @@ def meth(name):
 
 INF = math.inf
 
+# -- linear algebra (inputs made well conditioned inside the call) --
+def _spd(lib, x):
+    return x @ x.mT + 3 * lib.eye(x.shape[-1], dtype=x.dtype)
+
+
+def _dominant(lib, x):
+    return x + 3 * lib.eye(x.shape[-1], dtype=x.dtype)
+
+
+case("linalg_cholesky_ex", "cholesky", lambda lib, x: lib.linalg.cholesky(_spd(lib, x)), N(3, 3))
+case("linalg_cholesky_ex", "cholesky_upper_batched", lambda lib, x: lib.linalg.cholesky(_spd(lib, x), upper=True),
+     N(2, 2, 2))
+case("linalg_solve_ex", "solve", lambda lib, a, b: lib.linalg.solve(_dominant(lib, a), b), N(3, 3), N(3, 2))
+case("linalg_solve_ex", "solve_vector_right", lambda lib, a, b: lib.linalg.solve(_dominant(lib, a), b, left=False),
+     N(2, 2), N(3, 2))
+case("linalg_lu_solve", "lu_solve_B",
+     lambda lib, b: lib.linalg.lu_solve(*lib.linalg.lu_factor(lib.eye(3, dtype=b.dtype) * 3 + 0.5), b), N(3, 2))
+case("linalg_det", "det", lambda lib, x: lib.linalg.det(x), N(3, 3))
+case("linalg_slogdet", "slogdet", lambda lib, x: lib.linalg.slogdet(_dominant(lib, x)).logabsdet, N(3, 3))
+case("_linalg_eigh", "eigh", lambda lib, x: (lambda w, v: (w, v @ v.mT * w.sum()))(*lib.linalg.eigh(_spd(lib, x))),
+     N(3, 3))
+case("_linalg_svd", "svd", lambda lib, x: (lambda u, s, vh: (s, u @ vh))(*lib.linalg.svd(x, full_matrices=False)),
+     N(3, 2))
+case("linalg_qr", "qr", lambda lib, x: lib.linalg.qr(x), N(3, 2))
+case("linalg_solve_triangular", "upper_left", lambda lib, a, b: lib.linalg.solve_triangular(
+    _dominant(lib, a).triu(), b, upper=True), N(3, 3), N(3, 2))
+
 # -- complex views and Fourier transforms (real in, real out: torch compares the same) --
 case("_fft_c2c", "fft_of_complex", lambda lib, x, y: lib.view_as_real(lib.fft.fft(lib.complex(x, y))), N(2, 5), N(2, 5))
 case("_fft_c2c", "ifftn_ortho", lambda lib, x, y: lib.view_as_real(lib.fft.ifftn(lib.complex(x, y), norm="ortho")),

@@ -633,6 +633,49 @@ def two_tensor_samples(*pairs):
 
 
 FFT_DTYPES = ("float32", "float64") + COMPLEX
+LAPACK_DTYPES = ("float32", "float64") + COMPLEX
+
+
+def well_conditioned(d, shape, seed=0):
+    """Matrices with a dominant diagonal (invertible, well conditioned)."""
+    x = values(d, shape, seed) * 0.1
+    return Arr(x + 4 * np.eye(shape[-1], dtype=x.dtype), d)
+
+
+def positive_definite(d, shape, seed=0):
+    x = values(d, shape, seed) * 0.3
+    return Arr(x @ np.conj(np.swapaxes(x, -1, -2)) + shape[-1] * np.eye(shape[-1], dtype=x.dtype), d)
+
+
+def square_samples(make):
+    def samples(d):
+        return [Sample((make(d, (3, 3), 0),), desc="single"), Sample((make(d, (2, 4, 4), 1),), desc="batched")]
+    return samples
+
+
+def solve_samples(make):
+    def samples(d):
+        return [Sample((make(d, (3, 3), 0), A(d, (3, 2), 1)), desc="matrix"),
+                Sample((make(d, (2, 4, 4), 2), A(d, (2, 4, 3), 3)), desc="batched")]
+    return samples
+
+
+def linalg_fn(name, lib=None, post=None):
+    def call(lib_, *a, **k):
+        result = getattr((lib or lib_).linalg, name)(*a, **k)
+        return post(result) if post else result
+    if lib is not None:
+        return lambda *a, **k: call(None, *a, **k)
+    return call
+
+
+def linalg_op(name, samples, ref=None, post=None, **kw):
+    return Op(f"linalg.{name}", samples, LAPACK_DTYPES, ref, fn=linalg_fn(name, post=post),
+              torch_fn=linalg_fn(name, torch, post), **kw)
+
+
+def _triu_solve(a, b):
+    return np.linalg.solve(np.triu(a), b)
 
 
 def fft_fn(name, lib=None):
@@ -2843,6 +2886,25 @@ OPS = [
     *[Op(f"fft.{name}", fft_samples(name), dtypes, ref_fft(name), fn=fft_fn(name), torch_fn=fft_fn(name, torch))
       for name, dtypes in (("fft", FFT_DTYPES), ("ifft", FFT_DTYPES), ("fftn", FFT_DTYPES), ("ifftn", COMPLEX), ("rfft", ("float32", "float64")),
                            ("irfft", COMPLEX), ("hfft", COMPLEX), ("rfftn", ("float32", "float64")), ("irfftn", COMPLEX))],
+    linalg_op("cholesky", square_samples(positive_definite), np.linalg.cholesky),
+    linalg_op("lu_factor", square_samples(well_conditioned), post=lambda r: r.LU),
+    Op("linalg.lu_solve", solve_samples(well_conditioned), LAPACK_DTYPES, np.linalg.solve,
+       fn=lambda lib, a, b: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), b),
+       torch_fn=lambda a, b: torch.linalg.lu_solve(*torch.linalg.lu_factor(a), b)),
+    linalg_op("solve", solve_samples(well_conditioned), np.linalg.solve),
+    linalg_op("det", square_samples(well_conditioned), np.linalg.det),
+    linalg_op("slogdet", square_samples(well_conditioned), lambda a: tuple(np.linalg.slogdet(a)),
+              named=("sign", "logabsdet")),
+    linalg_op("eigvalsh", square_samples(positive_definite), np.linalg.eigvalsh),
+    linalg_op("eigvals", square_samples(well_conditioned), None,
+              post=lambda w: w.real.sort(-1).values),
+    linalg_op("svdvals", lambda d: [Sample((A(d, (4, 3), 0),)), Sample((A(d, (2, 3, 5), 1),))],
+              lambda a: np.linalg.svd(a, compute_uv=False)),
+    linalg_op("qr", lambda d: [Sample((A(d, (4, 3), 0),)), Sample((A(d, (2, 3, 5), 1),))],
+              lambda a: tuple(np.linalg.qr(a)), named=("Q", "R")),
+    Op("linalg.solve_triangular", solve_samples(well_conditioned), LAPACK_DTYPES, _triu_solve,
+       fn=lambda lib, a, b: lib.linalg.solve_triangular(a, b, upper=True),
+       torch_fn=lambda a, b: torch.linalg.solve_triangular(a, b, upper=True)),
     Op("addr", addr_samples, ("int64", "float32", "float64"), ref_addr, method=True),
     Op("addr_", addr_inplace_samples, ("int64", "float32", "float64"), ref_addr, aten="addr_", fn=inplace("addr_")),
     Op("dist", dist_samples, ("float32", "float64"), ref_dist, method=True),
