@@ -134,6 +134,17 @@ def cases(quick, device="cpu"):
                lambda x: np.fft.fft(x))
         yield ("fft.rfft 1M float32", [signal], lambda x: ember.fft.rfft(x), lambda x: torch.fft.rfft(x),
                lambda x: np.fft.rfft(x))
+        batch, rhs = arrays((64, 64, 64), (64, 64, 8))
+        batch = batch * 0.1 + 8 * np.eye(64, dtype=np.float32)
+        spd = (batch @ batch.transpose(0, 2, 1)).astype(np.float32)
+        yield ("linalg.solve [64,64,64] x [64,64,8] float32", [batch, rhs], lambda a, b: ember.linalg.solve(a, b),
+               lambda a, b: torch.linalg.solve(a, b), lambda a, b: np.linalg.solve(a, b))
+        yield ("linalg.cholesky [64,64,64] float32", [spd], lambda a: ember.linalg.cholesky(a),
+               lambda a: torch.linalg.cholesky(a), lambda a: np.linalg.cholesky(a))
+        yield ("linalg.eigh [64,64,64] float32", [spd], lambda a: ember.linalg.eigh(a), lambda a: torch.linalg.eigh(a),
+               lambda a: np.linalg.eigh(a))
+        yield ("linalg.svd [64,64,64] float32", [batch], lambda a: ember.linalg.svd(a), lambda a: torch.linalg.svd(a),
+               lambda a: np.linalg.svd(a))
         yield ("fft.fft2 [256,256] complex64", [(image + 1j * image.T).astype(np.complex64)],
                lambda x: ember.fft.fft2(x), lambda x: torch.fft.fft2(x), lambda x: np.fft.fft2(x))
     if hasattr(ember, "conv2d"):

@@ -21,7 +21,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 python3 -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.10" "pybind11>=2.12" "numpy>=1.26" pytest expecttest pyyaml
+  "scikit-build-core>=0.10" "pybind11>=2.12" "numpy>=1.26" pytest expecttest pyyaml scipy
 
 # The CUDA backend is built wherever the CUDA toolkit is (nvcc); its cuBLAS
 # headers (and, on a GPU machine, the library) come from NVIDIA's wheel.

@@ -88,7 +88,7 @@ from .serialization import load, save  # noqa: F401
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
 from ._ops import ops  # noqa: F401
-from . import fft, func, linalg, sparse  # noqa: F401
+from . import fft, func, linalg, sparse, special  # noqa: F401
 from .linalg import _legacy as _linalg_legacy  # noqa: E402
 
 _linalg_legacy.install(__import__("sys").modules[__name__], Tensor)

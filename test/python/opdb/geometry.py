@@ -100,6 +100,12 @@ SAMPLES = {
     "resolve_conj": lambda d: ember.resolve_conj(ember.conj(t(d, 2, dtype=ember.complex128))),
     "resolve_neg": lambda d: ember.resolve_neg(t(d, 2)),
     "_neg_view": lambda d: aten._neg_view(t(d, 2, 3)),
+    "lgamma_": lambda d: (t(d, 3) + 1).lgamma_(),
+    "digamma_": lambda d: (t(d, 3) + 1).digamma_(),
+    "i0_": lambda d: t(d, 3).i0_(),
+    "polygamma_": lambda d: (t(d, 3) + 1).polygamma_(1),
+    "igamma_": lambda d: (t(d, 3) + 1).igamma_(t(d, 3) + 2),
+    "igammac_": lambda d: (t(d, 3) + 1).igammac_(t(d, 3) + 2),
     "complex.out": lambda d: ember.complex(t(d, 3), t(d, 1), out=t(d, 0, dtype=ember.complex64)),
     "polar.out": lambda d: ember.polar(t(d, 3), t(d, 3), out=t(d, 0, dtype=ember.complex64)),
     "view_as_real": lambda d: ember.view_as_real(t(d, 2, 3, dtype=ember.complex64)),
@@ -324,3 +330,22 @@ SAMPLES.update({
                                                out=t(d, 0)),
     "index_add_": lambda d: t(d, 3, 2).index_add_(1, ember.tensor([1], device=d), t(d, 3, 1), alpha=2.0),
 })
+
+# The out= forms of the special functions (ember.special passes out= through).
+_SPECIAL_UNARY = ("lgamma", "digamma", "i0", "special_i0e", "special_i1", "special_i1e", "special_erfcx",
+                  "special_ndtr", "special_ndtri", "special_log_ndtr", "special_entr", "special_bessel_j0",
+                  "special_bessel_j1", "special_bessel_y0", "special_bessel_y1", "special_modified_bessel_i0",
+                  "special_modified_bessel_i1", "special_modified_bessel_k0", "special_modified_bessel_k1",
+                  "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
+                  "special_spherical_bessel_j0", "special_airy_ai")
+_SPECIAL_BINARY = ("igamma", "igammac", "special_zeta", "special_xlog1py") + tuple(
+    f"special_{p}" for p in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                             "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+                             "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+                             "shifted_chebyshev_polynomial_w", "hermite_polynomial_h", "hermite_polynomial_he",
+                             "laguerre_polynomial_l", "legendre_polynomial_p"))
+for _name in _SPECIAL_UNARY:
+    SAMPLES[f"{_name}.out"] = lambda d, n=_name: getattr(aten, n).out(t(d, 2, 3) + 0.5, out=t(d, 0))
+for _name in _SPECIAL_BINARY:
+    SAMPLES[f"{_name}.out"] = lambda d, n=_name: getattr(aten, n).out(t(d, 2, 3) + 1.5, t(d, 3) + 2, out=t(d, 0))
+SAMPLES["polygamma.out"] = lambda d: aten.polygamma.out(2, t(d, 3) + 0.5, out=t(d, 0))

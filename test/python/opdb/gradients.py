@@ -506,6 +506,21 @@ case("linalg_qr", "qr", lambda lib, x: lib.linalg.qr(x), N(3, 2))
 case("linalg_solve_triangular", "upper_left", lambda lib, a, b: lib.linalg.solve_triangular(
     _dominant(lib, a).triu(), b, upper=True), N(3, 3), N(3, 2))
 
+# -- special functions --
+for _name in ("lgamma", "digamma"):
+    case(_name, "positive", fn(_name), U(3, 4, lo=0.5, hi=4.0))
+case("polygamma", "n1", lambda lib, x: lib.polygamma(1, x), U(3, 4, lo=0.5, hi=4.0))
+case("polygamma_", "n2_inplace", lambda lib, x: (x * 1).polygamma_(2), U(3, lo=0.5, hi=4.0))
+case("i0", "i0", fn("i0"), N(3, 4))
+for _name in ("i0e", "i1", "i1e", "erfcx", "ndtr", "log_ndtr"):
+    case(f"special_{_name}", _name, lambda lib, x, n=_name: getattr(lib.special, n)(x), N(3, 4))
+case("special_ndtri", "ndtri", lambda lib, x: lib.special.ndtri(x), U(3, 4, lo=0.05, hi=0.95))
+case("special_entr", "entr", lambda lib, x: lib.special.entr(x), U(3, 4, lo=0.2, hi=3.0))
+case("special_xlog1py", "xlog1py", lambda lib, x, y: lib.special.xlog1py(x, y), N(3, 4), U(3, 4, lo=0.2, hi=3.0))
+case("igamma", "x", lambda lib, x: lib.special.gammainc(lib.full_like(x, 2.5), x), U(3, 4, lo=0.5, hi=5.0))
+case("igammac", "x", lambda lib, x: lib.special.gammaincc(lib.full_like(x, 2.5), x), U(3, 4, lo=0.5, hi=5.0))
+case("lgamma", "mvlgamma", lambda lib, x: lib.mvlgamma(x, 3), U(3, 4, lo=1.5, hi=4.0))
+
 # -- complex views and Fourier transforms (real in, real out: torch compares the same) --
 case("_fft_c2c", "fft_of_complex", lambda lib, x, y: lib.view_as_real(lib.fft.fft(lib.complex(x, y))), N(2, 5), N(2, 5))
 case("_fft_c2c", "ifftn_ortho", lambda lib, x, y: lib.view_as_real(lib.fft.ifftn(lib.complex(x, y), norm="ortho")),

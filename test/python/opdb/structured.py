@@ -12,6 +12,7 @@ Known Ember bugs are strict xfails of exactly the cases they break.
 Deliberate differences from torch are comments where a case leaves them out.
 """
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -672,6 +673,42 @@ def linalg_fn(name, lib=None, post=None):
 def linalg_op(name, samples, ref=None, post=None, **kw):
     return Op(f"linalg.{name}", samples, LAPACK_DTYPES, ref, fn=linalg_fn(name, post=post),
               torch_fn=linalg_fn(name, torch, post), **kw)
+
+
+def _scipy(name, *fixed):
+    def ref(*args):
+        import scipy.special as sp  # imported on use: only these entries need SciPy
+        return getattr(sp, name)(*fixed, *args)
+    return ref
+
+
+def grid(lo, hi, n=29):
+    """Evenly spread values of [lo, hi] (endpoints included) as a sample."""
+    def samples(d):
+        x = np.linspace(lo, hi, n).astype(storage_dtype(d))
+        return [Sample((Arr(x, d),), desc="grid"), Sample((Arr(x.reshape(-1, 1)[: n - n % 2].reshape(2, -1), d),),
+                                                        desc="2d")]
+    return samples
+
+
+def grid2(lo, hi, other, n=17):
+    def samples(d):
+        x = np.linspace(lo, hi, n).astype(storage_dtype(d))
+        return [Sample((Arr(x, d), Arr(np.full(n, other, dtype=storage_dtype(d)), d)), desc=f"other{other}")]
+    return samples
+
+
+def special_op(name, samples, ref, torch_too=True, aten=None, **kw):
+    """An ember.special function checked against SciPy (and torch, where torch is as accurate)."""
+    def make(lib_or_none):
+        if lib_or_none is None:
+            return lambda lib, *a: getattr(lib.special, name)(*a)
+        return lambda *a: getattr(lib_or_none.special, name)(*a)
+
+    def no_torch(d):
+        return [dataclasses.replace(smp, torch=False) for smp in samples(d)]
+    return Op(f"special.{name}", samples if torch_too else no_torch, ("float32", "float64"), ref, fn=make(None),
+              torch_fn=make(torch), aten=aten, **kw)
 
 
 def _triu_solve(a, b):
@@ -2905,6 +2942,50 @@ OPS = [
     Op("linalg.solve_triangular", solve_samples(well_conditioned), LAPACK_DTYPES, _triu_solve,
        fn=lambda lib, a, b: lib.linalg.solve_triangular(a, b, upper=True),
        torch_fn=lambda a, b: torch.linalg.solve_triangular(a, b, upper=True)),
+    special_op("gammaln", grid(-4.7, 9.3), _scipy("gammaln")),
+    special_op("digamma", grid(-4.7, 9.3), _scipy("psi")),
+    special_op("i0", grid(-9, 9), _scipy("i0")),
+    special_op("i0e", grid(-30, 30), _scipy("i0e")),
+    special_op("i1", grid(-9, 9), _scipy("i1")),
+    special_op("i1e", grid(-30, 30), _scipy("i1e")),
+    special_op("erfcx", grid(-5, 30), _scipy("erfcx")),
+    special_op("ndtr", grid(-9, 9), _scipy("ndtr")),
+    special_op("ndtri", grid(0.001, 0.999), _scipy("ndtri")),
+    special_op("log_ndtr", grid(-30, 9), _scipy("log_ndtr")),
+    special_op("entr", grid(0, 5), _scipy("entr")),
+    special_op("bessel_j0", grid(-20, 20), _scipy("j0"), torch_too=False),
+    special_op("bessel_j1", grid(-20, 20), _scipy("j1"), torch_too=False),
+    special_op("bessel_y0", grid(0.1, 20), _scipy("y0"), torch_too=False),
+    special_op("bessel_y1", grid(0.1, 20), _scipy("y1"), torch_too=False),
+    special_op("modified_bessel_i0", grid(-9, 9), _scipy("i0")),
+    special_op("modified_bessel_i1", grid(-9, 9), _scipy("i1")),
+    special_op("modified_bessel_k0", grid(0.1, 20), _scipy("k0")),
+    special_op("modified_bessel_k1", grid(0.1, 20), _scipy("k1")),
+    special_op("scaled_modified_bessel_k0", grid(0.1, 50), _scipy("k0e")),
+    special_op("scaled_modified_bessel_k1", grid(0.1, 50), _scipy("k1e")),
+    special_op("spherical_bessel_j0", grid(-20, 20), lambda x: np.sinc(x / np.pi)),
+    special_op("airy_ai", grid(-8, 8), lambda x: _scipy("airy")(x)[0], torch_too=False),
+    Op("igamma", grid2(0.1, 30, 4.5), ("float32", "float64"), lambda x, a: _scipy("gammainc")(a, x),
+       fn=lambda lib, x, a: lib.special.gammainc(a, x), torch_fn=lambda x, a: torch.special.gammainc(a, x)),
+    Op("igammac", grid2(0.1, 30, 4.5), ("float32", "float64"), lambda x, a: _scipy("gammaincc")(a, x),
+       fn=lambda lib, x, a: lib.special.gammaincc(a, x), torch_fn=lambda x, a: torch.special.gammaincc(a, x)),
+    Op("special_zeta", grid2(0.5, 9, 3.5), ("float32", "float64"), lambda q, s: _scipy("zeta")(s, q),
+       fn=lambda lib, q, s: lib.special.zeta(s, q), torch_fn=lambda q, s: torch.special.zeta(s, q)),
+    special_op("xlog1py", grid2(-0.9, 9, 2.5), _scipy("xlog1py")),
+    *[Op(f"special.polygamma_{n}", grid(0.3, 9), ("float32", "float64"), _scipy("polygamma", n),
+         fn=lambda lib, x, n=n: lib.special.polygamma(n, x), torch_fn=lambda x, n=n: torch.special.polygamma(n, x))
+      for n in (1, 2, 3)],
+    Op("mvlgamma", grid(2.1, 9), ("float32", "float64"),
+       lambda x: np.vectorize(lambda v: _scipy("multigammaln")(v, 3))(x),
+       fn=lambda lib, x: lib.special.multigammaln(x, 3), torch_fn=lambda x: torch.special.multigammaln(x, 3)),
+    *[Op(f"special.{name}", grid2(-1.2, 1.2, degree), ("float32", "float64"), None,
+         fn=lambda lib, x, n, name=name: getattr(lib.special, name)(x, n),
+         torch_fn=lambda x, n, name=name: getattr(torch.special, name)(x, n))
+      for name in ("chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
+                   "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+                   "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
+                   "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")
+      for degree in (3,)],
     Op("addr", addr_samples, ("int64", "float32", "float64"), ref_addr, method=True),
     Op("addr_", addr_inplace_samples, ("int64", "float32", "float64"), ref_addr, aten="addr_", fn=inplace("addr_")),
     Op("dist", dist_samples, ("float32", "float64"), ref_dist, method=True),
