@@ -145,6 +145,15 @@ def cases(quick, device="cpu"):
                lambda a: np.linalg.eigh(a))
         yield ("linalg.svd [64,64,64] float32", [batch], lambda a: ember.linalg.svd(a), lambda a: torch.linalg.svd(a),
                lambda a: np.linalg.svd(a))
+        special_in = arrays((1 << 20,))
+        yield ("special: lgamma 1M float32", special_in, lambda x: ember.lgamma(x), lambda x: torch.lgamma(x), None)
+        yield ("special: i0e 1M float32", special_in, lambda x: ember.special.i0e(x), lambda x: torch.special.i0e(x),
+               None)
+        yield ("special: erfcx 1M float32", special_in, lambda x: ember.special.erfcx(x),
+               lambda x: torch.special.erfcx(x), None)
+        za, zb = [(x + 1j * x.T).astype(np.complex64) for x in arrays((512, 512), (512, 512))]
+        yield ("matmul a @ b.mH 512x512 complex64 (conj view)", [za, zb], lambda a, b: a @ b.mH,
+               lambda a, b: a @ b.mH, lambda a, b: a @ b.conj().T)
         yield ("fft.fft2 [256,256] complex64", [(image + 1j * image.T).astype(np.complex64)],
                lambda x: ember.fft.fft2(x), lambda x: torch.fft.fft2(x), lambda x: np.fft.fft2(x))
     if hasattr(ember, "conv2d"):

@@ -52,14 +52,14 @@ constexpr int64_t kGemmChunkWork = int64_t{1} << 18;
 // of a large GEMM and buys one thread pool for the whole library.
 template <typename T>
 void parallel_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda,
-                   const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+                   const T* B, int64_t ldb, T beta, T* C, int64_t ldc, bool ca = false, bool cb = false) {
   if (m >= n) {
     parallel_for(0, m, std::max<int64_t>(1, kGemmChunkWork / std::max<int64_t>(n * k, 1)), [&](int64_t b, int64_t e) {
-      blas_gemm(ta, tb, e - b, n, k, alpha, ta ? A + b : A + b * lda, lda, B, ldb, beta, C + b * ldc, ldc);
+      blas_gemm(ta, tb, e - b, n, k, alpha, ta ? A + b : A + b * lda, lda, B, ldb, beta, C + b * ldc, ldc, ca, cb);
     });
   } else {
     parallel_for(0, n, std::max<int64_t>(1, kGemmChunkWork / std::max<int64_t>(m * k, 1)), [&](int64_t b, int64_t e) {
-      blas_gemm(ta, tb, m, e - b, k, alpha, A, lda, tb ? B + b * ldb : B + b, ldb, beta, C + b, ldc);
+      blas_gemm(ta, tb, m, e - b, k, alpha, A, lda, tb ? B + b * ldb : B + b, ldb, beta, C + b, ldc, ca, cb);
     });
   }
 }
@@ -140,12 +140,14 @@ void cpu_gemm(const Tensor& a, const Tensor& b, const Tensor& c, const Scalar& a
     });
     return;
   }
-  const BlasOperand A = blas_operand(a), B = blas_operand(b);
+  // BLAS reads a lazily conjugated complex operand as it is (conj-transposed).
+  const bool complex = c10::isComplexType(t);
+  const BlasOperand A = blas_operand(a, complex), B = blas_operand(b, complex);
   visit_blas_type(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     parallel_gemm<T>(A.transposed, B.transposed, m, n, k, alpha.to<T>(), static_cast<const T*>(A.t.data_ptr()), A.ld,
                      static_cast<const T*>(B.t.data_ptr()), B.ld, beta.to<T>(), static_cast<T*>(c.data_ptr()),
-                     c.stride(0));
+                     c.stride(0), A.conj, B.conj);
   });
 }
 

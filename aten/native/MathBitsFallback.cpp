@@ -152,8 +152,13 @@ constexpr const char* kReadsThroughBits[] = {
     "resolve_neg", "empty_like",
 };
 
+// Matrix products hand a conjugated operand to BLAS as a conjugate-transpose
+// (BlasOperand): a @ b.mH copies nothing.
+constexpr const char* kReadsThroughConj[] = {"mm", "mm.out", "addmm", "addmm.out"};
+
 EMBER_LIBRARY_IMPL(aten, Conjugate, m) {
   for (const char* op : kReadsThroughBits) m.impl(op, KernelFunction::makeFallthrough());
+  for (const char* op : kReadsThroughConj) m.impl(op, KernelFunction::makeFallthrough());
 }
 
 EMBER_LIBRARY_IMPL(aten, Negative, m) {

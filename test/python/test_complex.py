@@ -95,6 +95,26 @@ def test_conj_physical():
     same(ember.conj_physical(T([1.0, -2.0])), np.array([1.0, -2.0]))
 
 
+def test_matmul_reads_conjugate_transposes_without_copies():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((5, 4)) + 1j * rng.standard_normal((5, 4))
+    b = rng.standard_normal((6, 4)) + 1j * rng.standard_normal((6, 4))
+    A, B = T(a), T(b)
+    log = ember._C._OperatorLog()
+    with log:
+        product = A @ B.mH
+    assert not {"copy_", "clone", "resolve_conj", "contiguous"} & set(log.names)
+    same(product, a @ b.conj().T, 1e-12)
+    same(A.conj() @ B.mT, a.conj() @ b.T, 1e-12)
+    same(ember.addmm(T(np.ones((5, 6), dtype=complex)).conj(), A, B.mH), 1 + a @ b.conj().T, 1e-12)
+    out = ember.zeros(5, 6, dtype=ember.complex128).conj()
+    ember.mm(A, B.mH, out=out)
+    assert out.is_conj()
+    same(out, a @ b.conj().T, 1e-12)
+    neg = A.conj().imag  # a negative view: read through the fallback
+    same(neg @ ember.ones(4, 2, dtype=ember.float64), -a.imag @ np.ones((4, 2)), 1e-12)
+
+
 # ---- real, imag and the negative bit ------------------------------------------------
 
 def test_real_and_imag_are_writable_views():

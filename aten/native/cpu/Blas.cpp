@@ -124,13 +124,16 @@ void openblas_single_threaded() {
   (void)once;
 }
 
-CBLAS_TRANSPOSE op(bool t) { return t ? CblasTrans : CblasNoTrans; }
+CBLAS_TRANSPOSE op(bool t, bool c = false) {
+  if (c) return t ? CblasConjTrans : CblasConjNoTrans;  // CblasConjNoTrans: OpenBLAS's extension
+  return t ? CblasTrans : CblasNoTrans;
+}
 
 }  // namespace
 
 template <>
 void blas_gemm<float>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
-                      const float* B, int64_t ldb, float beta, float* C, int64_t ldc) {
+                      const float* B, int64_t ldb, float beta, float* C, int64_t ldc, bool, bool) {
   if (sgemm_uses_onednn(m, n, k)) {
     // Inside Ember's parallel regions oneDNN keeps to the calling thread too.
     const dnnl_status_t status =
@@ -145,7 +148,8 @@ void blas_gemm<float>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float a
 
 template <>
 void blas_gemm<double>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const double* A,
-                       int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc) {
+                       int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc, bool,
+                       bool) {
   openblas_single_threaded();
   cblas_dgemm(CblasRowMajor, op(ta), op(tb), m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -153,17 +157,19 @@ void blas_gemm<double>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double
 template <>
 void blas_gemm<c10::complex<float>>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, c10::complex<float> alpha,
                                     const c10::complex<float>* A, int64_t lda, const c10::complex<float>* B,
-                                    int64_t ldb, c10::complex<float> beta, c10::complex<float>* C, int64_t ldc) {
+                                    int64_t ldb, c10::complex<float> beta, c10::complex<float>* C, int64_t ldc,
+                                    bool ca, bool cb) {
   openblas_single_threaded();
-  cblas_cgemm(CblasRowMajor, op(ta), op(tb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+  cblas_cgemm(CblasRowMajor, op(ta, ca), op(tb, cb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
 template <>
 void blas_gemm<c10::complex<double>>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, c10::complex<double> alpha,
                                      const c10::complex<double>* A, int64_t lda, const c10::complex<double>* B,
-                                     int64_t ldb, c10::complex<double> beta, c10::complex<double>* C, int64_t ldc) {
+                                     int64_t ldb, c10::complex<double> beta, c10::complex<double>* C, int64_t ldc,
+                                     bool ca, bool cb) {
   openblas_single_threaded();
-  cblas_zgemm(CblasRowMajor, op(ta), op(tb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
+  cblas_zgemm(CblasRowMajor, op(ta, ca), op(tb, cb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
 }  // namespace ember::native::cpu

@@ -11,11 +11,13 @@
 namespace ember::native::cpu {
 
 // C = beta C + alpha op(A) op(B) for float, double and complex (C is not read
-// when beta is 0). Runs on the calling thread only: Ember's pool splits the
-// work (see parallel_gemm).
+// when beta is 0), op transposing (ta, tb) and, for complex types,
+// conjugating (ca, cb) as BLAS reads the operand: a lazily conjugated
+// matrix costs no copy. Runs on the calling thread only: Ember's pool splits
+// the work (see parallel_gemm).
 template <typename T>
 void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, const T* A, int64_t lda, const T* B,
-               int64_t ldb, T beta, T* C, int64_t ldc);
+               int64_t ldb, T beta, T* C, int64_t ldc, bool ca = false, bool cb = false);
 
 // Whether a float GEMM of this size goes to oneDNN rather than OpenBLAS.
 bool sgemm_uses_onednn(int64_t m, int64_t n, int64_t k);
