@@ -7,6 +7,7 @@
 #include <aten/Functions.h>
 #include <aten/core/ExpandUtils.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/Parallel.h>
 #include <aten/native/cpu/Lapack.h>
 
 #include <climits>
@@ -37,6 +38,19 @@ void check_matrices(const Tensor& A, const char* op, bool square, const char* na
 
 // A copy of A laid out as column-major matrices, batches one after another.
 Tensor column_major_copy(const Tensor& A) { return A.mT().clone(MemoryFormat::Contiguous).mT(); }
+
+// A itself when it is laid out so already (for inputs LAPACK only reads).
+Tensor column_major(const Tensor& A) {
+  const bool ready = !A.is_conj() && !A.is_neg() && A.mT().is_contiguous();
+  return ready ? A : column_major_copy(A);
+}
+
+// f(begin, end) over the batch, a few matrices per task: LAPACK runs on one
+// thread (OpenBLAS is kept single-threaded), so the batch is what splits.
+template <typename F>
+void for_each_batch(int64_t batch, int64_t matrix_elements, const F& f) {
+  parallel_for(0, batch, std::max<int64_t>(1, 4096 / std::max<int64_t>(matrix_elements, 1)), f);
+}
 
 std::vector<int64_t> batch_shape(const Tensor& A) { return std::vector<int64_t>(A.sizes().begin(), A.sizes().end() - 2); }
 
@@ -106,7 +120,9 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool 
     using T = decltype(tag);
     T* data = static_cast<T*>(L.data_ptr());
     int* infos = info.data_ptr<int>();
-    for (int64_t b = 0; b < batch_count(A); ++b) lapack::potrf(upper ? 'U' : 'L', n, data + b * n * n, n, &infos[b]);
+    for_each_batch(batch_count(A), n * n, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) lapack::potrf(upper ? 'U' : 'L', n, data + b * n * n, n, &infos[b]);
+    });
   });
   if (upper) L.triu_(); else L.tril_();
   if (check_errors) {
@@ -135,8 +151,9 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool piv
     T* data = static_cast<T*>(LU.data_ptr());
     int* piv = pivots.data_ptr<int>();
     int* infos = info.data_ptr<int>();
-    for (int64_t b = 0; b < batch_count(A); ++b)
-      lapack::getrf(m, n, data + b * m * n, std::max(m, 1), piv + b * k, &infos[b]);
+    for_each_batch(batch_count(A), m * n, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) lapack::getrf(m, n, data + b * m * n, std::max(m, 1), piv + b * k, &infos[b]);
+    });
   });
   if (check_errors) {
     const int64_t b = first_failure(info);
@@ -165,7 +182,7 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   std::vector<int64_t> piv_shape = batch_shape(A_b);
   piv_shape.push_back(n);
   const Tensor piv = pivots.expand(piv_shape).contiguous();
-  const Tensor A_c = column_major_copy(A_b);
+  const Tensor A_c = column_major(A_b);
   Tensor X = column_major_copy(B_b);
   if (X.is_meta() || X.numel() == 0) return X;
   const int ni = static_cast<int>(n), k = static_cast<int>(B.size(-1));
@@ -175,11 +192,13 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
     const T* a = static_cast<const T*>(A_c.data_ptr());
     T* x = static_cast<T*>(X.data_ptr());
     const int* p = piv.data_ptr<int>();
-    int info = 0;
-    for (int64_t b = 0; b < batch_count(X); ++b) {
-      lapack::getrs(adjoint ? (complex ? 'C' : 'T') : 'N', ni, k, a + b * n * n, std::max(ni, 1), p + b * n,
-                    x + b * n * k, std::max(ni, 1), &info);
-    }
+    for_each_batch(batch_count(X), n * (n + k), [&](int64_t begin, int64_t end) {
+      int info = 0;
+      for (int64_t b = begin; b < end; ++b) {
+        lapack::getrs(adjoint ? (complex ? 'C' : 'T') : 'N', ni, k, a + b * n * n, std::max(ni, 1), p + b * n,
+                      x + b * n * k, std::max(ni, 1), &info);
+      }
+    });
   });
   return X;
 }
@@ -210,33 +229,35 @@ std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, boo
   return {vector ? X.squeeze(left ? -1 : -2) : X, info};
 }
 
-Tensor linalg_det(const Tensor& A) {
-  check_matrices(A, "linalg.det", true);
+namespace {
+
+// U's diagonal and the permutation's sign (+-1, A's dtype) of A = P L U:
+// det A = sign * prod(diag).
+std::pair<Tensor, Tensor> lu_diagonal_and_sign(const Tensor& A) {
   auto [LU, pivots, info] = ember::linalg_lu_factor_ex(A, true, false);
-  const Tensor diag = LU.diagonal(0, -2, -1);
-  if (A.is_meta()) return ember::empty(batch_shape(A), A.scalar_type(), A.device());
   // Each row swap (pivot i != i) flips the sign.
   const Tensor positions = ember::arange(1, A.size(-1) + 1, 1, ScalarType::Int, A.device());
   const Tensor swaps = pivots.ne(positions).sum(IntArrayRef({-1}));
-  const Tensor sign = 1 - 2 * ember::remainder(swaps, 2);
-  return diag.prod(-1) * sign.to(A.scalar_type());
+  return {LU.diagonal(0, -2, -1), (1 - 2 * ember::remainder(swaps, 2)).to(A.scalar_type())};
+}
+
+}  // namespace
+
+Tensor linalg_det(const Tensor& A) {
+  check_matrices(A, "linalg.det", true);
+  if (A.is_meta()) return ember::empty(batch_shape(A), A.scalar_type(), A.device());
+  auto [diag, sign] = lu_diagonal_and_sign(A);
+  return diag.prod(-1) * sign;
 }
 
 std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
   check_matrices(A, "linalg.slogdet", true);
-  auto [LU, pivots, info] = ember::linalg_lu_factor_ex(A, true, false);
   const ScalarType real = c10::toRealValueType(A.scalar_type());
   if (A.is_meta()) {
     return {ember::empty(batch_shape(A), A.scalar_type(), A.device()), ember::empty(batch_shape(A), real, A.device())};
   }
-  const Tensor diag = LU.diagonal(0, -2, -1);
-  const Tensor positions = ember::arange(1, A.size(-1) + 1, 1, ScalarType::Int, A.device());
-  const Tensor swaps = pivots.ne(positions).sum(IntArrayRef({-1}));
-  const Tensor perm_sign = (1 - 2 * ember::remainder(swaps, 2)).to(A.scalar_type());
-  const Tensor magnitude = diag.abs();
-  const Tensor logabsdet = magnitude.log().sum(IntArrayRef({-1}));
-  const Tensor sign = ember::sgn(diag).prod(-1) * perm_sign;
-  return {sign, logabsdet};
+  auto [diag, sign] = lu_diagonal_and_sign(A);
+  return {ember::sgn(diag).prod(-1) * sign, diag.abs().log().sum(IntArrayRef({-1}))};
 }
 
 // ---- Hermitian eigenvalues, SVD, QR -----------------------------------------------------
@@ -265,15 +286,21 @@ std::tuple<Tensor, Tensor> _linalg_eigh(const Tensor& A, std::string_view UPLO, 
     R rwork_size{};
     int iwork_size = 0, info = 0;
     lapack::heevd(jobz, uplo, n, a, n, w, &work_size, -1, &rwork_size, -1, &iwork_size, -1, &info);
-    std::vector<T> work(static_cast<size_t>(std::real(work_size)) + 1);
-    std::vector<R> rwork(static_cast<size_t>(rwork_size) + 1);
-    std::vector<int> iwork(static_cast<size_t>(iwork_size) + 1);
-    for (int64_t b = 0; b < batch_count(A); ++b) {
-      lapack::heevd(jobz, uplo, n, a + b * n * n, n, w + b * n, work.data(), static_cast<int>(work.size()),
-                    rwork.data(), static_cast<int>(rwork.size()), iwork.data(), static_cast<int>(iwork.size()), &info);
-      if (info > 0 && failed < 0) {
+    std::vector<int> infos(batch_count(A), 0);
+    for_each_batch(batch_count(A), n * n, [&](int64_t begin, int64_t end) {
+      std::vector<T> work(static_cast<size_t>(std::real(work_size)) + 1);
+      std::vector<R> rwork(static_cast<size_t>(rwork_size) + 1);
+      std::vector<int> iwork(static_cast<size_t>(iwork_size) + 1);
+      for (int64_t b = begin; b < end; ++b) {
+        lapack::heevd(jobz, uplo, n, a + b * n * n, n, w + b * n, work.data(), static_cast<int>(work.size()),
+                      rwork.data(), static_cast<int>(rwork.size()), iwork.data(), static_cast<int>(iwork.size()),
+                      &infos[b]);
+      }
+    });
+    for (int64_t b = 0; b < batch_count(A) && failed < 0; ++b) {
+      if (infos[b] > 0) {
         failed = b;
-        failed_info = info;
+        failed_info = infos[b];
       }
     }
   });
@@ -330,14 +357,20 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matric
     int info = 0;
     lapack::gesdd(jobz, mi, ni, a, std::max(mi, 1), s, u, ldu, vt, ldvt, &work_size, -1, rwork.data(), iwork.data(),
                   &info);
-    std::vector<T> work(static_cast<size_t>(std::real(work_size)) + 1);
     const int64_t u_stride = compute_uv ? m * u_cols : 0, vt_stride = compute_uv ? vh_rows * n : 0;
-    for (int64_t b = 0; b < batch_count(A); ++b) {
-      lapack::gesdd(jobz, mi, ni, a + b * m * n, std::max(mi, 1), s + b * ki, u + b * u_stride, ldu,
-                    vt + b * vt_stride, ldvt, work.data(), static_cast<int>(work.size()), rwork.data(), iwork.data(),
-                    &info);
-      if (info > 0 && failed < 0) failed = b;
-    }
+    std::vector<int> infos(batch_count(A), 0);
+    for_each_batch(batch_count(A), m * n, [&](int64_t begin, int64_t end) {
+      std::vector<T> work(static_cast<size_t>(std::real(work_size)) + 1);
+      std::vector<R> task_rwork(rwork.size());
+      std::vector<int> task_iwork(iwork.size());
+      for (int64_t b = begin; b < end; ++b) {
+        lapack::gesdd(jobz, mi, ni, a + b * m * n, std::max(mi, 1), s + b * ki, u + b * u_stride, ldu,
+                      vt + b * vt_stride, ldvt, work.data(), static_cast<int>(work.size()), task_rwork.data(),
+                      task_iwork.data(), &infos[b]);
+      }
+    });
+    for (int64_t b = 0; b < batch_count(A) && failed < 0; ++b)
+      if (infos[b] > 0) failed = b;
   });
   EMBER_CHECK(failed < 0, "linalg.svd: {}The algorithm failed to converge because the input matrix is "
               "ill-conditioned or has too many repeated singular values.", batch_prefix(A, failed));
@@ -377,10 +410,13 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
     T work_size{};
     int info = 0;
     lapack::geqrf(mi, static_cast<int>(n), a, lda, t, &work_size, -1, &info);
-    std::vector<T> work(static_cast<size_t>(std::real(work_size)) + 1);
-    for (int64_t b = 0; b < batch_count(A); ++b)
-      lapack::geqrf(mi, static_cast<int>(n), a + b * m * width, lda, t + b * k, work.data(),
-                    static_cast<int>(work.size()), &info);
+    for_each_batch(batch_count(A), m * width, [&](int64_t begin, int64_t end) {
+      std::vector<T> work(static_cast<size_t>(std::real(work_size)) + 1);
+      int task_info = 0;
+      for (int64_t b = begin; b < end; ++b)
+        lapack::geqrf(mi, static_cast<int>(n), a + b * m * width, lda, t + b * k, work.data(),
+                      static_cast<int>(work.size()), &task_info);
+    });
   });
   Tensor R = ember::narrow(ember::narrow(work_a, -2, 0, r_rows), -1, 0, n).triu();
   if (!want_q) return {ember::empty({0}, A.scalar_type(), A.device()), R};
@@ -392,9 +428,13 @@ std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, std::string_view mode) {
     T work_size{};
     int info = 0;
     lapack::orgqr(mi, qc, ki, a, lda, t, &work_size, -1, &info);
-    std::vector<T> work(static_cast<size_t>(std::real(work_size)) + 1);
-    for (int64_t b = 0; b < batch_count(A); ++b)
-      lapack::orgqr(mi, qc, ki, a + b * m * width, lda, t + b * k, work.data(), static_cast<int>(work.size()), &info);
+    for_each_batch(batch_count(A), m * width, [&](int64_t begin, int64_t end) {
+      std::vector<T> work(static_cast<size_t>(std::real(work_size)) + 1);
+      int task_info = 0;
+      for (int64_t b = begin; b < end; ++b)
+        lapack::orgqr(mi, qc, ki, a + b * m * width, lda, t + b * k, work.data(), static_cast<int>(work.size()),
+                      &task_info);
+    });
   });
   (void)wi;
   return {ember::narrow(work_a, -1, 0, q_cols), R};
@@ -418,11 +458,12 @@ std::tuple<Tensor, Tensor> linalg_eig(const Tensor& A) {
     T* a = static_cast<T*>(work_a.data_ptr());
     C* w = static_cast<C*>(values.data_ptr());
     C* v = static_cast<C*>(vectors.data_ptr());
-    for (int64_t b = 0; b < batch_count(A); ++b) {
-      int info = 0;
-      lapack::geev(n, a + b * n * n, w + b * n, v + b * n * n, &info);
-      if (info > 0 && failed < 0) failed = b;
-    }
+    std::vector<int> infos(batch_count(A), 0);
+    for_each_batch(batch_count(A), n * n, [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b) lapack::geev(n, a + b * n * n, w + b * n, v + b * n * n, &infos[b]);
+    });
+    for (int64_t b = 0; b < batch_count(A) && failed < 0; ++b)
+      if (infos[b] > 0) failed = b;
   });
   EMBER_CHECK(failed < 0, "linalg.eig: {}The algorithm failed to converge because the input matrix is "
               "ill-conditioned or has too many repeated eigenvalues.", batch_prefix(A, failed));
@@ -445,7 +486,7 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
               "linalg.solve_triangular: Incompatible shapes of A and B for the equation AX = B ({}x{} and {}x{})", n,
               n, B.size(-2), B.size(-1));
   auto [A_b, B_b] = broadcast_batches(A, B);
-  const Tensor A_c = column_major_copy(A_b);
+  const Tensor A_c = column_major(A_b);
   Tensor X = column_major_copy(B_b);
   if (X.is_meta() || X.numel() == 0) return X;
   const int ni = static_cast<int>(n), k = static_cast<int>(B.size(-1));
@@ -453,9 +494,10 @@ Tensor linalg_solve_triangular(const Tensor& A, const Tensor& B, bool upper, boo
     using T = decltype(tag);
     const T* a = static_cast<const T*>(A_c.data_ptr());
     T* x = static_cast<T*>(X.data_ptr());
-    for (int64_t b = 0; b < batch_count(X); ++b) {
-      lapack::trsm_left(upper, unitriangular, ni, k, a + b * n * n, std::max(ni, 1), x + b * n * k, std::max(ni, 1));
-    }
+    for_each_batch(batch_count(X), n * (n + k), [&](int64_t begin, int64_t end) {
+      for (int64_t b = begin; b < end; ++b)
+        lapack::trsm_left(upper, unitriangular, ni, k, a + b * n * n, std::max(ni, 1), x + b * n * k, std::max(ni, 1));
+    });
   });
   return X;
 }

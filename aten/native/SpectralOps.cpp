@@ -6,7 +6,9 @@
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/SpectralOps.h>
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace ember::native {
 
@@ -45,6 +47,23 @@ Tensor normalized(Tensor result, const Tensor& logical, IntArrayRef dims, int64_
   return result;
 }
 
+// A new tensor of `sizes` whose dims lie in memory in the order of self's:
+// FFTW then reads and writes along the same strides (a transposed input gets
+// a transposed result), which runs several times faster than transposing
+// on the way.
+Tensor empty_in_order_of(const Tensor& self, IntArrayRef sizes, ScalarType dtype) {
+  const int64_t n = self.dim();
+  std::vector<int64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return self.stride(a) > self.stride(b); });
+  std::vector<int64_t> permuted_sizes, inverse(n);
+  for (int64_t i = 0; i < n; ++i) {
+    permuted_sizes.push_back(sizes[order[i]]);
+    inverse[order[i]] = i;
+  }
+  return ember::empty(permuted_sizes, dtype, self.device()).permute(inverse);
+}
+
 bool is_fft_float(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double; }
 
 }  // namespace
@@ -56,7 +75,7 @@ Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool
               "Unsupported dtype {}", c10::toString(self.scalar_type()));
   const std::vector<int64_t> dims = checked_dims(self, dim, "_fft_c2c");
   check_signal_sizes(self, dims);
-  Tensor out = ember::empty(self.sizes(), self.scalar_type(), self.device());
+  Tensor out = empty_in_order_of(self, self.sizes(), self.scalar_type());
   if (out.is_meta() || out.numel() == 0) return out;
   fft_stub(self.device().type, FftKind::C2C, forward, self, out, IntArrayRef(dims));
   return normalized(out, self, dims, normalization);
@@ -71,7 +90,7 @@ Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool
   const int64_t n = self.size(last), half = n / 2 + 1;
   std::vector<int64_t> sizes = self.sizes().vec();
   if (onesided) sizes[last] = half;
-  Tensor out = ember::empty(sizes, c10::toComplexType(self.scalar_type()), self.device());
+  Tensor out = empty_in_order_of(self, sizes, c10::toComplexType(self.scalar_type()));
   if (out.is_meta() || out.numel() == 0) return out;
   const Tensor lower = onesided ? out : ember::narrow(out, last, 0, half);
   fft_stub(self.device().type, FftKind::R2C, true, self, lower, IntArrayRef(dims));

@@ -7,8 +7,8 @@
 // enough: FFTW's estimated plans run 2-4x slower on 2-D transforms. What was
 // learned (FFTW's "wisdom") is kept in a file in the user's cache dir and
 // read back by the next process: each geometry is measured once per
-// machine. Misaligned arrays, large signals and huge batches are planned by
-// estimate (kMaxMeasuredSignal).
+// machine. Large signals and huge batches are planned by estimate
+// (kMaxMeasuredSignal).
 
 #include <aten/Parallel.h>
 #include <aten/native/SpectralOps.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <list>
@@ -209,14 +210,18 @@ int64_t extent(const std::vector<fftw_iodim64>& dims, const std::vector<fftw_iod
   return last + 1;
 }
 
-// Scratch arrays for measuring, freed when planning is done.
+// Scratch arrays for measuring, freed when planning is done. Each sits at
+// the same offset from a 64-byte boundary as the array it stands for, so the
+// plan made on it may run on that array (FFTW compares SIMD alignments).
 template <typename R>
 struct Scratch {
+  void* base;
   void* p;
-  explicit Scratch(size_t bytes) : p(Fftw<R>::malloc(std::max<size_t>(bytes, 16))) {
-    EMBER_CHECK(p != nullptr, "fft: out of memory for FFTW's planning buffers ({} bytes)", bytes);
+  Scratch(size_t bytes, const void* like) : base(Fftw<R>::malloc(bytes + 64)) {
+    EMBER_CHECK(base != nullptr, "fft: out of memory for FFTW's planning buffers ({} bytes)", bytes);
+    p = static_cast<char*>(base) + reinterpret_cast<uintptr_t>(like) % 64;
   }
-  ~Scratch() { Fftw<R>::free(p); }
+  ~Scratch() { Fftw<R>::free(base); }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;
 };
@@ -269,15 +274,15 @@ void run_fft(FftKind kind, bool forward, const Tensor& input, const Tensor& outp
   // Measured on scratch arrays aligned as FFTW aligns (as Ember's allocator does).
   int64_t signal = 1;
   for (const fftw_iodim64& d : dims) signal *= d.n;
-  const bool measure = key.in_alignment == 0 && key.out_alignment == 0 && !key.in_place &&
-                       signal <= kMaxMeasuredSignal && std::max(in_extent, out_extent) <= kMaxMeasuredElements;
+  const bool measure = !key.in_place && signal <= kMaxMeasuredSignal &&
+                       std::max(in_extent, out_extent) <= kMaxMeasuredElements;
   auto plan = plan_cache<R>().get(key, measure, [&](unsigned flags) {
     std::optional<Scratch<R>> scratch_in, scratch_out;
     void* plan_in = in;
     void* plan_out = out;
     if (measure) {
-      plan_in = scratch_in.emplace(static_cast<size_t>(in_extent) * in_element).p;
-      plan_out = scratch_out.emplace(static_cast<size_t>(out_extent) * out_element).p;
+      plan_in = scratch_in.emplace(static_cast<size_t>(in_extent) * in_element, in).p;
+      plan_out = scratch_out.emplace(static_cast<size_t>(out_extent) * out_element, out).p;
     }
     switch (kind) {
       case FftKind::C2C:

@@ -4,6 +4,7 @@ primitives ember._C._fft_c2c, _fft_r2c and _fft_c2r (FFTW on the CPU), which
 carry the gradients."""
 
 from .. import _C
+from .._out import write as write_out
 from ..amp._python_ops import autocast_op
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
@@ -83,12 +84,9 @@ def _dims_and_sizes(name, x, s, dim):
 
 
 def _finish(result, out):
-    if out is None:
-        return result
-    if out.dtype != result.dtype:
+    if out is not None and out.dtype != result.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead")
-    out.resize_(result.shape)
-    return out.copy_(result)
+    return write_out(result, out)
 
 
 # ---- complex-to-complex and real-to-complex ------------------------------------------

@@ -7,6 +7,7 @@ import math
 from collections import namedtuple
 
 from .. import _C
+from .._out import write as _write
 from ..amp._python_ops import autocast_op
 
 __all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
@@ -27,19 +28,6 @@ EigResult = namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
 SVDResult = namedtuple("linalg_svd", ["U", "S", "Vh"])
 QRResult = namedtuple("linalg_qr", ["Q", "R"])
 LstsqResult = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
-
-
-def _write(result, out):
-    """result, or out (a tensor or a tuple of them) filled with it."""
-    if out is None:
-        return result
-    if isinstance(out, (tuple, list)):
-        for o, r in zip(out, result):
-            o.resize_(r.shape)
-            o.copy_(r)
-        return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
-    out.resize_(result.shape)
-    return out.copy_(result)
 
 
 def _batch_prefix(A, index):
