@@ -202,7 +202,8 @@ Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Scalar& e
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
   // 0^e has derivative 0 in e for e >= 0 (log 0 would give nan).
   Tensor g = grad * (result * self.log()).conj();
-  return g.masked_fill(self.eq(0).logical_and(exponent.ge(0)), 0);
+  const Tensor nonnegative = exponent.is_complex() ? ember::real(exponent).ge(0) : exponent.ge(0);
+  return g.masked_fill(self.eq(0).logical_and(nonnegative), 0);
 }
 
 Tensor extremum_backward(const Tensor& grad, const Tensor& self, const Tensor& other, bool is_max) {

@@ -92,6 +92,10 @@ from . import fft, func, linalg, sparse, special  # noqa: F401
 from .linalg import _legacy as _linalg_legacy  # noqa: E402
 
 _linalg_legacy.install(__import__("sys").modules[__name__], Tensor)
+from ._stft import istft, kaiser_window, stft  # noqa: E402,F401
+
+Tensor.stft = stft
+Tensor.istft = istft
 from .func import vmap  # noqa: F401,E402  (torch.vmap)
 from .sparse import layout, sparse_coo, sparse_coo_tensor, strided  # noqa: F401
 
