@@ -5,6 +5,7 @@ Autograd comes through those ops."""
 
 import ember as _e
 from ember import _C
+from ember.amp._python_ops import autocast_op
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
@@ -48,6 +49,9 @@ def _check_lengths(name, n_fft, hop_length, win_length, signal_length=None):
         raise RuntimeError(f"{name}: expected 0 < win_length <= n_fft, but got win_length={win_length}")
 
 
+# torch's Python stft pads for `center` itself and calls the plain overload;
+# stft.center is the same function with the padding done by the op.
+@autocast_op(lambda *a, **k: "stft", names=("stft", "stft.center"))
 def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode="reflect",
          normalized=False, onesided=None, return_complex=None):
     """The short-time Fourier transform: frames of n_fft samples every hop_length, windowed, transformed.

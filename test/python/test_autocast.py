@@ -57,6 +57,8 @@ SAMPLES = {
     "linalg_tensorsolve": lambda lib, x: lib.linalg.tensorsolve(_pd(lib, x, 4).reshape(2, 2, 4), x(2, 2)),
     "linalg_vecdot": lambda lib, x: lib.linalg.vecdot(x(3), x(3)),
     "pinverse": lambda lib, x: lib.pinverse(x(4, 3)),
+    "stft": lambda lib, x: lib.stft(x(64), 16, window=lib.hann_window(16), return_complex=True),
+    "stft.center": lambda lib, x: lib.stft(x(64), 16, center=True, pad_mode="constant", return_complex=True),
     "lu_solve": lambda lib, x: lib.lu_solve(x(3, 2), *lib.linalg.lu_factor(_pd(lib, x))),
     "triangular_solve": lambda lib, x: lib.triangular_solve(x(3, 2), _pd(lib, x).triu()),
     "fft_fft": lambda lib, x: lib.fft.fft(x(8)),
