@@ -58,6 +58,8 @@ struct Fftw<double> {
   static int alignment_of(void* p) { return fftw_alignment_of(static_cast<double*>(p)); }
   static void* malloc(size_t bytes) { return fftw_malloc(bytes); }
   static void free(void* p) { fftw_free(p); }
+  static void init_threads() { fftw_init_threads(); }
+  static void plan_with_nthreads(int n) { fftw_plan_with_nthreads(n); }
   static void import_wisdom(const char* path) { fftw_import_wisdom_from_filename(path); }
   static void export_wisdom(const char* path) { fftw_export_wisdom_to_filename(path); }
   static constexpr const char* kWisdomFile = "fftw_wisdom_double";
@@ -86,6 +88,8 @@ struct Fftw<float> {
   static int alignment_of(void* p) { return fftwf_alignment_of(static_cast<float*>(p)); }
   static void* malloc(size_t bytes) { return fftwf_malloc(bytes); }
   static void free(void* p) { fftwf_free(p); }
+  static void init_threads() { fftwf_init_threads(); }
+  static void plan_with_nthreads(int n) { fftwf_plan_with_nthreads(n); }
   static void import_wisdom(const char* path) { fftwf_import_wisdom_from_filename(path); }
   static void export_wisdom(const char* path) { fftwf_export_wisdom_to_filename(path); }
   static constexpr const char* kWisdomFile = "fftwf_wisdom_float";
@@ -171,8 +175,7 @@ class PlanCache {
         return entries_.front().second;
       }
     }
-    fftw_plan_with_nthreads(key.threads);
-    fftwf_plan_with_nthreads(key.threads);
+    Fftw<R>::plan_with_nthreads(key.threads);
     Plan plan = make(measure ? FFTW_MEASURE : FFTW_ESTIMATE);
     EMBER_CHECK(plan != nullptr, "fft: FFTW could not plan this transform");
     if (measure) save_wisdom<R>();
@@ -184,14 +187,11 @@ class PlanCache {
     return plan;
   }
 
-  // FFTW's planner (for both precisions) is not thread-safe.
+  // FFTW's planner (one per precision: fftw and fftwf are separate
+  // libraries) is not thread-safe.
   static std::mutex& planner_mutex() {
     static std::mutex m;
-    static const bool threads_ready = [] {
-      fftw_init_threads();
-      fftwf_init_threads();
-      return true;
-    }();
+    static const bool threads_ready = (Fftw<R>::init_threads(), true);
     (void)threads_ready;
     return m;
   }

@@ -29,7 +29,7 @@ def _promote(name, x, require_complex=False):
     if not isinstance(x, _C.Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}")
     if x.dtype in (_C.float16, _C.bfloat16):
-        raise RuntimeError(f"{name}: Unsupported dtype {str(x.dtype).replace('ember.', '').capitalize()} "
+        raise RuntimeError(f"{name}: Unsupported dtype {'Half' if x.dtype == _C.float16 else 'BFloat16'} "
                            "(the CPU transforms take float32, float64 and complex inputs)")
     if not (x.is_floating_point() or x.is_complex()):
         x = x.to(_C.get_default_dtype())

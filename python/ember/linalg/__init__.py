@@ -47,12 +47,18 @@ def _eye_like(A):
     return _C.eye(n, dtype=A.dtype, device=A.device).expand(A.shape)
 
 
+# torch's ScalarType names, as its messages spell dtypes.
+_SCALAR_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+                      "int64": "Long", "float16": "Half", "bfloat16": "BFloat16"}
+
+
 def _check_float(name, A):
     if not isinstance(A, _C.Tensor):
         raise TypeError(f"{name}(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
     if not (A.is_floating_point() or A.is_complex()) or A.dtype in (_C.float16, _C.bfloat16):
+        dtype = str(A.dtype).replace("ember.", "")
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{str(A.dtype).replace('ember.', '').capitalize()}")
+                           f"{_SCALAR_TYPE_NAMES.get(dtype, dtype)}")
 
 
 def _check_matrix(name, A, square=False):
@@ -318,8 +324,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if not isinstance(x, _C.Tensor):
         raise TypeError(f"linalg.vector_norm(): argument 'x' (position 1) must be Tensor, not {type(x).__name__}")
     if not (x.is_floating_point() or x.is_complex()):
+        dtype = str(x.dtype).replace("ember.", "")
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{str(x.dtype).replace('ember.', '').capitalize()}")
+                           f"{_SCALAR_TYPE_NAMES.get(dtype, dtype)}")
     if dtype is not None:
         x = x.to(dtype)
     if isinstance(dim, int):
