@@ -45,6 +45,15 @@ Tensor special_binary(const Tensor& a, const Tensor& b, const Tensor& out, const
   return iter.output();
 }
 
+// P_n(x) (P_n(2x - 1) for the shifted ones); n is read as an integer (NaN stays NaN).
+template <special::Polynomial Kind, bool Shifted>
+Tensor polynomial_out(const Tensor& x, const Tensor& n, const Tensor& out, const char* name) {
+  return special_binary(x, n, out, name, [](double v, double degree) {
+    if (std::isnan(degree)) return degree;
+    return special::polynomial(Kind, Shifted ? 2 * v - 1 : v, static_cast<int64_t>(degree));
+  });
+}
+
 }  // namespace
 
 Tensor lgamma_out(const Tensor& self, const Tensor& out) {
@@ -156,75 +165,51 @@ Tensor special_xlog1py_out(const Tensor& self, const Tensor& other, const Tensor
 }
 
 Tensor special_chebyshev_polynomial_t_out(const Tensor& x, const Tensor& n, const Tensor& out) {
-  return special_binary(x, n, out, "special_chebyshev_polynomial_t", [](double x, double n) {
-    return std::isnan(n) ? n : special::polynomial(special::Polynomial::ChebyshevT, x, static_cast<int64_t>(n));
-  });
+  return polynomial_out<special::Polynomial::ChebyshevT, false>(x, n, out, "special_chebyshev_polynomial_t");
 }
 
 Tensor special_chebyshev_polynomial_u_out(const Tensor& x, const Tensor& n, const Tensor& out) {
-  return special_binary(x, n, out, "special_chebyshev_polynomial_u", [](double x, double n) {
-    return std::isnan(n) ? n : special::polynomial(special::Polynomial::ChebyshevU, x, static_cast<int64_t>(n));
-  });
+  return polynomial_out<special::Polynomial::ChebyshevU, false>(x, n, out, "special_chebyshev_polynomial_u");
 }
 
 Tensor special_chebyshev_polynomial_v_out(const Tensor& x, const Tensor& n, const Tensor& out) {
-  return special_binary(x, n, out, "special_chebyshev_polynomial_v", [](double x, double n) {
-    return std::isnan(n) ? n : special::polynomial(special::Polynomial::ChebyshevV, x, static_cast<int64_t>(n));
-  });
+  return polynomial_out<special::Polynomial::ChebyshevV, false>(x, n, out, "special_chebyshev_polynomial_v");
 }
 
 Tensor special_chebyshev_polynomial_w_out(const Tensor& x, const Tensor& n, const Tensor& out) {
-  return special_binary(x, n, out, "special_chebyshev_polynomial_w", [](double x, double n) {
-    return std::isnan(n) ? n : special::polynomial(special::Polynomial::ChebyshevW, x, static_cast<int64_t>(n));
-  });
+  return polynomial_out<special::Polynomial::ChebyshevW, false>(x, n, out, "special_chebyshev_polynomial_w");
 }
 
 Tensor special_shifted_chebyshev_polynomial_t_out(const Tensor& x, const Tensor& n, const Tensor& out) {
-  return special_binary(x, n, out, "special_shifted_chebyshev_polynomial_t", [](double x, double n) {
-    return std::isnan(n) ? n : special::polynomial(special::Polynomial::ChebyshevT, 2 * x - 1, static_cast<int64_t>(n));
-  });
+  return polynomial_out<special::Polynomial::ChebyshevT, true>(x, n, out, "special_shifted_chebyshev_polynomial_t");
 }
 
 Tensor special_shifted_chebyshev_polynomial_u_out(const Tensor& x, const Tensor& n, const Tensor& out) {
-  return special_binary(x, n, out, "special_shifted_chebyshev_polynomial_u", [](double x, double n) {
-    return std::isnan(n) ? n : special::polynomial(special::Polynomial::ChebyshevU, 2 * x - 1, static_cast<int64_t>(n));
-  });
+  return polynomial_out<special::Polynomial::ChebyshevU, true>(x, n, out, "special_shifted_chebyshev_polynomial_u");
 }
 
 Tensor special_shifted_chebyshev_polynomial_v_out(const Tensor& x, const Tensor& n, const Tensor& out) {
-  return special_binary(x, n, out, "special_shifted_chebyshev_polynomial_v", [](double x, double n) {
-    return std::isnan(n) ? n : special::polynomial(special::Polynomial::ChebyshevV, 2 * x - 1, static_cast<int64_t>(n));
-  });
+  return polynomial_out<special::Polynomial::ChebyshevV, true>(x, n, out, "special_shifted_chebyshev_polynomial_v");
 }
 
 Tensor special_shifted_chebyshev_polynomial_w_out(const Tensor& x, const Tensor& n, const Tensor& out) {
-  return special_binary(x, n, out, "special_shifted_chebyshev_polynomial_w", [](double x, double n) {
-    return std::isnan(n) ? n : special::polynomial(special::Polynomial::ChebyshevW, 2 * x - 1, static_cast<int64_t>(n));
-  });
+  return polynomial_out<special::Polynomial::ChebyshevW, true>(x, n, out, "special_shifted_chebyshev_polynomial_w");
 }
 
 Tensor special_hermite_polynomial_h_out(const Tensor& x, const Tensor& n, const Tensor& out) {
-  return special_binary(x, n, out, "special_hermite_polynomial_h", [](double x, double n) {
-    return std::isnan(n) ? n : special::polynomial(special::Polynomial::HermiteH, x, static_cast<int64_t>(n));
-  });
+  return polynomial_out<special::Polynomial::HermiteH, false>(x, n, out, "special_hermite_polynomial_h");
 }
 
 Tensor special_hermite_polynomial_he_out(const Tensor& x, const Tensor& n, const Tensor& out) {
-  return special_binary(x, n, out, "special_hermite_polynomial_he", [](double x, double n) {
-    return std::isnan(n) ? n : special::polynomial(special::Polynomial::HermiteHe, x, static_cast<int64_t>(n));
-  });
+  return polynomial_out<special::Polynomial::HermiteHe, false>(x, n, out, "special_hermite_polynomial_he");
 }
 
 Tensor special_laguerre_polynomial_l_out(const Tensor& x, const Tensor& n, const Tensor& out) {
-  return special_binary(x, n, out, "special_laguerre_polynomial_l", [](double x, double n) {
-    return std::isnan(n) ? n : special::polynomial(special::Polynomial::LaguerreL, x, static_cast<int64_t>(n));
-  });
+  return polynomial_out<special::Polynomial::LaguerreL, false>(x, n, out, "special_laguerre_polynomial_l");
 }
 
 Tensor special_legendre_polynomial_p_out(const Tensor& x, const Tensor& n, const Tensor& out) {
-  return special_binary(x, n, out, "special_legendre_polynomial_p", [](double x, double n) {
-    return std::isnan(n) ? n : special::polynomial(special::Polynomial::LegendreP, x, static_cast<int64_t>(n));
-  });
+  return polynomial_out<special::Polynomial::LegendreP, false>(x, n, out, "special_legendre_polynomial_p");
 }
 
 Tensor polygamma_out(int64_t n, const Tensor& self, const Tensor& out) {
