@@ -95,21 +95,19 @@ def lu_factor(A, *, pivot=True, out=None):
 
 
 def _permutation(pivots, m, dtype, device):
-    """P with A = P L U from LAPACK's 1-based row swaps."""
+    """P with A = P L U from LAPACK's 1-based row swaps (applied in order, all batches at once)."""
     batch = tuple(pivots.shape[:-1])
-    perm = _C.arange(m, device=device).expand(*batch, m).clone()
     count = math.prod(batch)
-    flat_perm = perm.reshape(count, m)
-    flat_piv = pivots.reshape(count, pivots.shape[-1]).to(_C.int64) - 1
-    for b in range(flat_perm.shape[0]):
-        for i in range(flat_piv.shape[1]):
-            j = int(flat_piv[b, i])
-            if j != i:
-                a, c = flat_perm[b, i].clone(), flat_perm[b, j].clone()
-                flat_perm[b, i], flat_perm[b, j] = c, a
+    perm = _C.arange(m, device=device).expand(count, m).clone()
+    swaps = pivots.reshape(count, pivots.shape[-1]).to(_C.int64) - 1
+    for i in range(swaps.shape[1]):
+        j = swaps[:, i:i + 1]
+        row_i = perm[:, i:i + 1].clone()
+        perm[:, i:i + 1] = perm.gather(1, j)
+        perm.scatter_(1, j, row_i)
     eye = _C.eye(m, dtype=dtype, device=device)
     # row i of P^T is e_{perm[i]}: P = (one-hot rows)^T
-    return eye[flat_perm.reshape(*batch, m)].mT
+    return eye[perm.reshape(*batch, m)].mT
 
 
 def lu(A, *, pivot=True, out=None):
