@@ -60,9 +60,14 @@ def einsum(equation, *operands):
 
 
 def _into(out, result):
-    """result, or written into out= (resized to it) where one was given: the out= of Python-level functions."""
+    """result, or written into out= (resized to it) where one was given: the out= of Python-level functions.
+    A tuple result goes into a tuple of out tensors (a named tuple keeps its type)."""
     if out is None:
         return result
+    if isinstance(out, (tuple, list)):
+        for o, r in zip(out, result):
+            o.resize_(r.shape).copy_(r)
+        return type(result)(*out) if hasattr(result, "_fields") else tuple(out)
     return out.resize_(result.shape).copy_(result)
 
 

@@ -4,7 +4,7 @@ primitives ember._C._fft_c2c, _fft_r2c and _fft_c2r (FFTW on the CPU), which
 carry the gradients."""
 
 from .. import _C
-from .._out import write as write_out
+from ..functional import _into
 from ..amp._python_ops import autocast_op
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
@@ -86,7 +86,7 @@ def _dims_and_sizes(name, x, s, dim):
 def _finish(result, out):
     if out is not None and out.dtype != result.dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {result.dtype}, but got {out.dtype} instead")
-    return write_out(result, out)
+    return _into(out, result)
 
 
 # ---- complex-to-complex and real-to-complex ------------------------------------------

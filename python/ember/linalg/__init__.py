@@ -7,7 +7,7 @@ import math
 from collections import namedtuple
 
 from .. import _C
-from .._out import write as _write
+from ..functional import _into
 from ..amp._python_ops import autocast_op
 
 __all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
@@ -75,23 +75,23 @@ def _check_matrix(name, A, square=False):
 @autocast_op("linalg_cholesky")
 def cholesky(A, *, upper=False, out=None):
     """The Cholesky factor L (A = L L^H) of Hermitian positive-definite matrices; U = L^H with upper=True."""
-    return _write(_C.linalg_cholesky_ex(A, upper=upper, check_errors=True)[0], out)
+    return _into(out, _C.linalg_cholesky_ex(A, upper=upper, check_errors=True)[0])
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """cholesky without raising: info > 0 names the order of the first minor that is not positive-definite."""
-    return _write(CholeskyResult(*_C.linalg_cholesky_ex(A, upper=upper, check_errors=check_errors)), out)
+    return _into(out, CholeskyResult(*_C.linalg_cholesky_ex(A, upper=upper, check_errors=check_errors)))
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """The LU factorization with partial pivoting (LAPACK's compact form) and per-matrix info."""
-    return _write(LUFactorExResult(*_C.linalg_lu_factor_ex(A, pivot=pivot, check_errors=check_errors)), out)
+    return _into(out, LUFactorExResult(*_C.linalg_lu_factor_ex(A, pivot=pivot, check_errors=check_errors)))
 
 
 def lu_factor(A, *, pivot=True, out=None):
     """The LU factorization with partial pivoting: (LU, pivots), as lu_solve takes them."""
     LU, pivots, _ = _C.linalg_lu_factor_ex(A, pivot=pivot, check_errors=True)
-    return _write(LUFactorResult(LU, pivots), out)
+    return _into(out, LUFactorResult(LU, pivots))
 
 
 def _permutation(pivots, m, dtype, device):
@@ -118,51 +118,51 @@ def lu(A, *, pivot=True, out=None):
     L = LU[..., :, :k].tril(-1) + _C.eye(m, k, dtype=A.dtype, device=A.device)
     U = LU[..., :k, :].triu()
     P = _permutation(pivots, m, A.dtype, A.device)
-    return _write(LUResult(P, L, U), out)
+    return _into(out, LUResult(P, L, U))
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """Solves A X = B (or X A = B, or with A^H) from A's lu_factor."""
-    return _write(_C.linalg_lu_solve(LU, pivots, B, left=left, adjoint=adjoint), out)
+    return _into(out, _C.linalg_lu_solve(LU, pivots, B, left=left, adjoint=adjoint))
 
 
 @autocast_op("linalg_qr")
 def qr(A, mode="reduced", *, out=None):
     """Q, R with A = Q R; mode 'reduced' (k columns), 'complete' (square Q) or 'r' (R only)."""
-    return _write(QRResult(*_C.linalg_qr(A, mode)), out)
+    return _into(out, QRResult(*_C.linalg_qr(A, mode)))
 
 
 @autocast_op("linalg_eigh")
 def eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending, real) and orthonormal eigenvectors of Hermitian matrices (one triangle read)."""
     _check_matrix("linalg.eigh", A, square=True)
-    return _write(EighResult(*_C._linalg_eigh(A, UPLO, True)), out)
+    return _into(out, EighResult(*_C._linalg_eigh(A, UPLO, True)))
 
 
 @autocast_op("linalg_eigvalsh")
 def eigvalsh(A, UPLO="L", *, out=None):
     """The eigenvalues of Hermitian matrices, ascending."""
     _check_matrix("linalg.eigvalsh", A, square=True)
-    return _write(_C._linalg_eigh(A, UPLO, A.requires_grad)[0], out)
+    return _into(out, _C._linalg_eigh(A, UPLO, A.requires_grad)[0])
 
 
 @autocast_op("linalg_eig")
 def eig(A, *, out=None):
     """Eigenvalues and eigenvectors (complex, unit norm) of square matrices."""
-    return _write(EigResult(*_C.linalg_eig(A)), out)
+    return _into(out, EigResult(*_C.linalg_eig(A)))
 
 
 @autocast_op("linalg_eigvals")
 def eigvals(A, *, out=None):
     """The (complex) eigenvalues of square matrices."""
-    return _write(_C.linalg_eig(A)[0], out)
+    return _into(out, _C.linalg_eig(A)[0])
 
 
 @autocast_op("linalg_svd")
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """U, S, Vh with A = U diag(S) Vh, singular values descending."""
     _check_driver(driver)
-    return _write(SVDResult(*_C._linalg_svd(A, full_matrices, True)), out)
+    return _into(out, SVDResult(*_C._linalg_svd(A, full_matrices, True)))
 
 
 @autocast_op("linalg_svdvals")
@@ -170,7 +170,7 @@ def svdvals(A, *, driver=None, out=None):
     """The singular values, descending."""
     _check_driver(driver)
     # Gradients need the singular vectors.
-    return _write(_C._linalg_svd(A, False, A.requires_grad)[1], out)
+    return _into(out, _C._linalg_svd(A, False, A.requires_grad)[1])
 
 
 def _check_driver(driver):
@@ -183,18 +183,18 @@ def _check_driver(driver):
 
 def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """solve without raising on singular matrices: info > 0 marks them."""
-    return _write(SolveResult(*_C.linalg_solve_ex(A, B, left=left, check_errors=check_errors)), out)
+    return _into(out, SolveResult(*_C.linalg_solve_ex(A, B, left=left, check_errors=check_errors)))
 
 
 @autocast_op("linalg_solve")
 def solve(A, B, *, left=True, out=None):
     """X with A X = B (X A = B with left=False) for square invertible A; B a matrix or a vector (batched)."""
-    return _write(_C.linalg_solve_ex(A, B, left=left, check_errors=True)[0], out)
+    return _into(out, _C.linalg_solve_ex(A, B, left=left, check_errors=True)[0])
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """X with A X = B for triangular A (only that triangle is read)."""
-    return _write(_C.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular), out)
+    return _into(out, _C.linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular))
 
 
 @autocast_op("linalg_inv_ex")
@@ -204,7 +204,7 @@ def inv_ex(A, *, check_errors=False, out=None):
     result, info = _C.linalg_solve_ex(A, _eye_like(A), check_errors=False)
     if check_errors:
         _raise_singular_inverse(A, info)
-    return _write(InvResult(result, info), out)
+    return _into(out, InvResult(result, info))
 
 
 def _raise_singular_inverse(A, info):
@@ -220,17 +220,17 @@ def inv(A, *, out=None):
     _check_matrix("linalg.inv", A, square=True)
     result, info = _C.linalg_solve_ex(A, _eye_like(A), check_errors=False)
     _raise_singular_inverse(A, info)
-    return _write(result, out)
+    return _into(out, result)
 
 
 def det(A, *, out=None):
     """The determinant of square matrices."""
-    return _write(_C.linalg_det(A), out)
+    return _into(out, _C.linalg_det(A))
 
 
 def slogdet(A, *, out=None):
     """sign and log|det| of square matrices (sign 0 and logabsdet -inf when singular)."""
-    return _write(SlogdetResult(*_C.linalg_slogdet(A)), out)
+    return _into(out, SlogdetResult(*_C.linalg_slogdet(A)))
 
 
 def _tolerance(S, atol, rtol, m, n):
@@ -258,11 +258,11 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
         w, V = _C._linalg_eigh(A, "L", True)
         tol = _tolerance(w.abs(), atol, rtol, A.shape[-2], A.shape[-1])
         w_inv = _C.where(w.abs() > tol, 1 / w, _C.zeros_like(w))
-        return _write(_C.matmul(V * w_inv.to(V.dtype).unsqueeze(-2), V.mH), out)
+        return _into(out, _C.matmul(V * w_inv.to(V.dtype).unsqueeze(-2), V.mH))
     U, S, Vh = _C._linalg_svd(A, False, True)
     tol = _tolerance(S, atol, rtol, A.shape[-2], A.shape[-1])
     S_inv = _C.where(S > tol, 1 / S, _C.zeros_like(S))
-    return _write(_C.matmul(Vh.mH * S_inv.to(A.dtype).unsqueeze(-2), U.mH), out)
+    return _into(out, _C.matmul(Vh.mH * S_inv.to(A.dtype).unsqueeze(-2), U.mH))
 
 
 @autocast_op(lambda A, *a, atol=None, rtol=None, tol=None, **k: "linalg_matrix_rank.tol_tensor" if tol is not None else "linalg_matrix_rank.atol_rtol_tensor" if isinstance(atol, _C.Tensor) or isinstance(rtol, _C.Tensor) else "linalg_matrix_rank.atol_rtol_float" if atol is not None or rtol is not None else "linalg_matrix_rank",
@@ -275,7 +275,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
         atol, rtol = tol, 0.0
     S = _C._linalg_eigh(A, "L", False)[0].abs() if hermitian else _C._linalg_svd(A, False, False)[1]
     cutoff = _tolerance(S, atol, rtol, A.shape[-2], A.shape[-1])
-    return _write((S > cutoff).sum(-1), out)
+    return _into(out, (S > cutoff).sum(-1))
 
 
 @autocast_op("linalg_lstsq")
@@ -310,7 +310,7 @@ def lstsq(A, B, rcond=None, *, driver=None, out=None):
             residuals = residuals.squeeze(-1)
     rank = rank_t if driver != "gels" else _C.empty(0, dtype=_C.int64, device=A.device)
     values = S if driver in ("gelsd", "gelss") else empty
-    return _write(LstsqResult(X.squeeze(-1) if vector else X, residuals, rank, values), out)
+    return _into(out, LstsqResult(X.squeeze(-1) if vector else X, residuals, rank, values))
 
 
 # ---- norms and conditioning ---------------------------------------------------------
@@ -338,8 +338,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         result = _C.norm(x.reshape(-1), ord, [0], False)
         if keepdim:
             result = result.reshape((1,) * x.dim())
-        return _write(result, out)
-    return _write(_C.norm(x, ord, list(dim), keepdim), out)
+        return _into(out, result)
+    return _into(out, _C.norm(x, ord, list(dim), keepdim))
 
 
 _MATRIX_ORDS = ("fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2)
@@ -373,7 +373,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         result = sums.amax(reduce_dim, keepdim=True) if ord > 0 else sums.amin(reduce_dim, keepdim=True)
         if not keepdim:
             result = result.squeeze(max(d0, d1)).squeeze(min(d0, d1))
-    return _write(result, out)
+    return _into(out, result)
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -401,7 +401,7 @@ def cond(A, p=None, *, out=None):
     if p in (None, 2, -2):
         S = _C._linalg_svd(A, False, A.requires_grad)[1]
         ratio = S.amax(-1) / S.amin(-1)
-        return _write(ratio if p in (None, 2) else 1 / ratio, out)
+        return _into(out, ratio if p in (None, 2) else 1 / ratio)
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
@@ -410,7 +410,7 @@ def cond(A, p=None, *, out=None):
     singular = info > 0
     if bool(singular.any()):
         result = _C.where(singular, _C.full_like(result, math.inf), result)
-    return _write(result, out)
+    return _into(out, result)
 
 
 # ---- matrix functions and products --------------------------------------------------
@@ -419,7 +419,7 @@ def matrix_power(A, n, *, out=None):
     """A^n by repeated squaring (the inverse's power for negative n, the identity for 0)."""
     _check_square_any("linalg.matrix_power", A)
     if n == 0:
-        return _write(_eye_like(A).clone(), out)
+        return _into(out, _eye_like(A).clone())
     if n < 0:
         A, n = inv(A), -n
     result, base = None, A
@@ -429,7 +429,7 @@ def matrix_power(A, n, *, out=None):
         n >>= 1
         if n:
             base = _C.matmul(base, base)
-    return _write(result, out)
+    return _into(out, result)
 
 
 def _check_square_any(name, A):
@@ -477,7 +477,7 @@ def multi_dot(tensors, *, out=None):
         result = result.squeeze(0)
     if last:
         result = result.squeeze(-1)
-    return _write(result, out)
+    return _into(out, result)
 
 
 @autocast_op("linalg_householder_product")
@@ -498,18 +498,18 @@ def householder_product(A, tau, *, out=None):
                     _C.ones(*A.shape[:-2], 1, dtype=A.dtype, device=A.device), A[..., i + 1:, i]], -1)
         t = tau[..., i].unsqueeze(-1).unsqueeze(-1)
         Q = Q - t * _C.matmul(v.unsqueeze(-1), _C.matmul(v.conj().unsqueeze(-2), Q))
-    return _write(Q, out)
+    return _into(out, Q)
 
 
 @autocast_op("linalg_vecdot")
 def vecdot(x, y, *, dim=-1, out=None):
     """sum(conj(x) * y) over dim, broadcasting."""
-    return _write((x.conj() * y).sum(dim), out)
+    return _into(out, (x.conj() * y).sum(dim))
 
 
 def cross(input, other, *, dim=-1, out=None):
     """The cross product of 3-vectors along dim, broadcasting."""
-    return _write(_C.cross(input, other, dim), out)
+    return _into(out, _C.cross(input, other, dim))
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
@@ -519,7 +519,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 def matmul(input, other, *, out=None):
     """The matrix product (torch.matmul)."""
-    return _write(_C.matmul(input, other), out)
+    return _into(out, _C.matmul(input, other))
 
 
 def vander(x, *, N=None):
@@ -543,7 +543,7 @@ def tensorinv(A, ind=2, *, out=None):
         raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
                            f"prod(self.shape[:ind]), but got {cols} != {rows}")
     result = inv(A.reshape(rows, cols)).reshape(*A.shape[ind:], *A.shape[:ind])
-    return _write(result, out)
+    return _into(out, result)
 
 
 @autocast_op("linalg_tensorsolve")
@@ -555,4 +555,4 @@ def tensorsolve(A, B, dims=None, *, out=None):
     rows = B.numel()
     solution_shape = A.shape[B.dim():]
     result = solve(A.reshape(rows, math.prod(solution_shape)), B.reshape(rows)).reshape(solution_shape)
-    return _write(result, out)
+    return _into(out, result)

@@ -5,7 +5,7 @@ functions that live elsewhere (expit for sigmoid, psi for digamma...).
 Kernels: ember/aten/native/SpecialFunctions.cpp."""
 
 from .. import _C
-from .._out import write as write_out
+from ..functional import _into
 
 __all__ = ["airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
            "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma", "entr", "erf",
@@ -94,7 +94,7 @@ def polygamma(n, input, *, out=None):
 
 def multigammaln(input, p, *, out=None):
     """The log of the multivariate gamma function of dimension p."""
-    return write_out(_C.mvlgamma(input, p), out)
+    return _into(out, _C.mvlgamma(input, p))
 
 
 def logit(input, eps=None, *, out=None):
