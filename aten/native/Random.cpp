@@ -5,6 +5,7 @@
 #include <aten/core/ExpandUtils.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/FactoryUtils.h>
+#include <aten/native/MemoryOrder.h>
 #include <aten/native/RandomDraws.h>
 #include <aten/native/RandomSamplers.h>
 #include <aten/native/Resize.h>
@@ -13,7 +14,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <type_traits>
 #include <vector>
 
@@ -33,12 +33,7 @@ CPUGeneratorImpl& pick(const std::optional<Generator>& generator) {
 template <typename Fill>
 Tensor fill_in_memory_order(const Tensor& self, Fill&& fill) {
   if (self.is_meta() || self.numel() == 0) return self;
-  std::vector<int64_t> order(static_cast<size_t>(self.dim()));
-  std::iota(order.begin(), order.end(), 0);
-  // A size-1 dim's stride says nothing about the order; it sorts first.
-  const auto key = [&](int64_t d) { return self.size(d) == 1 ? INT64_MAX : self.stride(d); };
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return key(a) > key(b); });
-  const Tensor view = self.permute(order);
+  const Tensor view = self.permute(dims_in_memory_order(self));
   const bool direct = view.is_contiguous() && !self.is_conj() && !self.is_neg();
   Tensor target = direct ? view : ember::empty(view.sizes(), self.dtype(), self.device());
   fill(target);

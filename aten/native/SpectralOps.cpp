@@ -4,11 +4,10 @@
 
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/MemoryOrder.h>
 #include <aten/native/SpectralOps.h>
 
-#include <algorithm>
 #include <cmath>
-#include <numeric>
 
 namespace ember::native {
 
@@ -53,9 +52,7 @@ Tensor normalized(Tensor result, const Tensor& logical, IntArrayRef dims, int64_
 // on the way.
 Tensor empty_in_order_of(const Tensor& self, IntArrayRef sizes, ScalarType dtype) {
   const int64_t n = self.dim();
-  std::vector<int64_t> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return self.stride(a) > self.stride(b); });
+  const std::vector<int64_t> order = dims_in_memory_order(self);
   std::vector<int64_t> permuted_sizes, inverse(n);
   for (int64_t i = 0; i < n; ++i) {
     permuted_sizes.push_back(sizes[order[i]]);
@@ -64,15 +61,19 @@ Tensor empty_in_order_of(const Tensor& self, IntArrayRef sizes, ScalarType dtype
   return ember::empty(permuted_sizes, dtype, self.device()).permute(inverse);
 }
 
+void check_complex_input(const Tensor& self, const char* op) {
+  EMBER_CHECK(self.is_complex(), "{}: expected a complex input tensor, but got {}", op,
+              c10::toString(self.scalar_type()));
+  EMBER_CHECK(self.scalar_type() == ScalarType::ComplexFloat || self.scalar_type() == ScalarType::ComplexDouble,
+              "Unsupported dtype {}", c10::toString(self.scalar_type()));
+}
+
 bool is_fft_float(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double; }
 
 }  // namespace
 
 Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
-  EMBER_CHECK(self.is_complex(), "_fft_c2c: expected a complex input tensor, but got {}",
-              c10::toString(self.scalar_type()));
-  EMBER_CHECK(self.scalar_type() == ScalarType::ComplexFloat || self.scalar_type() == ScalarType::ComplexDouble,
-              "Unsupported dtype {}", c10::toString(self.scalar_type()));
+  check_complex_input(self, "_fft_c2c");
   const std::vector<int64_t> dims = checked_dims(self, dim, "_fft_c2c");
   check_signal_sizes(self, dims);
   Tensor out = empty_in_order_of(self, self.sizes(), self.scalar_type());
@@ -107,10 +108,7 @@ Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool
 }
 
 Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size) {
-  EMBER_CHECK(self.is_complex(), "_fft_c2r: expected a complex input tensor, but got {}",
-              c10::toString(self.scalar_type()));
-  EMBER_CHECK(self.scalar_type() == ScalarType::ComplexFloat || self.scalar_type() == ScalarType::ComplexDouble,
-              "Unsupported dtype {}", c10::toString(self.scalar_type()));
+  check_complex_input(self, "_fft_c2r");
   const std::vector<int64_t> dims = checked_dims(self, dim, "_fft_c2r");
   EMBER_CHECK(last_dim_size >= 1, "Invalid number of data points ({}) specified", last_dim_size);
   const int64_t half = last_dim_size / 2 + 1;
