@@ -88,13 +88,24 @@ std::string batch_prefix(const Tensor& A, int64_t b) {
   return A.dim() > 2 ? fmt::format("(Batch element {}): ", b) : std::string();
 }
 
-// The first batch element whose info is positive, or -1.
-int64_t first_failure(const Tensor& info) {
-  const Tensor flat = info.reshape({-1});
-  const int* p = flat.data_ptr<int>();
-  for (int64_t b = 0; b < flat.numel(); ++b)
-    if (p[b] > 0) return b;
-  return -1;
+// The first batch element whose LAPACK info is positive (the routine
+// failed there), with that info; batch -1 when none did.
+struct Failure {
+  int64_t batch = -1;
+  int info = 0;
+  explicit operator bool() const { return batch >= 0; }
+};
+
+Failure first_failure(const int* infos, int64_t count) {
+  for (int64_t b = 0; b < count; ++b)
+    if (infos[b] > 0) return {b, infos[b]};
+  return {};
+}
+
+Failure first_failure(const Tensor& info) {
+  if (info.is_meta()) return {};
+  const Tensor flat = info.reshape({-1}).contiguous();
+  return first_failure(flat.data_ptr<int>(), flat.numel());
 }
 
 // Batch dims of A and B broadcast, each expanded to them.
@@ -126,10 +137,10 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool 
   });
   if (upper) L.triu_(); else L.tril_();
   if (check_errors) {
-    const int64_t b = first_failure(info);
-    EMBER_CHECK(b < 0, "linalg.cholesky: {}The factorization could not be completed because the input is not "
+    const Failure f = first_failure(info);
+    EMBER_CHECK(!f, "linalg.cholesky: {}The factorization could not be completed because the input is not "
                 "positive-definite (the leading minor of order {} is not positive-definite).",
-                batch_prefix(A, b), b < 0 ? 0 : info.reshape({-1})[b].item().toLong());
+                batch_prefix(A, f.batch), f.info);
   }
   return {L, info};
 }
@@ -156,11 +167,10 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool piv
     });
   });
   if (check_errors) {
-    const int64_t b = first_failure(info);
-    EMBER_CHECK(b < 0, "linalg.lu_factor: {}U[{},{}] is zero and using it on lu_solve would result in a division by "
+    const Failure f = first_failure(info);
+    EMBER_CHECK(!f, "linalg.lu_factor: {}U[{},{}] is zero and using it on lu_solve would result in a division by "
                 "zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
-                "linalg.lu_factor_ex(A, pivot)", batch_prefix(A, b), b < 0 ? 0 : info.reshape({-1})[b].item().toLong(),
-                b < 0 ? 0 : info.reshape({-1})[b].item().toLong());
+                "linalg.lu_factor_ex(A, pivot)", batch_prefix(A, f.batch), f.info, f.info);
   }
   return {LU, pivots, info};
 }
@@ -221,9 +231,9 @@ std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, boo
               left ? "AX = B" : "XA = B", n, n, rhs.size(-2), rhs.size(-1));
   auto [LU, pivots, info] = ember::linalg_lu_factor_ex(A, true, false);
   if (check_errors) {
-    const int64_t b = info.is_meta() ? -1 : first_failure(info);
-    EMBER_CHECK(b < 0, "torch.linalg.solve: {}The solver failed because the input matrix is singular.",
-                batch_prefix(A, b));
+    const Failure f = first_failure(info);
+    EMBER_CHECK(!f, "torch.linalg.solve: {}The solver failed because the input matrix is singular.",
+                batch_prefix(A, f.batch));
   }
   Tensor X = ember::linalg_lu_solve(LU, pivots, rhs, left, false);
   return {vector ? X.squeeze(left ? -1 : -2) : X, info};
@@ -275,7 +285,7 @@ std::tuple<Tensor, Tensor> _linalg_eigh(const Tensor& A, std::string_view UPLO, 
   const int n = static_cast<int>(A.size(-1));
   const char uplo = static_cast<char>(std::toupper(UPLO[0]));
   const char jobz = compute_v ? 'V' : 'N';
-  int64_t failed = -1, failed_info = 0;
+  std::vector<int> infos(batch_count(A), 0);
   visit_lapack_type(A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     using R = real_t<T>;
@@ -286,7 +296,6 @@ std::tuple<Tensor, Tensor> _linalg_eigh(const Tensor& A, std::string_view UPLO, 
     R rwork_size{};
     int iwork_size = 0, info = 0;
     lapack::heevd(jobz, uplo, n, a, n, w, &work_size, -1, &rwork_size, -1, &iwork_size, -1, &info);
-    std::vector<int> infos(batch_count(A), 0);
     for_each_batch(batch_count(A), n * n, [&](int64_t begin, int64_t end) {
       std::vector<T> work(static_cast<size_t>(std::real(work_size)) + 1);
       std::vector<R> rwork(static_cast<size_t>(rwork_size) + 1);
@@ -297,16 +306,11 @@ std::tuple<Tensor, Tensor> _linalg_eigh(const Tensor& A, std::string_view UPLO, 
                       &infos[b]);
       }
     });
-    for (int64_t b = 0; b < batch_count(A) && failed < 0; ++b) {
-      if (infos[b] > 0) {
-        failed = b;
-        failed_info = infos[b];
-      }
-    }
   });
-  EMBER_CHECK(failed < 0, "linalg.eigh: {}The algorithm failed to converge because the input matrix is "
-              "ill-conditioned or has too many repeated eigenvalues (error code: {}).", batch_prefix(A, failed),
-              failed_info);
+  const Failure f = first_failure(infos.data(), batch_count(A));
+  EMBER_CHECK(!f, "linalg.eigh: {}The algorithm failed to converge because the input matrix is "
+              "ill-conditioned or has too many repeated eigenvalues (error code: {}).", batch_prefix(A, f.batch),
+              f.info);
   return {values, compute_v ? V : ember::empty({0}, A.scalar_type(), A.device())};
 }
 
@@ -340,7 +344,7 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matric
   const char jobz = !compute_uv ? 'N' : full_matrices ? 'A' : 'S';
   const int mi = static_cast<int>(m), ni = static_cast<int>(n), ki = static_cast<int>(k);
   const int ldu = std::max(mi, 1), ldvt = std::max(static_cast<int>(vh_rows), 1);
-  int64_t failed = -1;
+  std::vector<int> infos(batch_count(A), 0);
   visit_lapack_type(A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     using R = real_t<T>;
@@ -358,7 +362,6 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matric
     lapack::gesdd(jobz, mi, ni, a, std::max(mi, 1), s, u, ldu, vt, ldvt, &work_size, -1, rwork.data(), iwork.data(),
                   &info);
     const int64_t u_stride = compute_uv ? m * u_cols : 0, vt_stride = compute_uv ? vh_rows * n : 0;
-    std::vector<int> infos(batch_count(A), 0);
     for_each_batch(batch_count(A), m * n, [&](int64_t begin, int64_t end) {
       std::vector<T> work(static_cast<size_t>(std::real(work_size)) + 1);
       std::vector<R> task_rwork(rwork.size());
@@ -369,11 +372,10 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matric
                       task_iwork.data(), &infos[b]);
       }
     });
-    for (int64_t b = 0; b < batch_count(A) && failed < 0; ++b)
-      if (infos[b] > 0) failed = b;
   });
-  EMBER_CHECK(failed < 0, "linalg.svd: {}The algorithm failed to converge because the input matrix is "
-              "ill-conditioned or has too many repeated singular values.", batch_prefix(A, failed));
+  const Failure f = first_failure(infos.data(), batch_count(A));
+  EMBER_CHECK(!f, "linalg.svd: {}The algorithm failed to converge because the input matrix is "
+              "ill-conditioned or has too many repeated singular values.", batch_prefix(A, f.batch));
   return {U, S, Vh};
 }
 
@@ -451,22 +453,20 @@ std::tuple<Tensor, Tensor> linalg_eig(const Tensor& A) {
   EMBER_CHECK(ember::isfinite(A).all().item().toBool(), "linalg.eig: input tensor should not contain infs or NaNs.");
   Tensor work_a = column_major_copy(A);
   const int n = static_cast<int>(A.size(-1));
-  int64_t failed = -1;
+  std::vector<int> infos(batch_count(A), 0);
   visit_lapack_type(A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     using C = std::complex<real_t<T>>;
     T* a = static_cast<T*>(work_a.data_ptr());
     C* w = static_cast<C*>(values.data_ptr());
     C* v = static_cast<C*>(vectors.data_ptr());
-    std::vector<int> infos(batch_count(A), 0);
     for_each_batch(batch_count(A), n * n, [&](int64_t begin, int64_t end) {
       for (int64_t b = begin; b < end; ++b) lapack::geev(n, a + b * n * n, w + b * n, v + b * n * n, &infos[b]);
     });
-    for (int64_t b = 0; b < batch_count(A) && failed < 0; ++b)
-      if (infos[b] > 0) failed = b;
   });
-  EMBER_CHECK(failed < 0, "linalg.eig: {}The algorithm failed to converge because the input matrix is "
-              "ill-conditioned or has too many repeated eigenvalues.", batch_prefix(A, failed));
+  const Failure f = first_failure(infos.data(), batch_count(A));
+  EMBER_CHECK(!f, "linalg.eig: {}The algorithm failed to converge because the input matrix is "
+              "ill-conditioned or has too many repeated eigenvalues.", batch_prefix(A, f.batch));
   return {values, vectors};
 }
 
