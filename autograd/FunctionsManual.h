@@ -190,8 +190,9 @@ std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tenso
                                                  std::array<bool, 2> mask);
 Tensor det_backward(const Tensor& grad, const Tensor& A, const Tensor& det);
 Tensor slogdet_backward(const Tensor& grad_sign, const Tensor& grad_logabsdet, const Tensor& A, const Tensor& sign);
-Tensor eigh_backward(const Tensor& grad_values, const Tensor& grad_vectors, const Tensor& values,
-                     const Tensor& vectors);
+Tensor eig_backward(const Tensor& grad_values, const Tensor& grad_vectors, const Tensor& values,
+                    const Tensor& vectors, bool hermitian);
+Tensor lu_factor_ex_backward(const Tensor& grad, const Tensor& LU, const Tensor& pivots);
 Tensor svd_backward(const Tensor& grad_U, const Tensor& grad_S, const Tensor& grad_Vh, const Tensor& U,
                     const Tensor& S, const Tensor& Vh, bool full_matrices);
 Tensor qr_backward(const Tensor& grad_Q, const Tensor& grad_R, const Tensor& Q, const Tensor& R,

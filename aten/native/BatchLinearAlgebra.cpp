@@ -213,6 +213,90 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
   return X;
 }
 
+// ---- LDL (Bunch-Kaufman) --------------------------------------------------------------
+
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool hermitian, bool check_errors) {
+  check_matrices(A, "linalg.ldl_factor_ex", true);
+  // LAPACK reads and writes the lower triangle only; the upper one is
+  // zeroed so that LD holds nothing but the factorization.
+  Tensor LD = column_major_copy(A);
+  const int n = static_cast<int>(A.size(-1));
+  std::vector<int64_t> pivot_shape = batch_shape(A);
+  pivot_shape.push_back(n);
+  Tensor pivots = ember::empty(pivot_shape, ScalarType::Int, A.device());
+  Tensor info = ember::zeros(batch_shape(A), ScalarType::Int, A.device());
+  if (LD.is_meta() || LD.numel() == 0) return {LD, pivots, info};
+  visit_lapack_type(A.scalar_type(), [&](auto tag) {
+    using T = decltype(tag);
+    T* a = static_cast<T*>(LD.data_ptr());
+    int* piv = pivots.data_ptr<int>();
+    int* infos = info.data_ptr<int>();
+    T work_size{};
+    int query_info = 0;
+    lapack::sytrf(hermitian, n, a, n, piv, &work_size, -1, &query_info);
+    for_each_batch(batch_count(A), n * n, [&](int64_t begin, int64_t end) {
+      std::vector<T> work(static_cast<size_t>(std::real(work_size)) + 1);
+      for (int64_t b = begin; b < end; ++b)
+        lapack::sytrf(hermitian, n, a + b * n * n, n, piv + b * n, work.data(), static_cast<int>(work.size()),
+                      &infos[b]);
+    });
+  });
+  LD.tril_();
+  if (check_errors) {
+    const Failure f = first_failure(info);
+    EMBER_CHECK(!f, "linalg.ldl_factor: {}The factorization could not be completed because the input is singular "
+                "(D[{},{}] is exactly zero).", batch_prefix(A, f.batch), f.info, f.info);
+  }
+  return {LD, pivots, info};
+}
+
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+  check_matrices(LD, "linalg.ldl_solve", true, "LD");
+  EMBER_CHECK(B.dim() >= 2, "linalg.ldl_solve: The input tensor B must have at least 2 dimensions.");
+  EMBER_CHECK(LD.scalar_type() == B.scalar_type(),
+              "linalg.ldl_solve: Expected LD and B to have the same dtype, but found LD of type {} and B of type {} "
+              "instead", c10::toString(LD.scalar_type()), c10::toString(B.scalar_type()));
+  EMBER_CHECK(c10::isIntegralType(pivots.scalar_type(), false),
+              "linalg.ldl_solve: Expected pivots to be integers. Got {}", c10::toString(pivots.scalar_type()));
+  const int64_t n = LD.size(-1);
+  EMBER_CHECK(pivots.sizes() == LD.sizes().slice(0, LD.dim() - 1),
+              "linalg.ldl_solve: Expected LD.shape[:-1] and pivots.shape to be the same, but got pivots with shape {} "
+              "instead", c10::str_sizes(pivots.sizes()));
+  EMBER_CHECK(B.size(-2) == n, "linalg.ldl_solve: Incompatible shapes of LD and B for the equation LD X = B ({}x{} "
+              "and {}x{})", n, n, B.size(-2), B.size(-1));
+  auto [A_b, B_b] = broadcast_batches(LD, B);
+  std::vector<int64_t> piv_shape = batch_shape(A_b);
+  piv_shape.push_back(n);
+  const Tensor piv = pivots.expand(piv_shape).to(ScalarType::Int).contiguous();
+  const Tensor A_c = column_major(A_b);
+  Tensor X = column_major_copy(B_b);
+  if (X.is_meta() || X.numel() == 0) return X;
+  // A pivot outside [-n, n] or 0 (never one ldl_factor returns) would make
+  // sytrs read out of bounds.
+  if (!piv.is_meta()) {
+    const int* p = piv.data_ptr<int>();
+    for (int64_t i = 0; i < piv.numel(); ++i) {
+      EMBER_CHECK(p[i] != 0 && p[i] >= -n && p[i] <= n,
+                  "linalg.ldl_solve: pivots must be LAPACK's 1-based pivots in [-{}, {}] without 0, as "
+                  "linalg.ldl_factor returns them, but found {}", n, n, p[i]);
+    }
+  }
+  const int ni = static_cast<int>(n), k = static_cast<int>(B.size(-1));
+  visit_lapack_type(LD.scalar_type(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* a = static_cast<const T*>(A_c.data_ptr());
+    T* x = static_cast<T*>(X.data_ptr());
+    const int* p = piv.data_ptr<int>();
+    for_each_batch(batch_count(X), n * (n + k), [&](int64_t begin, int64_t end) {
+      int info = 0;
+      for (int64_t b = begin; b < end; ++b)
+        lapack::sytrs(hermitian, ni, k, a + b * n * n, std::max(ni, 1), p + b * n, x + b * n * k, std::max(ni, 1),
+                      &info);
+    });
+  });
+  return X;
+}
+
 // ---- solve, inverse, determinants ----------------------------------------------------
 
 std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, bool left, bool check_errors) {

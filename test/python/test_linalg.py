@@ -65,6 +65,12 @@ UNIQUE = {  # results without a sign/phase ambiguity, compared directly
     "lu_P": (lambda lib, a: lib.linalg.lu(a).P, values),
     "qr_R_abs": (lambda lib, a: lib.linalg.qr(a).R.abs(), values),
     "eigvals_sorted_abs": (lambda lib, a: lib.linalg.eigvals(a).abs().sort(-1).values, values),
+    "ldl_factor": (lambda lib, a: lib.linalg.ldl_factor(a + a.mT).LD, values),
+    "ldl_factor_pivots": (lambda lib, a: lib.linalg.ldl_factor(a + a.mT).pivots, values),
+    "ldl_factor_hermitian": (lambda lib, a: lib.linalg.ldl_factor(a + a.mH, hermitian=True).LD, values),
+    "ldl_solve": (lambda lib, a: lib.linalg.ldl_solve(*lib.linalg.ldl_factor(a + a.mT), a[..., :2]), values),
+    "ldl_solve_hermitian": (lambda lib, a: lib.linalg.ldl_solve(*lib.linalg.ldl_factor(a + a.mH, hermitian=True),
+                                                                 a, hermitian=True), values),
 }
 
 
@@ -192,6 +198,15 @@ GRADS = {
     "matrix_exp": lambda x: ember.linalg.matrix_exp(x),
     "householder": lambda x: ember.linalg.householder_product(x, x[0, :2]),
     "lstsq": lambda x: ember.linalg.lstsq(x, x[..., :2] + 1).solution,
+    # eig's vectors only through phase-free quantities (|V_ij|^2)
+    "eig": lambda x: (lambda w, V: (w.real, w.imag, (V * V.conj()).real))(*ember.linalg.eig(x)),
+    "eigvals": lambda x: ember.linalg.eigvals(x).abs(),
+    "lu_factor": lambda x: ember.linalg.lu_factor(x).LU,
+    "lu": lambda x: ember.linalg.lu(x)[1:],
+    "lu_wide": lambda x: ember.linalg.lu(x[..., :2, :])[1:],
+    "lu_tall": lambda x: ember.linalg.lu_factor(x[..., :2]).LU,
+    "qr_wide": lambda x: ember.linalg.qr(x[..., :2, :]),
+    "det_singular": lambda x: ember.linalg.det(ember.stack([x[..., 0], x[..., 0] * 2, x[..., 2]], -1)),
 }
 
 
@@ -215,6 +230,60 @@ def test_gradients_match_torch():
                 + S.sum() + (U @ Vh).sum() + Q.sum() + R.pow(2).sum() + lib.linalg.inv(h).sum())
         loss.backward()
     np.testing.assert_allclose(e.grad.numpy(), t.grad.numpy(), rtol=1e-7, atol=1e-8)
+
+
+def test_det_gradient_of_singular_matrices_is_the_cofactor_matrix():
+    # torch 2.13 returns zeros here; the gradient of det is the cofactor matrix, singular or not
+    A = ember.tensor([[1.0, 2, 3], [2, 4, 6], [1, 0, 1]], dtype=ember.float64, requires_grad=True)
+    ember.linalg.det(A).backward()
+    np.testing.assert_allclose(A.grad.numpy(), [[4, 4, -4], [-2, -2, 2], [0, 0, 0]], atol=1e-12)
+    Z = ember.zeros(2, 3, 3, dtype=ember.float64, requires_grad=True)
+    ember.linalg.det(Z).sum().backward()
+    assert Z.grad.abs().sum().item() == 0
+
+
+def test_eig_gradients_match_torch():
+    a = values((2, 4, 4), "float64", 7)
+    grads = []
+    for lib in (ember, torch):
+        x = lib.tensor(a, requires_grad=True)
+        w, V = lib.linalg.eig(x)
+        (w.real.sum() + (w.imag ** 2).sum() + (V * V.conj()).real.pow(2).sum()).backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-7, atol=1e-9)
+
+
+def test_phase_dependent_losses_have_no_gradient():
+    # complex eigen/singular vectors are defined up to e^{i phi}: a loss that depends on it is ill-defined
+    x = ember.tensor(values((3, 3), "complex128", 2), requires_grad=True)
+    with pytest.raises(RuntimeError, match="linalg_eig_backward: The eigenvectors in the complex case are specified "
+                                           "up to multiplication by e\\^\\{i phi\\}"):
+        ember.linalg.eig(x).eigenvectors.real.sum().backward()
+    with pytest.raises(RuntimeError, match="linalg_eigh_backward: The eigenvectors"):
+        ember.linalg.eigh(x @ x.mH).eigenvectors.real.sum().backward()
+    with pytest.raises(RuntimeError, match="linalg_svd_backward: The singular vectors in the complex case"):
+        ember.linalg.svd(x).U.real.sum().backward()
+
+
+def test_ldl_errors():
+    singular = ember.zeros(2, 3, 3, dtype=ember.float64)
+    assert ember.linalg.ldl_factor_ex(singular).info.tolist() == [1, 1]
+    with pytest.raises(RuntimeError, match=r"linalg.ldl_factor: \(Batch element 0\): The factorization could not be "
+                                           r"completed because the input is singular"):
+        ember.linalg.ldl_factor(singular)
+    LD, pivots = ember.linalg.ldl_factor(ember.eye(3, dtype=ember.float64) * 2)
+    b = ember.ones(3, 2, dtype=ember.float64)
+    np.testing.assert_allclose(ember.linalg.ldl_solve(LD, pivots.long(), b).numpy(), np.full((3, 2), 0.5))
+    with pytest.raises(RuntimeError, match="linalg.ldl_solve: Expected LD.shape\\[:-1\\] and pivots.shape"):
+        ember.linalg.ldl_solve(LD, pivots[:2], b)
+    with pytest.raises(RuntimeError, match="linalg.ldl_solve: pivots must be LAPACK's 1-based pivots"):
+        ember.linalg.ldl_solve(LD, pivots * 0, b)
+    with pytest.raises(RuntimeError, match="linalg.ldl_solve: Expected pivots to be integers"):
+        ember.linalg.ldl_solve(LD, pivots.float(), b)
+    with pytest.raises(RuntimeError, match="linalg.ldl_solve: Incompatible shapes"):
+        ember.linalg.ldl_solve(LD, pivots, ember.ones(4, 2, dtype=ember.float64))
+    with pytest.raises(RuntimeError, match="ldl_factor_ex: A must be batches of square matrices"):
+        ember.linalg.ldl_factor(ember.ones(3, 4))
 
 
 # ---- errors -----------------------------------------------------------------------

@@ -76,6 +76,27 @@ void cgeev_(const char*, const char*, const int*, cfloat*, const int*, cfloat*, 
 void zgeev_(const char*, const char*, const int*, cdouble*, const int*, cdouble*, cdouble*, const int*, cdouble*,
             const int*, cdouble*, const int*, double*, int*, size_t, size_t);
 
+// Bunch-Kaufman LDL^T (sytrf; hetrf: LDL^H) and its solve.
+void ssytrf_(const char*, const int*, float*, const int*, int*, float*, const int*, int*, size_t);
+void dsytrf_(const char*, const int*, double*, const int*, int*, double*, const int*, int*, size_t);
+void csytrf_(const char*, const int*, cfloat*, const int*, int*, cfloat*, const int*, int*, size_t);
+void zsytrf_(const char*, const int*, cdouble*, const int*, int*, cdouble*, const int*, int*, size_t);
+void chetrf_(const char*, const int*, cfloat*, const int*, int*, cfloat*, const int*, int*, size_t);
+void zhetrf_(const char*, const int*, cdouble*, const int*, int*, cdouble*, const int*, int*, size_t);
+
+void ssytrs_(const char*, const int*, const int*, const float*, const int*, const int*, float*, const int*, int*,
+             size_t);
+void dsytrs_(const char*, const int*, const int*, const double*, const int*, const int*, double*, const int*, int*,
+             size_t);
+void csytrs_(const char*, const int*, const int*, const cfloat*, const int*, const int*, cfloat*, const int*, int*,
+             size_t);
+void zsytrs_(const char*, const int*, const int*, const cdouble*, const int*, const int*, cdouble*, const int*, int*,
+             size_t);
+void chetrs_(const char*, const int*, const int*, const cfloat*, const int*, const int*, cfloat*, const int*, int*,
+             size_t);
+void zhetrs_(const char*, const int*, const int*, const cdouble*, const int*, const int*, cdouble*, const int*, int*,
+             size_t);
+
 }
 
 // ---- overloads by element type ----------------------------------------------------
@@ -221,6 +242,36 @@ inline void geev(int n, double* a, cdouble* w, cdouble* v, int* info) { geev_rea
 inline void geev(int n, cfloat* a, cfloat* w, cfloat* v, int* info) { geev_complex<float>(cgeev_, n, a, w, v, info); }
 inline void geev(int n, cdouble* a, cdouble* w, cdouble* v, int* info) {
   geev_complex<double>(zgeev_, n, a, w, v, info);
+}
+
+// LDL^T of a symmetric matrix (lower triangle), or LDL^H of a Hermitian one
+// (hermitian only changes complex types; for reals the two are one).
+inline void sytrf(bool, int n, float* a, int lda, int* ipiv, float* work, int lwork, int* info) {
+  ssytrf_("L", &n, a, &lda, ipiv, work, &lwork, info, 1);
+}
+inline void sytrf(bool, int n, double* a, int lda, int* ipiv, double* work, int lwork, int* info) {
+  dsytrf_("L", &n, a, &lda, ipiv, work, &lwork, info, 1);
+}
+inline void sytrf(bool hermitian, int n, cfloat* a, int lda, int* ipiv, cfloat* work, int lwork, int* info) {
+  (hermitian ? chetrf_ : csytrf_)("L", &n, a, &lda, ipiv, work, &lwork, info, 1);
+}
+inline void sytrf(bool hermitian, int n, cdouble* a, int lda, int* ipiv, cdouble* work, int lwork, int* info) {
+  (hermitian ? zhetrf_ : zsytrf_)("L", &n, a, &lda, ipiv, work, &lwork, info, 1);
+}
+
+inline void sytrs(bool, int n, int nrhs, const float* a, int lda, const int* ipiv, float* b, int ldb, int* info) {
+  ssytrs_("L", &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
+}
+inline void sytrs(bool, int n, int nrhs, const double* a, int lda, const int* ipiv, double* b, int ldb, int* info) {
+  dsytrs_("L", &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
+}
+inline void sytrs(bool hermitian, int n, int nrhs, const cfloat* a, int lda, const int* ipiv, cfloat* b, int ldb,
+                  int* info) {
+  (hermitian ? chetrs_ : csytrs_)("L", &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
+}
+inline void sytrs(bool hermitian, int n, int nrhs, const cdouble* a, int lda, const int* ipiv, cdouble* b, int ldb,
+                  int* info) {
+  (hermitian ? zhetrs_ : zsytrs_)("L", &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
 }
 
 // A X = B for triangular A, B overwritten by X (BLAS trsm: a zero on the

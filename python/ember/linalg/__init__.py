@@ -11,7 +11,7 @@ from ..functional import _into
 from ..amp._python_ops import autocast_op
 
 __all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
-           "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
+           "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
            "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
            "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
            "vector_norm"]
@@ -22,6 +22,8 @@ SolveResult = namedtuple("linalg_solve_ex", ["result", "info"])
 LUFactorResult = namedtuple("linalg_lu_factor", ["LU", "pivots"])
 LUFactorExResult = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
 LUResult = namedtuple("linalg_lu", ["P", "L", "U"])
+LDLFactorResult = namedtuple("linalg_ldl_factor", ["LD", "pivots"])
+LDLFactorExResult = namedtuple("linalg_ldl_factor_ex", ["LD", "pivots", "info"])
 SlogdetResult = namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 EighResult = namedtuple("linalg_eigh", ["eigenvalues", "eigenvectors"])
 EigResult = namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
@@ -124,6 +126,24 @@ def lu(A, *, pivot=True, out=None):
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """Solves A X = B (or X A = B, or with A^H) from A's lu_factor."""
     return _into(out, _C.linalg_lu_solve(LU, pivots, B, left=left, adjoint=adjoint))
+
+
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False, out=None):
+    """The Bunch-Kaufman LDL factorization of symmetric (or Hermitian) matrices, from their lower triangle,
+    in LAPACK's compact form, with per-matrix info (> 0: D has an exact zero there)."""
+    return _into(out, LDLFactorExResult(*_C.linalg_ldl_factor_ex(A, hermitian=hermitian,
+                                                                 check_errors=check_errors)))
+
+
+def ldl_factor(A, *, hermitian=False, out=None):
+    """The LDL factorization (LD, pivots), as ldl_solve takes them."""
+    LD, pivots, _ = _C.linalg_ldl_factor_ex(A, hermitian=hermitian, check_errors=True)
+    return _into(out, LDLFactorResult(LD, pivots))
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """Solves A X = B from A's ldl_factor."""
+    return _into(out, _C.linalg_ldl_solve(LD, pivots, B, hermitian=hermitian))
 
 
 @autocast_op("linalg_qr")

@@ -503,6 +503,12 @@ case("_linalg_eigh", "eigh", lambda lib, x: (lambda w, v: (w, v @ v.mT * w.sum()
 case("_linalg_svd", "svd", lambda lib, x: (lambda u, s, vh: (s, u @ vh))(*lib.linalg.svd(x, full_matrices=False)),
      N(3, 2))
 case("linalg_qr", "qr", lambda lib, x: lib.linalg.qr(x), N(3, 2))
+case("linalg_qr", "qr_wide", lambda lib, x: lib.linalg.qr(x), N(2, 3))
+case("linalg_eig", "eig", lambda lib, x: (lambda w, v: (w.real, w.imag, (v * v.conj()).real))(*lib.linalg.eig(x)),
+     N(3, 3))
+case("linalg_lu_factor_ex", "lu_factor", lambda lib, x: lib.linalg.lu_factor(x).LU, N(3, 3))
+case("linalg_lu_factor_ex", "lu_wide", lambda lib, x: lib.linalg.lu(x)[1:], N(2, 3))
+case("linalg_lu_factor_ex", "lu_tall", lambda lib, x: lib.linalg.lu(x)[1:], N(3, 2))
 case("linalg_solve_triangular", "upper_left", lambda lib, a, b: lib.linalg.solve_triangular(
     _dominant(lib, a).triu(), b, upper=True), N(3, 3), N(3, 2))
 

@@ -2928,6 +2928,13 @@ OPS = [
     Op("linalg.lu_solve", solve_samples(well_conditioned), LAPACK_DTYPES, np.linalg.solve,
        fn=lambda lib, a, b: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), b),
        torch_fn=lambda a, b: torch.linalg.lu_solve(*torch.linalg.lu_factor(a), b)),
+    # LDL reads the lower triangle only: the matrix factored is its symmetric completion
+    Op("linalg.ldl_factor", square_samples(well_conditioned), LAPACK_DTYPES, None,
+       fn=lambda lib, a: lib.linalg.ldl_factor(a).LD, torch_fn=lambda a: torch.linalg.ldl_factor(a).LD),
+    Op("linalg.ldl_solve", solve_samples(well_conditioned), LAPACK_DTYPES,
+       lambda a, b: np.linalg.solve(np.tril(a) + np.swapaxes(np.tril(a, -1), -1, -2), b),
+       fn=lambda lib, a, b: lib.linalg.ldl_solve(*lib.linalg.ldl_factor(a), b),
+       torch_fn=lambda a, b: torch.linalg.ldl_solve(*torch.linalg.ldl_factor(a), b)),
     linalg_op("solve", solve_samples(well_conditioned), np.linalg.solve),
     linalg_op("det", square_samples(well_conditioned), np.linalg.det),
     linalg_op("slogdet", square_samples(well_conditioned), lambda a: tuple(np.linalg.slogdet(a)),
