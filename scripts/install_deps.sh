@@ -5,7 +5,7 @@ set -euo pipefail
 
 apt_packages=(
   build-essential ninja-build ccache
-  libfmt-dev libgtest-dev libgmock-dev libopenblas-dev libdnnl-dev libdlpack-dev libfftw3-dev
+  libfmt-dev libgtest-dev libgmock-dev libopenblas-dev libdnnl-dev libdlpack-dev libfftw3-dev libsleef-dev
   libprotobuf-dev protobuf-compiler
 )
 missing=()

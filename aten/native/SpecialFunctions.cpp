@@ -1,13 +1,15 @@
 // ember.special's kernels: each op is a TensorIterator loop (floating
 // results, integers promoted) over a scalar function of SpecialMath.h,
-// computed in double for every floating dtype.
+// computed in double (a few in single precision for float inputs, see compute_t).
 
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/SpecialMath.h>
 #include <aten/native/TensorIterator.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
+#include <aten/native/cpu/FloatStaging.h>
 #include <aten/native/cpu/Loops.h>
+#include <aten/native/cpu/SleefMath.h>
 
 #include <cmath>
 
@@ -15,15 +17,30 @@ namespace ember::native {
 
 namespace {
 
+// The argument type a unary kernel's function is called with: float for
+// float and the 16-bit types, double for double. A function that takes
+// double (most of SpecialMath.h) computes in double either way; the
+// generic ones (lgamma, i0e, i1e) run in single precision for float as
+// torch's do.
+template <typename T>
+using compute_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+
+// `floats`, where given, serves float and 16-bit operands (a vector kernel
+// over dense floats, FloatStaging.h).
 template <typename F>
-Tensor special_unary(const Tensor& self, const Tensor& out, const char* name, F f) {
+Tensor special_unary(const Tensor& self, const Tensor& out, const char* name, F f,
+                     void (*floats)(const float*, float*, int64_t) = nullptr) {
   EMBER_CHECK_NOT_IMPLEMENTED(!self.is_complex(), "\"{}\" not implemented for '{}'", name,
                               c10::toString(self.scalar_type()));
   auto iter = TensorIterator::unary_float_op(out, self, name);
+  if (floats && cpu::float_kernel_pays(iter)) {
+    cpu::for_each_as_floats<1>(iter, [floats](const auto& in, float* y, int64_t n) { floats(in[0], y, n); });
+    return iter.output();
+  }
   c10::visit_scalar_type(iter.common_dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (cpu::is_floating_v<T>) {
-      cpu::cpu_kernel(iter, [f](T x) -> T { return static_cast<T>(f(static_cast<double>(x))); });
+      cpu::cpu_kernel(iter, [f](T x) -> T { return static_cast<T>(f(static_cast<compute_t<T>>(x))); });
     }
   });
   return iter.output();
@@ -56,8 +73,9 @@ Tensor polynomial_out(const Tensor& x, const Tensor& n, const Tensor& out, const
 
 }  // namespace
 
+// float, bfloat16 and float16 through SLEEF's vector lgamma (as torch).
 Tensor lgamma_out(const Tensor& self, const Tensor& out) {
-  return special_unary(self, out, "lgamma", [](double x) { return std::lgamma(x); });
+  return special_unary(self, out, "lgamma", [](auto x) { return std::lgamma(x); }, &cpu::lgamma_floats);
 }
 
 Tensor digamma_out(const Tensor& self, const Tensor& out) {
@@ -69,7 +87,7 @@ Tensor i0_out(const Tensor& self, const Tensor& out) {
 }
 
 Tensor special_i0e_out(const Tensor& self, const Tensor& out) {
-  return special_unary(self, out, "special_i0e", [](double x) { return special::bessel_i0e(x); });
+  return special_unary(self, out, "special_i0e", [](auto x) { return special::bessel_i0e(x); });
 }
 
 Tensor special_i1_out(const Tensor& self, const Tensor& out) {
@@ -77,7 +95,7 @@ Tensor special_i1_out(const Tensor& self, const Tensor& out) {
 }
 
 Tensor special_i1e_out(const Tensor& self, const Tensor& out) {
-  return special_unary(self, out, "special_i1e", [](double x) { return special::bessel_i1e(x); });
+  return special_unary(self, out, "special_i1e", [](auto x) { return special::bessel_i1e(x); });
 }
 
 Tensor special_erfcx_out(const Tensor& self, const Tensor& out) {

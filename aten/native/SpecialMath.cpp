@@ -24,18 +24,6 @@ double guarded(F&& f) {
   }
 }
 
-// I_nu(x) exp(-x) for large x: the asymptotic series in 1 / (8x).
-double scaled_i_asymptotic(double nu, double x) {
-  const double mu = 4 * nu * nu;
-  double term = 1, sum = 1;
-  for (int k = 1; k <= 30; ++k) {
-    term *= -(mu - (2.0 * k - 1) * (2.0 * k - 1)) / (k * 8 * x);
-    sum += term;
-    if (std::abs(term) < kEps * std::abs(sum)) break;
-  }
-  return sum / std::sqrt(2 * kPi * x);
-}
-
 // K_nu(x) exp(x) for large x.
 double scaled_k_asymptotic(double nu, double x) {
   const double mu = 4 * nu * nu;
@@ -232,31 +220,90 @@ double bessel_y1(double x) {
   return guarded([&] { return std::cyl_neumann(1.0, x); });
 }
 
-double bessel_i0e(double x) {
+namespace {
+
+// I_nu(t) exp(-t) for nu in {0, 1} and t >= 0, computed in T (float inputs
+// need no double arithmetic), each range a polynomial evaluated by Horner's
+// rule with coefficients fixed at compile time. Below kSwitch the power
+// series (t/2)^nu sum_k (t^2/4)^k / (k! (k+nu)!), whose terms are all
+// positive, in u = t^2 / kSwitch^2 (so that float's coefficients neither
+// underflow nor overflow); above it the asymptotic series in w = 1 / (8t).
+// The term counts cover T's precision over each range.
+template <typename T>
+struct ScaledBesselI {
+  static constexpr bool kSingle = sizeof(T) == 4;
+  static constexpr double kSwitch = kSingle ? 15 : 25;
+  static constexpr int kSeriesTerms = kSingle ? 24 : 44;
+  static constexpr int kAsymptoticTerms = kSingle ? 12 : 30;
+
+  struct Coefficients {
+    T series[2][kSeriesTerms + 1];
+    T asymptotic[2][kAsymptoticTerms + 1];
+  };
+
+  static constexpr Coefficients make() {
+    Coefficients c{};
+    const double scale = kSwitch * kSwitch / 4;  // u = (t^2 / 4) / scale
+    for (int nu = 0; nu < 2; ++nu) {
+      double term = 1;  // scale^k / (k! (k + nu)!)
+      for (int k = 0; k <= kSeriesTerms; ++k) {
+        if (k > 0) term *= scale / (k * (k + nu));
+        c.series[nu][k] = static_cast<T>(term);
+      }
+      term = 1;  // prod_j -(4 nu^2 - (2j - 1)^2) / j
+      for (int k = 0; k <= kAsymptoticTerms; ++k) {
+        if (k > 0) term *= -(4.0 * nu * nu - (2.0 * k - 1) * (2.0 * k - 1)) / k;
+        c.asymptotic[nu][k] = static_cast<T>(term);
+      }
+    }
+    return c;
+  }
+  static constexpr Coefficients kCoefficients = make();
+
+  template <int N>
+  static T horner(const T (&c)[N], T x) {
+    T sum = c[N - 1];
+    for (int k = N - 2; k >= 0; --k) sum = sum * x + c[k];
+    return sum;
+  }
+
+  static T eval(int nu, T t) {
+    if (t > static_cast<T>(kSwitch)) {
+      const T sum = horner(kCoefficients.asymptotic[nu], T(1) / (T(8) * t));
+      return sum / std::sqrt(static_cast<T>(2 * kPi) * t);
+    }
+    const T sum = horner(kCoefficients.series[nu], t * t * static_cast<T>(1 / (kSwitch * kSwitch)));
+    return (nu ? sum * (t / 2) : sum) * std::exp(-t);
+  }
+};
+
+template <typename T>
+T scaled_bessel_i(int nu, T x) {
   if (std::isnan(x)) return x;
-  const double t = std::abs(x);
-  if (t > 700) return std::isinf(t) ? 0.0 : scaled_i_asymptotic(0, t);
-  return std::exp(-t) * guarded([&] { return std::cyl_bessel_i(0.0, t); });
+  const T t = std::abs(x);
+  if (std::isinf(t)) return 0;
+  const T v = ScaledBesselI<T>::eval(nu, t);
+  return nu == 1 && x < 0 ? -v : v;
 }
 
-double bessel_i1e(double x) {
-  if (std::isnan(x)) return x;
-  const double t = std::abs(x);
-  const double v = t > 700 ? (std::isinf(t) ? 0.0 : scaled_i_asymptotic(1, t))
-                           : std::exp(-t) * guarded([&] { return std::cyl_bessel_i(1.0, t); });
-  return x < 0 ? -v : v;
-}
+}  // namespace
 
+double bessel_i0e(double x) { return scaled_bessel_i(0, x); }
+float bessel_i0e(float x) { return scaled_bessel_i(0, x); }
+double bessel_i1e(double x) { return scaled_bessel_i(1, x); }
+float bessel_i1e(float x) { return scaled_bessel_i(1, x); }
+
+// Past 700 exp(t) overflows (I_nu(t) > 1e302).
 double bessel_i0(double x) {
   if (std::isnan(x)) return x;
   const double t = std::abs(x);
-  return t > 700 ? kInf : guarded([&] { return std::cyl_bessel_i(0.0, t); });
+  return t > 700 ? kInf : ScaledBesselI<double>::eval(0, t) * std::exp(t);
 }
 
 double bessel_i1(double x) {
   if (std::isnan(x)) return x;
   const double t = std::abs(x);
-  const double v = t > 700 ? kInf : guarded([&] { return std::cyl_bessel_i(1.0, t); });
+  const double v = t > 700 ? kInf : ScaledBesselI<double>::eval(1, t) * std::exp(t);
   return x < 0 ? -v : v;
 }
 

@@ -34,6 +34,8 @@ double bessel_i0(double x);
 double bessel_i1(double x);
 double bessel_i0e(double x);
 double bessel_i1e(double x);
+float bessel_i0e(float x);  // in single precision, for float inputs
+float bessel_i1e(float x);
 double bessel_k0(double x);
 double bessel_k1(double x);
 double bessel_k0e(double x);
