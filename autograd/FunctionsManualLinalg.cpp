@@ -70,16 +70,17 @@ Tensor products_of_others(const Tensor& S) {
 
 }  // namespace
 
-// A = L L^H: grad_A = L^-H phi(L^H grad_L) L^-1, made Hermitian, with phi
-// the lower triangle and half the diagonal.
+// A = L L^H: grad_A = L^-H phi L^-1 with M = tril(L^H grad_L) and
+// phi = (M + tril(M, -1)^H) / 2, Hermitian but for the diagonal's imaginary
+// parts, which no Hermitian perturbation of A sees (torch's form, so that the
+// two agree on any input).
 Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& factor) {
   const Tensor L = upper ? factor.mH() : factor;
   const Tensor gL = upper ? grad.mH() : grad;
-  Tensor phi = ember::matmul(L.mH(), gL).tril();
-  phi.diagonal(0, -2, -1).mul_(0.5);
+  const Tensor M = ember::matmul(L.mH(), gL).tril();
+  const Tensor phi = (M + M.tril(-1).mH()) * 0.5;
   const Tensor left = ember::linalg_solve_triangular(L.mH(), phi, true, true, false);
-  const Tensor gA = ember::linalg_solve_triangular(L, left, false, false, false);
-  return (gA + gA.mH()) * 0.5;
+  return ember::linalg_solve_triangular(L, left, false, false, false);
 }
 
 std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& A, const Tensor& X, bool left,

@@ -162,7 +162,7 @@ std::optional<memory::data_type> onednn_conv_type(ScalarType t) {
 Tensor conv2d_im2col(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                      std::array<int64_t, 2> stride, std::array<int64_t, 2> padding, std::array<int64_t, 2> dilation,
                      int64_t groups, int64_t oh, int64_t ow) {
-  EMBER_CHECK_NOT_IMPLEMENTED(input.is_floating_point(), "\"conv2d\" not implemented for '{}'",
+  EMBER_CHECK_NOT_IMPLEMENTED(input.is_floating_point() || input.is_complex(), "\"conv2d\" not implemented for '{}'",
                               c10::toString(input.dtype()));
   const int64_t n = input.size(0), c = input.size(1), h = input.size(2), w = input.size(3);
   const int64_t oc = weight.size(0), kh = weight.size(2), kw = weight.size(3);

@@ -32,7 +32,11 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_composite(const Tensor& grad_
                                                              IntArrayRef padding, IntArrayRef dilation, int64_t groups,
                                                              std::array<bool, 3> mask) {
   const bool unbatched = input_.dim() == 3;
+  // Complex: conv2d is bilinear, so each gradient pairs grad with the other
+  // operand conjugated (Wirtinger convention).
+  const bool complex = input_.is_complex();
   Tensor input = unbatched ? input_.unsqueeze(0) : input_;
+  if (complex) input = input.conj();
   Tensor grad = unbatched ? grad_.unsqueeze(0) : grad_;
   const int64_t N = input.size(0), H = input.size(2), W = input.size(3);
   const int64_t O = weight.size(0), Cg = weight.size(1), KH = weight.size(2), KW = weight.size(3);
@@ -60,7 +64,7 @@ std::tuple<Tensor, Tensor, Tensor> conv2d_backward_composite(const Tensor& grad_
       const int64_t right = in[i] - g.size(2 + i) - left + d[i] * (k[i] - 1);
       g = pad_or_crop(g, 2 + i, left, right);
     }
-    Tensor w = ember::flip(weight, {2, 3}).reshape({G, Og, Cg, KH, KW}).transpose(1, 2).reshape({G * Cg, Og, KH, KW});
+    Tensor w = ember::flip(complex ? weight.conj() : weight, {2, 3}).reshape({G, Og, Cg, KH, KW}).transpose(1, 2).reshape({G * Cg, Og, KH, KW});
     grad_input = ember::conv2d(g, w, std::nullopt, {1, 1}, {0, 0}, {d[0], d[1]}, G);
     if (unbatched) grad_input = grad_input.squeeze(0);
   }

@@ -441,7 +441,8 @@ Tensor norm(const Tensor& self, const Scalar& p) { return ember::norm(self, std:
 
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   const Tensor x = c10::isIntegralType(self.dtype(), true) ? self.to(c10::get_default_dtype()) : self;
-  Tensor m = ember::amax(x, dim, true);
+  // Complex rows are shifted by the largest real part (what exp's magnitude follows).
+  Tensor m = ember::amax(x.is_complex() ? ember::real(x) : x, dim, true);
   // A row of -inf (or +inf) must not turn into NaN through inf - inf.
   m = ember::where(ember::eq(ember::abs(m), wrapped_scalar_tensor(INFINITY)), ember::zeros_like(m), m);
   const std::optional<IntArrayRef> dims = dim.empty() ? std::nullopt : std::optional<IntArrayRef>(dim);
