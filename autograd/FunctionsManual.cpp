@@ -124,6 +124,8 @@ Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, int64_t dim
     const std::vector<int64_t> along{dim};
     return ember::flip(ember::logcumsumexp(ember::flip(t, along), dim), along);
   };
+  // Complex (holomorphic): grad_k = conj(exp(x_k)) sum_{j >= k} g_j conj(exp(-r_j)), in logs.
+  if (self.is_complex()) return ember::exp(self.conj() + from_the_end(ember::log(grad) - result.conj()));
   // log of g's positive part, and the dtype's lowest finite value elsewhere (-inf would meet +inf in
   // the differences below and give NaN); the log is taken only where g > 0, so that its derivative
   // (1/g at 0 or below) cannot turn the zero gradient there into NaN in double backward.

@@ -115,7 +115,7 @@ std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim) { return runn
 
 // log(cumsum(exp(self))): a running log-add-exp, exact for values far apart.
 Tensor logcumsumexp(const Tensor& self, int64_t dim) {
-  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point(), "\"logcumsumexp\" not implemented for '{}'",
+  EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point() || self.is_complex(), "\"logcumsumexp\" not implemented for '{}'",
                               c10::toString(self.scalar_type()));
   if (self.dim() > 0) c10::maybe_wrap_dim(dim, self.dim());
   if (self.is_meta() || self.numel() == 0) return ember::empty(self.sizes(), self.scalar_type(), self.device());
@@ -123,13 +123,13 @@ Tensor logcumsumexp(const Tensor& self, int64_t dim) {
   Tensor out = ember::empty_like(a.rows);
   c10::visit_scalar_type(self.scalar_type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (cpu::is_floating_v<T>) {
+    if constexpr (cpu::is_floating_v<T> || c10::is_complex_v<T>) {
       using M = cpu::opmath_t<T>;
       const T* in = static_cast<const T*>(a.rows.data_ptr());
       T* o = static_cast<T*>(out.data_ptr());
       parallel_for(0, a.outer, rows_per_task(a.n), [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r) {
-          M acc = -std::numeric_limits<M>::infinity();
+          M acc = M(-std::numeric_limits<double>::infinity());
           for (int64_t i = 0; i < a.n; ++i) {
             acc = cpu::log_add_exp(acc, M(in[r * a.n + i]));
             o[r * a.n + i] = static_cast<T>(acc);

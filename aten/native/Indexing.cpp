@@ -1006,8 +1006,11 @@ Tensor index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const
                      std::string_view reduce, bool include_self) {
   EMBER_CHECK(reduce == "prod" || reduce == "mean" || reduce == "amax" || reduce == "amin",
               "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {}.", reduce);
-  EMBER_CHECK_NOT_IMPLEMENTED(self.scalar_type() != ScalarType::Bool && !c10::isComplexType(self.scalar_type()),
-                              "index_reduce(): not implemented for '{}'", c10::toString(self.scalar_type()));
+  // Complex has products and means but no order (amax/amin), as in torch.
+  const bool complex = c10::isComplexType(self.scalar_type());
+  EMBER_CHECK_NOT_IMPLEMENTED(self.scalar_type() != ScalarType::Bool && (!complex || reduce == "prod" || reduce == "mean"),
+                              "index_reduce(): {} is not implemented for '{}'", std::string(reduce),
+                              c10::toString(self.scalar_type()));
   const IndexAlongDim a = check_index_along_dim("index_reduce_", self, dim, index);
   a.dst.scatter_reduce_(a.dim, spread_index(a), check_source_along_dim("index_reduce_", a, source), reduce,
                         include_self);

@@ -459,8 +459,10 @@ Tensor isneginf(const Tensor& self) { return signed_inf(self, -INFINITY, "isnegi
 // extremes); integers and bools have none and come back as a copy.
 Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
-  EMBER_CHECK(!self.is_complex(), "nan_to_num: complex tensors are not supported yet (got {})",
-              c10::toString(self.scalar_type()));
+  if (self.is_complex()) {  // the real and imaginary parts each, as torch
+    return ember::complex(ember::nan_to_num(ember::real(self), nan, posinf, neginf),
+                          ember::nan_to_num(ember::imag(self), nan, posinf, neginf));
+  }
   if (!self.is_floating_point()) return self.clone();
   const double largest = c10::info(self.scalar_type()).max;
   Tensor result = ember::where(ember::isnan(self), Scalar(nan.value_or(0.0)), self);

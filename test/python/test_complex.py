@@ -230,3 +230,29 @@ def test_real_to_complex_gradients_are_real():
     x = T([1.0, 2.0], requires_grad=True)
     (x * (1 + 1j)).abs().sum().backward()
     assert x.grad.dtype == ember.float32
+
+
+def test_complex_forms_of_real_first_ops_match_torch():
+    # ops torch takes complex for that first had real kernels only
+    x = np.array([[1 + 1j, 2 - 1j, 0.5j], [np.nan + 1j, complex(np.inf, 2), complex(1, -np.inf)]])
+    s = np.array([[1 + 1j, 2], [3j, 1], [2, 2j]])
+    idx = [0, 2, 0]
+    for reduce in ("prod", "mean"):
+        got = ember.ones(3, 2, dtype=ember.complex128).index_reduce(0, ember.tensor(idx), ember.tensor(s), reduce)
+        want = torch.ones(3, 2, dtype=torch.complex128).index_reduce(0, torch.tensor(idx), torch.tensor(s), reduce)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="index_reduce\\(\\): amax is not implemented for 'ComplexDouble'"):
+        ember.ones(3, dtype=ember.complex128).index_reduce(0, ember.tensor([0]), ember.ones(1, dtype=ember.complex128),
+                                                           "amax")
+    for kwargs in ({}, {"nan": 1.5, "posinf": 2.5, "neginf": -3.5}):
+        np.testing.assert_array_equal(ember.nan_to_num(ember.tensor(x), **kwargs).numpy(),
+                                      torch.nan_to_num(torch.tensor(x), **kwargs).numpy())
+    finite = x[0]
+    np.testing.assert_allclose(ember.logcumsumexp(ember.tensor(s), 0).numpy(),
+                               torch.logcumsumexp(torch.tensor(s), 0).numpy(), rtol=1e-12)
+    leaf = ember.tensor(finite, requires_grad=True)
+    assert gradcheck(lambda t: ember.logcumsumexp(t, 0), (leaf,))
+    t_leaf = torch.tensor(finite, requires_grad=True)
+    ember.logcumsumexp(leaf, 0).abs().sum().backward()
+    torch.logcumsumexp(t_leaf, 0).abs().sum().backward()
+    np.testing.assert_allclose(leaf.grad.numpy(), t_leaf.grad.resolve_conj().numpy(), rtol=1e-10)

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 
 namespace ember::native::cpu {
 
@@ -18,6 +19,8 @@ M log_add_exp(M a, M b) {
     const bool a_larger = a.real() >= b.real();
     const M larger = a_larger ? a : b, smaller = a_larger ? b : a;
     if (std::isinf(larger.real()) && larger == smaller) return larger;
+    // exp(-inf + iy) is 0 whatever y: adding it changes nothing (and -inf - -inf would be NaN).
+    if (smaller.real() == -std::numeric_limits<decltype(smaller.real())>::infinity()) return larger;
     return larger + std::log(M(1) + std::exp(smaller - larger));
   } else {
     const M larger = std::max(a, b);
