@@ -75,7 +75,8 @@ Tensor polynomial_out(const Tensor& x, const Tensor& n, const Tensor& out, const
 
 // float, bfloat16 and float16 through SLEEF's vector lgamma (as torch).
 Tensor lgamma_out(const Tensor& self, const Tensor& out) {
-  return special_unary(self, out, "lgamma", [](auto x) { return std::lgamma(x); }, &cpu::lgamma_floats);
+  return special_unary(self, out, "lgamma", [](auto x) { return std::lgamma(x); },
+                       cpu::sleef_floats(cpu::SleefUnary::Lgamma));
 }
 
 Tensor digamma_out(const Tensor& self, const Tensor& out) {

@@ -9,6 +9,7 @@
 #include <aten/native/cpu/ElementwiseTraits.h>
 #include <aten/native/cpu/Loops.h>
 #include <aten/native/cpu/FloatStaging.h>
+#include <aten/native/cpu/SleefMath.h>
 #include <aten/native/cpu/VecMath.h>
 
 #include <algorithm>
@@ -158,22 +159,50 @@ Tensor float_unary_vectorized(const Tensor& self, const Tensor& out, const char*
 Tensor exp_out(const Tensor& self, const Tensor& out) {
   return float_unary_vectorized<Exp>(self, out, "exp", &cpu::exp_floats);
 }
-Tensor exp2_out(const Tensor& self, const Tensor& out) { return float_unary<Exp2>(self, out, "exp2"); }
-Tensor log_out(const Tensor& self, const Tensor& out) { return float_unary<Log>(self, out, "log"); }
-Tensor log2_out(const Tensor& self, const Tensor& out) { return float_unary<Log2>(self, out, "log2"); }
-Tensor log10_out(const Tensor& self, const Tensor& out) { return float_unary<Log10>(self, out, "log10"); }
-Tensor log1p_out(const Tensor& self, const Tensor& out) { return float_unary<Log1p>(self, out, "log1p"); }
-Tensor expm1_out(const Tensor& self, const Tensor& out) { return float_unary<Expm1>(self, out, "expm1"); }
+Tensor exp2_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Exp2>(self, out, "exp2", cpu::sleef_floats(cpu::SleefUnary::Exp2));
+}
+Tensor log_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Log>(self, out, "log", cpu::sleef_floats(cpu::SleefUnary::Log));
+}
+Tensor log2_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Log2>(self, out, "log2", cpu::sleef_floats(cpu::SleefUnary::Log2));
+}
+Tensor log10_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Log10>(self, out, "log10", cpu::sleef_floats(cpu::SleefUnary::Log10));
+}
+Tensor log1p_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Log1p>(self, out, "log1p", cpu::sleef_floats(cpu::SleefUnary::Log1p));
+}
+Tensor expm1_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Expm1>(self, out, "expm1", cpu::sleef_floats(cpu::SleefUnary::Expm1));
+}
 Tensor sqrt_out(const Tensor& self, const Tensor& out) { return float_unary<Sqrt>(self, out, "sqrt"); }
 Tensor rsqrt_out(const Tensor& self, const Tensor& out) { return float_unary<Rsqrt>(self, out, "rsqrt"); }
-Tensor sin_out(const Tensor& self, const Tensor& out) { return float_unary<Sin>(self, out, "sin"); }
-Tensor cos_out(const Tensor& self, const Tensor& out) { return float_unary<Cos>(self, out, "cos"); }
-Tensor tan_out(const Tensor& self, const Tensor& out) { return float_unary<Tan>(self, out, "tan"); }
-Tensor asin_out(const Tensor& self, const Tensor& out) { return float_unary<Asin>(self, out, "asin"); }
-Tensor acos_out(const Tensor& self, const Tensor& out) { return float_unary<Acos>(self, out, "acos"); }
-Tensor atan_out(const Tensor& self, const Tensor& out) { return float_unary<Atan>(self, out, "atan"); }
-Tensor sinh_out(const Tensor& self, const Tensor& out) { return float_unary<Sinh>(self, out, "sinh"); }
-Tensor cosh_out(const Tensor& self, const Tensor& out) { return float_unary<Cosh>(self, out, "cosh"); }
+Tensor sin_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Sin>(self, out, "sin", cpu::sleef_floats(cpu::SleefUnary::Sin));
+}
+Tensor cos_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Cos>(self, out, "cos", cpu::sleef_floats(cpu::SleefUnary::Cos));
+}
+Tensor tan_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Tan>(self, out, "tan", cpu::sleef_floats(cpu::SleefUnary::Tan));
+}
+Tensor asin_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Asin>(self, out, "asin", cpu::sleef_floats(cpu::SleefUnary::Asin));
+}
+Tensor acos_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Acos>(self, out, "acos", cpu::sleef_floats(cpu::SleefUnary::Acos));
+}
+Tensor atan_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Atan>(self, out, "atan", cpu::sleef_floats(cpu::SleefUnary::Atan));
+}
+Tensor sinh_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Sinh>(self, out, "sinh", cpu::sleef_floats(cpu::SleefUnary::Sinh));
+}
+Tensor cosh_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Cosh>(self, out, "cosh", cpu::sleef_floats(cpu::SleefUnary::Cosh));
+}
 Tensor tanh_out(const Tensor& self, const Tensor& out) {
   return float_unary_vectorized<Tanh>(self, out, "tanh", &cpu::tanh_floats);
 }
@@ -182,7 +211,9 @@ Tensor sigmoid_out(const Tensor& self, const Tensor& out) {
 }
 Tensor asinh_out(const Tensor& self, const Tensor& out) { return float_unary<Asinh>(self, out, "asinh"); }
 Tensor acosh_out(const Tensor& self, const Tensor& out) { return float_unary<Acosh>(self, out, "acosh"); }
-Tensor atanh_out(const Tensor& self, const Tensor& out) { return float_unary<Atanh>(self, out, "atanh"); }
+Tensor atanh_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Atanh>(self, out, "atanh", cpu::sleef_floats(cpu::SleefUnary::Atanh));
+}
 Tensor sinc_out(const Tensor& self, const Tensor& out) { return float_unary<Sinc>(self, out, "sinc"); }
 Tensor deg2rad_out(const Tensor& self, const Tensor& out) {
   EMBER_CHECK(!self.is_complex(), "deg2rad is not supported for complex tensors.");
@@ -195,7 +226,9 @@ Tensor rad2deg_out(const Tensor& self, const Tensor& out) {
 Tensor erf_out(const Tensor& self, const Tensor& out) {
   return float_unary_vectorized<Erf>(self, out, "erf", &cpu::erf_floats, kReal);
 }
-Tensor erfc_out(const Tensor& self, const Tensor& out) { return float_unary<Erfc>(self, out, "erfc", kReal); }
+Tensor erfc_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Erfc>(self, out, "erfc", cpu::sleef_floats(cpu::SleefUnary::Erfc), kReal);
+}
 Tensor erfinv_out(const Tensor& self, const Tensor& out) { return float_unary<Erfinv>(self, out, "erfinv", kReal); }
 Tensor reciprocal_out(const Tensor& self, const Tensor& out) { return float_unary<Reciprocal>(self, out, "reciprocal"); }
 Tensor silu_out(const Tensor& self, const Tensor& out) {

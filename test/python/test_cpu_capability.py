@@ -1,5 +1,5 @@
 """EMBER_CPU_CAPABILITY holds Ember's vectorized kernels (aten/native/cpu/
-VecMath.cpp) to a smaller instruction set, as torch's ATEN_CPU_CAPABILITY
+VecMath.cpp, SleefMath.cpp) to a smaller instruction set, as torch's ATEN_CPU_CAPABILITY
 does: each copy must give the same results as the one the CPU picks."""
 
 import json
@@ -32,6 +32,13 @@ for name, f in [("exp", ember.exp), ("tanh", ember.tanh), ("sigmoid", ember.sigm
     y = f(x)
     (y * ember.linspace(-1, 1, y.numel()).reshape(y.shape)).sum().backward()
     out[name] = y.detach().flatten().tolist() + x.grad.flatten().tolist()
+# SLEEF's functions (aten/native/cpu/SleefMath.h), over their domains, with a tail of 7 and sinh/cosh past 88
+u = ember.tensor(np.concatenate([rng.uniform(-0.99, 0.99, 100), [0.0, -0.0, 1.0, -1.0]]).astype(np.float32))
+big = ember.tensor(np.concatenate([rng.uniform(-89.4, 89.4, 100), [88.5, -89.0, 89.4, 1e-3]]).astype(np.float32))
+for name in ("sin", "cos", "tan", "atan", "sinh", "cosh", "exp2", "expm1", "erfc", "lgamma"):
+    out["sleef_" + name] = getattr(ember, name)(big if name in ("sinh", "cosh") else big / 4).tolist()
+for name in ("asin", "acos", "atanh", "log", "log2", "log10", "log1p"):
+    out["sleef_" + name] = getattr(ember, name)(u.abs() if name.startswith("log") and name != "log1p" else u).tolist()
 out["sum"] = ember.tensor(rng.standard_normal(100003).astype(np.float32)).sum().item()
 q = ember.tensor(rng.standard_normal((2, 2, 70, 16)).astype(np.float32))
 out["sdpa"] = F.scaled_dot_product_attention(q, q, q, is_causal=True).tolist()

@@ -1,55 +1,32 @@
+// SLEEF's scalar functions (any x86-64) and the choice among the tables.
 #include <aten/native/cpu/SleefMath.h>
 
 #include <aten/native/cpu/CpuCapability.h>
 
-#include <immintrin.h>
+#include <sleef.h>
 
-// SLEEF's functions for one instruction set each (sleef.h declares the
-// vector ones only where the including file is compiled for that set, and
-// this file is compiled for baseline x86-64), each declared in a region
-// compiled for its set, so that the vector arguments are passed as SLEEF
-// expects them.
-extern "C" float Sleef_lgammaf_u10(float);
+#include <cmath>
+#include <cstddef>
 
-#pragma GCC push_options
-#pragma GCC target("avx512f")
-extern "C" __m512 Sleef_lgammaf16_u10avx512f(__m512);
-
-namespace ember::native::cpu {
 namespace {
-void lgamma_floats_avx512(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, Sleef_lgammaf16_u10avx512f(_mm512_loadu_ps(x + i)));
-  for (; i < n; ++i) y[i] = Sleef_lgammaf_u10(x[i]);
-}
+using Vec = float;
+inline Vec load(const float* p) { return *p; }
+inline void store(float* p, Vec v) { *p = v; }
+inline bool any_beyond(Vec v, float limit) { return std::fabs(v) > limit; }
 }  // namespace
-}  // namespace ember::native::cpu
-#pragma GCC pop_options
 
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-extern "C" __m256 Sleef_lgammaf8_u10avx2(__m256);
-
-namespace ember::native::cpu {
-namespace {
-void lgamma_floats_avx2(const float* x, float* y, int64_t n) {
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, Sleef_lgammaf8_u10avx2(_mm256_loadu_ps(x + i)));
-  for (; i < n; ++i) y[i] = Sleef_lgammaf_u10(x[i]);
-}
-}  // namespace
-}  // namespace ember::native::cpu
-#pragma GCC pop_options
+#define EMBER_SLEEF_NAMESPACE sleef_scalar
+#define EMBER_SLEEF(f, ulp) Sleef_##f##f_##ulp
+#define EMBER_SLEEF_LANES 1
+#include "SleefMathKernels.inc"
 
 namespace ember::native::cpu {
 
-void lgamma_floats(const float* x, float* y, int64_t n) {
-  switch (cpu_capability()) {
-    case CpuCapability::AVX512: return lgamma_floats_avx512(x, y, n);
-    case CpuCapability::AVX2: return lgamma_floats_avx2(x, y, n);
-    default:
-      for (int64_t i = 0; i < n; ++i) y[i] = Sleef_lgammaf_u10(x[i]);
-  }
+FloatsFn sleef_floats(SleefUnary f) {
+  static const FloatsFn* const table = cpu_capability() == CpuCapability::AVX512 ? sleef_avx512::kLoops
+                                       : cpu_capability() == CpuCapability::AVX2 ? sleef_avx2::kLoops
+                                                                                 : sleef_scalar::kLoops;
+  return table[static_cast<int>(f)];
 }
 
 }  // namespace ember::native::cpu

@@ -1,15 +1,30 @@
 #pragma once
-// Elementwise functions over contiguous float arrays from SLEEF's vector
-// math library (the one torch's CPU kernels use), at the widest vector
-// width cpu_capability() allows: 16 lanes on AVX-512, 8 on AVX2, SLEEF's
-// scalar function otherwise and for the tails. For functions that
-// VecMath.h does not write itself.
+// Elementwise float functions from SLEEF's vector math library (the one
+// torch's CPU kernels use; within 1 ulp, erfc 1.5), for dense float arrays,
+// at the widest width cpu_capability() allows: 16 lanes on AVX-512 and 8 on
+// AVX2 (SleefMathKernels.inc, compiled once per instruction set), SLEEF's
+// scalar functions otherwise. For what VecMath.h does not write itself.
+// Not asinh/acosh: SLEEF's float ones overflow to inf from |x| ~ 1.8e19 on.
 
 #include <cstdint>
 
 namespace ember::native::cpu {
 
-// y[i] = lgamma(x[i]), within 1 ulp.
-void lgamma_floats(const float* x, float* y, int64_t n);
+enum class SleefUnary {
+  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Atanh,
+  Exp2, Expm1, Log, Log2, Log10, Log1p, Erfc, Lgamma,
+  kCount
+};
+
+using FloatsFn = void (*)(const float* x, float* y, int64_t n);
+
+// y[i] = f(x[i]) for i < n, at this CPU's width.
+FloatsFn sleef_floats(SleefUnary f);
+
+// The loops of one instruction set, indexed by SleefUnary (defined in the
+// file compiled for it; called only where the CPU has it).
+namespace sleef_avx512 { extern const FloatsFn kLoops[]; }
+namespace sleef_avx2 { extern const FloatsFn kLoops[]; }
+namespace sleef_scalar { extern const FloatsFn kLoops[]; }
 
 }  // namespace ember::native::cpu

@@ -1,0 +1,24 @@
+// SleefMathKernels.inc for AVX2 with FMA: compiled with -mavx2 -mfma
+// (CMakeLists.txt), run only where cpu_capability() is AVX2 or wider; as
+// SleefMathAvx512.cpp, it includes nothing but SLEEF and plain C++.
+#include <aten/native/cpu/SleefMath.h>
+
+#include <sleef.h>
+
+#include <cmath>
+#include <cstddef>
+
+namespace {
+using Vec = __m256;
+inline Vec load(const float* p) { return _mm256_loadu_ps(p); }
+inline void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+inline bool any_beyond(Vec v, float limit) {
+  const Vec magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
+  return _mm256_movemask_ps(_mm256_cmp_ps(magnitude, _mm256_set1_ps(limit), _CMP_GT_OQ)) != 0;
+}
+}  // namespace
+
+#define EMBER_SLEEF_NAMESPACE sleef_avx2
+#define EMBER_SLEEF(f, ulp) Sleef_##f##f8_##ulp##avx2
+#define EMBER_SLEEF_LANES 8
+#include "SleefMathKernels.inc"

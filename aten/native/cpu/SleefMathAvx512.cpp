@@ -1,0 +1,24 @@
+// SleefMathKernels.inc for AVX-512: this file alone is compiled with
+// -mavx512f (CMakeLists.txt), and its loops run only where cpu_capability()
+// says AVX512. It includes nothing but SLEEF and plain C++, so that no
+// inline function shared with other files is compiled here for AVX-512.
+#include <aten/native/cpu/SleefMath.h>
+
+#include <sleef.h>
+
+#include <cmath>
+#include <cstddef>
+
+namespace {
+using Vec = __m512;
+inline Vec load(const float* p) { return _mm512_loadu_ps(p); }
+inline void store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+inline bool any_beyond(Vec v, float limit) {
+  return _mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(limit), _CMP_GT_OQ) != 0;
+}
+}  // namespace
+
+#define EMBER_SLEEF_NAMESPACE sleef_avx512
+#define EMBER_SLEEF(f, ulp) Sleef_##f##f16_##ulp##avx512f
+#define EMBER_SLEEF_LANES 16
+#include "SleefMathKernels.inc"
