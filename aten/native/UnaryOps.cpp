@@ -229,7 +229,9 @@ Tensor erf_out(const Tensor& self, const Tensor& out) {
 Tensor erfc_out(const Tensor& self, const Tensor& out) {
   return float_unary_vectorized<Erfc>(self, out, "erfc", cpu::sleef_floats(cpu::SleefUnary::Erfc), kReal);
 }
-Tensor erfinv_out(const Tensor& self, const Tensor& out) { return float_unary<Erfinv>(self, out, "erfinv", kReal); }
+Tensor erfinv_out(const Tensor& self, const Tensor& out) {
+  return float_unary_vectorized<Erfinv>(self, out, "erfinv", cpu::sleef_floats(cpu::SleefUnary::Erfinv), kReal);
+}
 Tensor reciprocal_out(const Tensor& self, const Tensor& out) { return float_unary<Reciprocal>(self, out, "reciprocal"); }
 Tensor silu_out(const Tensor& self, const Tensor& out) {
   // Only floating and complex inputs, as torch (no integer promotion).

@@ -37,7 +37,7 @@ u = ember.tensor(np.concatenate([rng.uniform(-0.99, 0.99, 100), [0.0, -0.0, 1.0,
 big = ember.tensor(np.concatenate([rng.uniform(-89.4, 89.4, 100), [88.5, -89.0, 89.4, 1e-3]]).astype(np.float32))
 for name in ("sin", "cos", "tan", "atan", "sinh", "cosh", "exp2", "expm1", "erfc", "lgamma"):
     out["sleef_" + name] = getattr(ember, name)(big if name in ("sinh", "cosh") else big / 4).tolist()
-for name in ("asin", "acos", "atanh", "log", "log2", "log10", "log1p"):
+for name in ("asin", "acos", "atanh", "log", "log2", "log10", "log1p", "erfinv"):
     out["sleef_" + name] = getattr(ember, name)(u.abs() if name.startswith("log") and name != "log1p" else u).tolist()
 out["sum"] = ember.tensor(rng.standard_normal(100003).astype(np.float32)).sum().item()
 q = ember.tensor(rng.standard_normal((2, 2, 70, 16)).astype(np.float32))

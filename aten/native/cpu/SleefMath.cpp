@@ -12,6 +12,7 @@ namespace {
 using Vec = float;
 inline Vec load(const float* p) { return *p; }
 inline void store(float* p, Vec v) { *p = v; }
+inline Vec splat(float f) { return f; }
 inline bool any_beyond(Vec v, float limit) { return std::fabs(v) > limit; }
 }  // namespace
 

@@ -12,6 +12,7 @@ namespace {
 using Vec = __m256;
 inline Vec load(const float* p) { return _mm256_loadu_ps(p); }
 inline void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
+inline Vec splat(float f) { return _mm256_set1_ps(f); }
 inline bool any_beyond(Vec v, float limit) {
   const Vec magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
   return _mm256_movemask_ps(_mm256_cmp_ps(magnitude, _mm256_set1_ps(limit), _CMP_GT_OQ)) != 0;

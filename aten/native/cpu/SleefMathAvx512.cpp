@@ -13,6 +13,7 @@ namespace {
 using Vec = __m512;
 inline Vec load(const float* p) { return _mm512_loadu_ps(p); }
 inline void store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
+inline Vec splat(float f) { return _mm512_set1_ps(f); }
 inline bool any_beyond(Vec v, float limit) {
   return _mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(limit), _CMP_GT_OQ) != 0;
 }
