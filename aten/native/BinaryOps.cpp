@@ -249,6 +249,15 @@ Tensor atan2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
                                   [](auto a, auto b) { return std::atan2(a, b); });
 }
 
+namespace {
+// A real exponent given as one number (a Python scalar or a 0-dim CPU
+// tensor), for pow's special cases; NaN otherwise.
+double fixed_exponent(const Tensor& exponent) {
+  if (exponent.dim() != 0 || !exponent.device().is_cpu() || exponent.is_complex() || exponent.is_meta()) return NAN;
+  return exponent.item().toDouble();
+}
+}  // namespace
+
 Tensor pow_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
   auto iter = TensorIterator::binary_op(out, self, exponent, "pow");
   EMBER_CHECK_NOT_IMPLEMENTED(iter.common_dtype() != ScalarType::Bool, "\"pow\" not implemented for 'Bool'");
@@ -272,7 +281,24 @@ Tensor pow_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
         return static_cast<T>(result);
       });
     } else {
-      cpu::cpu_kernel(iter, [](T a, T b) -> T { return static_cast<T>(std::pow(M(a), M(b))); });
+      // The exponents torch also special-cases, when the exponent is one
+      // number: exact products and roots that vectorize, not pow per element.
+      const double e = fixed_exponent(exponent);
+      if (e == 2) {
+        cpu::cpu_kernel(iter, [](T a, T) -> T { return static_cast<T>(M(a) * M(a)); });
+      } else if (e == 3) {
+        cpu::cpu_kernel(iter, [](T a, T) -> T { return static_cast<T>(M(a) * M(a) * M(a)); });
+      } else if (e == 0.5) {
+        cpu::cpu_kernel(iter, [](T a, T) -> T { return static_cast<T>(std::sqrt(M(a))); });
+      } else if (e == -0.5) {
+        cpu::cpu_kernel(iter, [](T a, T) -> T { return static_cast<T>(M(1) / std::sqrt(M(a))); });
+      } else if (e == -1) {
+        cpu::cpu_kernel(iter, [](T a, T) -> T { return static_cast<T>(M(1) / M(a)); });
+      } else if (e == -2) {
+        cpu::cpu_kernel(iter, [](T a, T) -> T { return static_cast<T>(M(1) / (M(a) * M(a))); });
+      } else {
+        cpu::cpu_kernel(iter, [](T a, T b) -> T { return static_cast<T>(std::pow(M(a), M(b))); });
+      }
     }
   });
   return iter.output();
@@ -459,7 +485,8 @@ Tensor where_out(const Tensor& condition, const Tensor& self, const Tensor& othe
   auto iter = TensorIterator::where_op(out, condition, self, other);
   c10::visit_scalar_type(iter.dtype(0), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    cpu::cpu_kernel(iter, [](bool c, T a, T b) -> T { return c ? a : b; });
+    // The condition read as bytes: GCC vectorizes the select over uint8_t, not over bool.
+    cpu::cpu_kernel(iter, [](uint8_t c, T a, T b) -> T { return c ? a : b; });
   });
   return iter.output();
 }

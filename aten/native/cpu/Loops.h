@@ -42,25 +42,39 @@ inline void strided_loop(char** data, const int64_t* strides, int64_t n, const O
   }
 }
 
-// One input constant over the run (a broadcast scalar): hoist its load so
-// the loop over the others stays contiguous.
-template <size_t S, typename Op, size_t... I>
-EMBER_VECTOR_CLONES void scalar_arg_loop(char** data, int64_t n, const Op& op, std::index_sequence<I...>) {
+// Inputs constant over the run (broadcast scalars: the bits of Mask) are
+// read once, so that the loop over the contiguous others vectorizes.
+template <unsigned Mask, typename Op, size_t... I>
+EMBER_VECTOR_CLONES void broadcast_loop(char** data, int64_t n, const Op& op, std::index_sequence<I...>) {
   using traits = function_traits<Op>;
   using R = typename traits::result;
-  using ST = std::tuple_element_t<S, typename traits::args>;
-  const ST scalar = *reinterpret_cast<const ST*>(data[S + 1]);
+  const std::tuple<std::tuple_element_t<I, typename traits::args>...> scalars{
+      ((Mask >> I) & 1u ? *reinterpret_cast<const std::tuple_element_t<I, typename traits::args>*>(data[I + 1])
+                        : std::tuple_element_t<I, typename traits::args>{})...};
   R* __restrict__ out = reinterpret_cast<R*>(data[0]);
   auto arg = [&](auto index_constant, int64_t i) {
     constexpr size_t J = decltype(index_constant)::value;
     using T = std::tuple_element_t<J, typename traits::args>;
-    if constexpr (J == S) {
-      return scalar;
+    if constexpr (((Mask >> J) & 1u) != 0) {
+      return std::get<J>(scalars);
     } else {
       return reinterpret_cast<const T*>(data[J + 1])[i];
     }
   };
   for (int64_t i = 0; i < n; ++i) out[i] = op(arg(std::integral_constant<size_t, I>{}, i)...);
+}
+
+template <size_t... I, typename F>
+inline void for_each_index(std::index_sequence<I...>, F&& f) {
+  (f(std::integral_constant<size_t, I>{}), ...);
+}
+
+// The broadcast_loop for `mask` (one of 1 .. 2^arity - 2: some inputs
+// broadcast, not all), false for none.
+template <typename Op, size_t... I, unsigned... M>
+bool broadcast_dispatch(unsigned mask, char** data, int64_t n, const Op& op, std::index_sequence<I...> indices,
+                        std::integer_sequence<unsigned, M...>) {
+  return ((mask == M + 1 ? (broadcast_loop<M + 1>(data, n, op, indices), true) : false) || ...);
 }
 
 template <typename Op, size_t... I>
@@ -86,17 +100,19 @@ void cpu_kernel(TensorIterator& iter, const Op& op, int64_t grain_size = 32768) 
           detail::contiguous_loop(data, n, op, Indices{});
           return;
         }
-        if constexpr (arity == 2) {
+        if constexpr (arity == 2 || arity == 3) {
+          // A contiguous output, each input contiguous or a broadcast scalar.
           using R = typename traits::result;
-          const bool out_contiguous = strides[0] == sizeof(R);
-          if (out_contiguous && strides[1] == 0 &&
-              strides[2] == sizeof(std::tuple_element_t<1, typename traits::args>)) {
-            detail::scalar_arg_loop<0>(data, n, op, Indices{});
-            return;
-          }
-          if (out_contiguous && strides[2] == 0 &&
-              strides[1] == sizeof(std::tuple_element_t<0, typename traits::args>)) {
-            detail::scalar_arg_loop<1>(data, n, op, Indices{});
+          unsigned mask = 0;
+          bool dense = strides[0] == sizeof(R);
+          detail::for_each_index(Indices{}, [&](auto index_constant) {
+            constexpr size_t J = decltype(index_constant)::value;
+            const int64_t stride = strides[J + 1];
+            if (stride == 0) mask |= 1u << J;
+            else if (stride != static_cast<int64_t>(sizeof(std::tuple_element_t<J, typename traits::args>))) dense = false;
+          });
+          if (dense && detail::broadcast_dispatch(mask, data, n, op, Indices{},
+                                                  std::make_integer_sequence<unsigned, (1u << arity) - 2>{})) {
             return;
           }
         }
