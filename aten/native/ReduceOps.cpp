@@ -360,8 +360,40 @@ std::tuple<Tensor, Tensor> extremes(const Tensor& self, std::optional<IntArrayRe
   return {values, indices};
 }
 
+// Values only: float32 on the vector kernels (outputs split across
+// threads; one long row in chunks whose extremes are then combined), the
+// rest through the search for (value, index).
 Tensor extreme_values(const Tensor& self, std::optional<IntArrayRef> dims, bool keepdim, bool is_max, const char* name) {
-  return std::get<0>(extremes(self, dims, keepdim, is_max, name));
+  if (self.scalar_type() != ScalarType::Float || self.is_meta()) {
+    return std::get<0>(extremes(self, dims, keepdim, is_max, name));
+  }
+  Tensor values;
+  extrema(self, dims, keepdim, name, [&](const Plan& plan) {
+    values = make_output(plan, ScalarType::Float, self.device());
+    const float* x = static_cast<const float*>(plan.matrix.data_ptr());
+    float* o = static_cast<float*>(values.data_ptr());
+    const int64_t inner = plan.inner, outer = plan.outer;
+    if (plan.columns) {
+      parallel_for(0, outer, std::max<int64_t>(256, 32768 / inner), [&](int64_t b, int64_t e) {
+        cpu::extreme_columns_floats(x + b, outer, o + b, inner, e - b, is_max);
+      });
+    } else if (outer == 1 && inner >= 65536) {
+      const int64_t chunks = std::min<int64_t>(get_num_threads() * 4, inner / 32768);
+      const int64_t chunk = (inner + chunks - 1) / chunks;
+      std::vector<float> partial(static_cast<size_t>(chunks));
+      parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+        for (int64_t c = b; c < e; ++c) {
+          cpu::extreme_rows_floats(x + c * chunk, &partial[c], 1, std::min(inner, (c + 1) * chunk) - c * chunk, is_max);
+        }
+      });
+      cpu::extreme_rows_floats(partial.data(), o, 1, chunks, is_max);
+    } else {
+      parallel_for(0, outer, std::max<int64_t>(1, 32768 / inner), [&](int64_t b, int64_t e) {
+        cpu::extreme_rows_floats(x + b * inner, o + b, e - b, inner, is_max);
+      });
+    }
+  });
+  return values;
 }
 
 Tensor extreme_indices(const Tensor& self, std::optional<int64_t> dim, bool keepdim, bool is_max, const char* name) {

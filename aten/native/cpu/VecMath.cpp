@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 
 namespace ember::native::cpu {
 
@@ -38,6 +41,8 @@ struct Kernels {
   decltype(&cpu::gradient_sums_floats) gradient_sums_floats;
   decltype(&cpu::scale_shift_floats) scale_shift_floats;
   decltype(&cpu::batch_norm_backward_floats) batch_norm_backward_floats;
+  decltype(&cpu::extreme_rows_floats) extreme_rows_floats;
+  decltype(&cpu::extreme_columns_floats) extreme_columns_floats;
 };
 
 }  // namespace
@@ -155,6 +160,14 @@ void exp_minus_rows_floats(float* s, const float* lse, int64_t rows, int64_t n) 
 void adam_step_floats(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
                       const AdamCoefficients& c) {
   kernels().adam_step_floats(param, grad, exp_avg, exp_avg_sq, n, c);
+}
+
+void extreme_rows_floats(const float* x, float* out, int64_t rows, int64_t n, bool is_max) {
+  kernels().extreme_rows_floats(x, out, rows, n, is_max);
+}
+
+void extreme_columns_floats(const float* x, int64_t stride, float* out, int64_t rows, int64_t cols, bool is_max) {
+  kernels().extreme_columns_floats(x, stride, out, rows, cols, is_max);
 }
 
 void accumulate_row_floats(const float* x, double* acc, int64_t n) {

@@ -47,6 +47,11 @@ struct AdamCoefficients {
 };
 void adam_step_floats(float* param, const float* grad, float* exp_avg, float* exp_avg_sq, int64_t n,
                       const AdamCoefficients& c);
+// max (is_max) or min of each of `rows` rows of n > 0 floats, and of each
+// column of a rows x cols matrix (rows > 0, `stride` apart); NaN where one
+// is NaN.
+void extreme_rows_floats(const float* x, float* out, int64_t rows, int64_t n, bool is_max);
+void extreme_columns_floats(const float* x, int64_t stride, float* out, int64_t rows, int64_t cols, bool is_max);
 // acc[j] += x[j] for j < n: column sums, row by row, in double.
 void accumulate_row_floats(const float* x, double* acc, int64_t n);
 
