@@ -97,6 +97,12 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
         } else if (s[0] == sizeof(D) && s[1] == sizeof(S) && std::is_same_v<D, c10::BFloat16> &&
                    std::is_same_v<S, float>) {
           floats_to_bfloat16(reinterpret_cast<const float*>(p[1]), reinterpret_cast<uint16_t*>(p[0]), n);
+        } else if (s[0] == sizeof(D) && s[1] == sizeof(S) && std::is_same_v<D, float> &&
+                   std::is_same_v<S, c10::Half>) {
+          half_to_floats(reinterpret_cast<const uint16_t*>(p[1]), reinterpret_cast<float*>(p[0]), n);
+        } else if (s[0] == sizeof(D) && s[1] == sizeof(S) && std::is_same_v<D, c10::Half> &&
+                   std::is_same_v<S, float>) {
+          floats_to_half(reinterpret_cast<const float*>(p[1]), reinterpret_cast<uint16_t*>(p[0]), n);
         } else {
           for (int64_t i = 0; i < n; ++i) at<D>(p[0], i * s[0]) = c10::convert<D>(at<S>(p[1], i * s[1]));
         }

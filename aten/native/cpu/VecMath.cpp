@@ -43,6 +43,8 @@ struct Kernels {
   decltype(&cpu::batch_norm_backward_floats) batch_norm_backward_floats;
   decltype(&cpu::extreme_rows_floats) extreme_rows_floats;
   decltype(&cpu::extreme_columns_floats) extreme_columns_floats;
+  decltype(&cpu::half_to_floats) half_to_floats;
+  decltype(&cpu::floats_to_half) floats_to_half;
 };
 
 }  // namespace
@@ -55,14 +57,14 @@ struct Kernels {
 // one). Features, not CPU models, name the sets: "arch=" targets are chosen
 // by model and never match AMD parts.
 #pragma GCC push_options
-#pragma GCC target("avx512f")
+#pragma GCC target("avx512f,f16c")
 namespace avx512 {
 #include "VecMathKernels.inc"
 }  // namespace avx512
 #pragma GCC pop_options
 
 #pragma GCC push_options
-#pragma GCC target("avx2,fma")
+#pragma GCC target("avx2,fma,f16c")
 namespace avx2 {
 #include "VecMathKernels.inc"
 }  // namespace avx2
@@ -161,6 +163,9 @@ void adam_step_floats(float* param, const float* grad, float* exp_avg, float* ex
                       const AdamCoefficients& c) {
   kernels().adam_step_floats(param, grad, exp_avg, exp_avg_sq, n, c);
 }
+
+void half_to_floats(const uint16_t* x, float* y, int64_t n) { kernels().half_to_floats(x, y, n); }
+void floats_to_half(const float* x, uint16_t* y, int64_t n) { kernels().floats_to_half(x, y, n); }
 
 void extreme_rows_floats(const float* x, float* out, int64_t rows, int64_t n, bool is_max) {
   kernels().extreme_rows_floats(x, out, rows, n, is_max);

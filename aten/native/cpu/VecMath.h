@@ -78,6 +78,9 @@ void batch_norm_backward_floats(const float* g, const float* x, float* dx, int64
 
 // bfloat16 (as its bits) to float and back, rounding to nearest even with
 // NaNs kept quiet: how float kernels serve bfloat16 tensors (FloatStaging.h).
+// float16 (as its bits) to and from float, rounding to nearest even.
+void half_to_floats(const uint16_t* x, float* y, int64_t n);
+void floats_to_half(const float* x, uint16_t* y, int64_t n);
 void bfloat16_to_floats(const uint16_t* x, float* y, int64_t n);
 void floats_to_bfloat16(const float* x, uint16_t* y, int64_t n);
 
