@@ -237,7 +237,7 @@ Tensor silu_out(const Tensor& self, const Tensor& out) {
   // Only floating and complex inputs, as torch (no integer promotion).
   EMBER_CHECK_NOT_IMPLEMENTED(self.is_floating_point() || self.is_complex(), "\"silu\" not implemented for '{}'",
                               c10::toString(self.dtype()));
-  return float_unary<Silu>(self, out, "silu");
+  return float_unary_vectorized<Silu>(self, out, "silu", &cpu::silu_floats);
 }
 Tensor neg_out(const Tensor& self, const Tensor& out) {
   EMBER_CHECK(self.dtype() != ScalarType::Bool,

@@ -18,6 +18,7 @@ struct Kernels {
   decltype(&cpu::exp_floats) exp_floats;
   decltype(&cpu::tanh_floats) tanh_floats;
   decltype(&cpu::sigmoid_floats) sigmoid_floats;
+  decltype(&cpu::silu_floats) silu_floats;
   decltype(&cpu::erf_floats) erf_floats;
   decltype(&cpu::gelu_floats) gelu_floats;
   decltype(&cpu::gelu_backward_floats) gelu_backward_floats;
@@ -95,6 +96,10 @@ void tanh_floats(const float* x, float* y, int64_t n) {
 
 void sigmoid_floats(const float* x, float* y, int64_t n) {
   kernels().sigmoid_floats(x, y, n);
+}
+
+void silu_floats(const float* x, float* y, int64_t n) {
+  kernels().silu_floats(x, y, n);
 }
 
 void erf_floats(const float* x, float* y, int64_t n) {

@@ -11,6 +11,7 @@ namespace ember::native::cpu {
 void exp_floats(const float* x, float* y, int64_t n);
 void tanh_floats(const float* x, float* y, int64_t n);
 void sigmoid_floats(const float* x, float* y, int64_t n);
+void silu_floats(const float* x, float* y, int64_t n);
 // erf within 2.5 ulp; gelu (exact form) and its gradient, from a normal
 // tail approximation with full relative accuracy for negative inputs.
 void erf_floats(const float* x, float* y, int64_t n);
