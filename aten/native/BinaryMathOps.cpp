@@ -61,8 +61,9 @@ M extremum_ignoring_nan(M a, M b) {
 }  // namespace
 
 Tensor logaddexp_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return arithmetic<FloatingOrComplex>(TensorIterator::binary_op(out, self, other, "logaddexp"), "logaddexp",
-                                  [](auto a, auto b) { return log_add_exp(a, b); });
+  auto iter = TensorIterator::binary_op(out, self, other, "logaddexp");
+  if (cpu::sleef_binary(iter, cpu::SleefBinary::Logaddexp)) return iter.output();
+  return arithmetic<FloatingOrComplex>(iter, "logaddexp", [](auto a, auto b) { return log_add_exp(a, b); });
 }
 
 Tensor logaddexp2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
@@ -71,8 +72,9 @@ Tensor logaddexp2_out(const Tensor& self, const Tensor& other, const Tensor& out
 }
 
 Tensor hypot_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return arithmetic<FloatingOnly>(TensorIterator::binary_op(out, self, other, "hypot"), "hypot",
-                                  [](auto a, auto b) { return std::hypot(a, b); });
+  auto iter = TensorIterator::binary_op(out, self, other, "hypot");
+  if (cpu::sleef_binary(iter, cpu::SleefBinary::Hypot)) return iter.output();
+  return arithmetic<FloatingOnly>(iter, "hypot", [](auto a, auto b) { return std::hypot(a, b); });
 }
 
 Tensor nextafter_out(const Tensor& self, const Tensor& other, const Tensor& out) {

@@ -175,6 +175,7 @@ Tensor div_out(const Tensor& self, const Tensor& other, std::optional<std::strin
     } else {
       auto quotient = [floor](M a, M b) { return floor ? floor_divide_float(a, b) : std::trunc(a / b); };
       if (with_unrounded_scalar<T>(iter, quotient)) return;
+      if (std::is_same_v<T, float> && floor && cpu::sleef_binary(iter, cpu::SleefBinary::FloorDivide)) return;
       cpu::cpu_kernel(iter, [quotient](T a, T b) -> T { return static_cast<T>(quotient(M(a), M(b))); });
     }
   });
@@ -200,7 +201,8 @@ Tensor remainder_kernel(const Tensor& self, const Tensor& other, const Tensor& o
         if (SignOfDivisor && r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
         return r;
       });
-    } else {
+    } else if (!(std::is_same_v<T, float> &&
+                 cpu::sleef_binary(iter, SignOfDivisor ? cpu::SleefBinary::Remainder : cpu::SleefBinary::Fmod))) {
       cpu::cpu_kernel(iter, [](T a, T b) -> T {
         M r = std::fmod(M(a), M(b));
         if (SignOfDivisor && r != M(0) && ((r < M(0)) != (M(b) < M(0)))) r += M(b);
@@ -245,8 +247,9 @@ Tensor minimum_out(const Tensor& self, const Tensor& other, const Tensor& out) {
 }
 
 Tensor atan2_out(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return arithmetic<FloatingOnly>(TensorIterator::binary_float_op(out, self, other, "atan2"), "atan2",
-                                  [](auto a, auto b) { return std::atan2(a, b); });
+  auto iter = TensorIterator::binary_float_op(out, self, other, "atan2");
+  if (cpu::sleef_binary(iter, cpu::SleefBinary::Atan2)) return iter.output();
+  return arithmetic<FloatingOnly>(iter, "atan2", [](auto a, auto b) { return std::atan2(a, b); });
 }
 
 namespace {
@@ -296,7 +299,7 @@ Tensor pow_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
         cpu::cpu_kernel(iter, [](T a, T) -> T { return static_cast<T>(M(1) / M(a)); });
       } else if (e == -2) {
         cpu::cpu_kernel(iter, [](T a, T) -> T { return static_cast<T>(M(1) / (M(a) * M(a))); });
-      } else {
+      } else if (!(std::is_same_v<T, float> && cpu::sleef_binary(iter, cpu::SleefBinary::Pow))) {
         cpu::cpu_kernel(iter, [](T a, T b) -> T { return static_cast<T>(std::pow(M(a), M(b))); });
       }
     }

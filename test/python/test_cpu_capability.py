@@ -39,6 +39,10 @@ for name in ("sin", "cos", "tan", "atan", "sinh", "cosh", "exp2", "expm1", "erfc
     out["sleef_" + name] = getattr(ember, name)(big if name in ("sinh", "cosh") else big / 4).tolist()
 for name in ("asin", "acos", "atanh", "log", "log2", "log10", "log1p", "erfinv"):
     out["sleef_" + name] = getattr(ember, name)(u.abs() if name.startswith("log") and name != "log1p" else u).tolist()
+for name in ("atan2", "hypot", "fmod", "remainder", "logaddexp"):
+    out["sleef_" + name] = getattr(ember, name)(big, big.flip(0) / 3).tolist()
+out["sleef_pow"] = ember.pow(big.abs() / 10, big.flip(0) / 30).tolist()
+out["sleef_floor_divide"] = ember.div(big, big.flip(0) / 3, rounding_mode="floor").tolist()
 out["sum"] = ember.tensor(rng.standard_normal(100003).astype(np.float32)).sum().item()
 q = ember.tensor(rng.standard_normal((2, 2, 70, 16)).astype(np.float32))
 out["sdpa"] = F.scaled_dot_product_attention(q, q, q, is_causal=True).tolist()

@@ -1,9 +1,12 @@
 #pragma once
 // The loop most binary elementwise ops share: both operands converted to
-// opmath_t, f applied, the result converted back to the common dtype.
+// opmath_t, f applied, the result converted back to the common dtype; and
+// the float32 ones that SLEEF's vector loops serve.
 
 #include <aten/native/cpu/DtypeVisit.h>
+#include <aten/native/cpu/FloatStaging.h>
 #include <aten/native/cpu/Loops.h>
+#include <aten/native/cpu/SleefMath.h>
 
 namespace ember::native::cpu {
 
@@ -23,6 +26,18 @@ bool with_unrounded_scalar(TensorIterator& iter, F f) {
     }
   }
   return false;
+}
+
+// Runs one of SLEEF's two-operand loops (SleefMath.h) over an iterator whose
+// operands are all float32, whatever their strides (broadcast and strided
+// runs are staged through buffers); false, having done nothing, otherwise.
+inline bool sleef_binary(TensorIterator& iter, SleefBinary f) {
+  for (int i = 0; i < iter.ntensors(); ++i) {
+    if (iter.dtype(i) != ScalarType::Float) return false;
+  }
+  const FloatsFn2 kernel = sleef_floats(f);
+  for_each_as_floats<2>(iter, [kernel](const auto& in, float* y, int64_t n) { kernel(in[0], in[1], y, n); });
+  return true;
 }
 
 // Runs f(M a, M b) -> M over the iterator for the dtypes Supports allows.

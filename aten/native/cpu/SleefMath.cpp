@@ -5,7 +5,6 @@
 
 #include <sleef.h>
 
-#include <cmath>
 #include <cstddef>
 
 namespace {
@@ -13,11 +12,13 @@ using Vec = float;
 inline Vec load(const float* p) { return *p; }
 inline void store(float* p, Vec v) { *p = v; }
 inline Vec splat(float f) { return f; }
-inline bool any_beyond(Vec v, float limit) { return std::fabs(v) > limit; }
+inline bool any_subnormal(Vec v) { return v != 0.0f && __builtin_fabsf(v) < 1.17549435e-38f; }
+inline bool any_beyond(Vec v, float limit) { return __builtin_fabsf(v) > limit; }
 }  // namespace
 
 #define EMBER_SLEEF_NAMESPACE sleef_scalar
 #define EMBER_SLEEF(f, ulp) Sleef_##f##f_##ulp
+#define EMBER_SLEEF_EXACT(name) Sleef_##name##f
 #define EMBER_SLEEF_LANES 1
 #include "SleefMathKernels.inc"
 
@@ -27,6 +28,13 @@ FloatsFn sleef_floats(SleefUnary f) {
   static const FloatsFn* const table = cpu_capability() == CpuCapability::AVX512 ? sleef_avx512::kLoops
                                        : cpu_capability() == CpuCapability::AVX2 ? sleef_avx2::kLoops
                                                                                  : sleef_scalar::kLoops;
+  return table[static_cast<int>(f)];
+}
+
+FloatsFn2 sleef_floats(SleefBinary f) {
+  static const FloatsFn2* const table = cpu_capability() == CpuCapability::AVX512 ? sleef_avx512::kLoops2
+                                        : cpu_capability() == CpuCapability::AVX2 ? sleef_avx2::kLoops2
+                                                                                  : sleef_scalar::kLoops2;
   return table[static_cast<int>(f)];
 }
 

@@ -17,15 +17,21 @@ enum class SleefUnary {
   kCount
 };
 
-using FloatsFn = void (*)(const float* x, float* y, int64_t n);
+// Two-operand functions, the last three composed of SLEEF's pieces; the
+// division ones give what BinaryOps.cpp's scalar loops give, exactly.
+enum class SleefBinary { Atan2, Hypot, Pow, Fmod, Remainder, FloorDivide, Logaddexp, kCount };
 
-// y[i] = f(x[i]) for i < n, at this CPU's width.
+using FloatsFn = void (*)(const float* x, float* y, int64_t n);
+using FloatsFn2 = void (*)(const float* a, const float* b, float* y, int64_t n);
+
+// y[i] = f(x[i]) (f(a[i], b[i])) for i < n, at this CPU's width.
 FloatsFn sleef_floats(SleefUnary f);
+FloatsFn2 sleef_floats(SleefBinary f);
 
 // The loops of one instruction set, indexed by SleefUnary (defined in the
 // file compiled for it; called only where the CPU has it).
-namespace sleef_avx512 { extern const FloatsFn kLoops[]; }
-namespace sleef_avx2 { extern const FloatsFn kLoops[]; }
-namespace sleef_scalar { extern const FloatsFn kLoops[]; }
+namespace sleef_avx512 { extern const FloatsFn kLoops[]; extern const FloatsFn2 kLoops2[]; }
+namespace sleef_avx2 { extern const FloatsFn kLoops[]; extern const FloatsFn2 kLoops2[]; }
+namespace sleef_scalar { extern const FloatsFn kLoops[]; extern const FloatsFn2 kLoops2[]; }
 
 }  // namespace ember::native::cpu

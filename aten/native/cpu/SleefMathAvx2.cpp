@@ -5,7 +5,6 @@
 
 #include <sleef.h>
 
-#include <cmath>
 #include <cstddef>
 
 namespace {
@@ -13,6 +12,12 @@ using Vec = __m256;
 inline Vec load(const float* p) { return _mm256_loadu_ps(p); }
 inline void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
 inline Vec splat(float f) { return _mm256_set1_ps(f); }
+inline bool any_subnormal(Vec v) {
+  const Vec magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
+  const Vec tiny = _mm256_and_ps(_mm256_cmp_ps(magnitude, _mm256_set1_ps(1.17549435e-38f), _CMP_LT_OQ),
+                                 _mm256_cmp_ps(magnitude, _mm256_setzero_ps(), _CMP_GT_OQ));
+  return _mm256_movemask_ps(tiny) != 0;
+}
 inline bool any_beyond(Vec v, float limit) {
   const Vec magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
   return _mm256_movemask_ps(_mm256_cmp_ps(magnitude, _mm256_set1_ps(limit), _CMP_GT_OQ)) != 0;
@@ -21,5 +26,6 @@ inline bool any_beyond(Vec v, float limit) {
 
 #define EMBER_SLEEF_NAMESPACE sleef_avx2
 #define EMBER_SLEEF(f, ulp) Sleef_##f##f8_##ulp##avx2
+#define EMBER_SLEEF_EXACT(name) Sleef_##name##f8_avx2
 #define EMBER_SLEEF_LANES 8
 #include "SleefMathKernels.inc"

@@ -6,7 +6,6 @@
 
 #include <sleef.h>
 
-#include <cmath>
 #include <cstddef>
 
 namespace {
@@ -14,6 +13,11 @@ using Vec = __m512;
 inline Vec load(const float* p) { return _mm512_loadu_ps(p); }
 inline void store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
 inline Vec splat(float f) { return _mm512_set1_ps(f); }
+inline bool any_subnormal(Vec v) {
+  const __m512 magnitude = _mm512_abs_ps(v);
+  return (_mm512_cmp_ps_mask(magnitude, _mm512_set1_ps(1.17549435e-38f), _CMP_LT_OQ) &
+          _mm512_cmp_ps_mask(magnitude, _mm512_setzero_ps(), _CMP_GT_OQ)) != 0;
+}
 inline bool any_beyond(Vec v, float limit) {
   return _mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(limit), _CMP_GT_OQ) != 0;
 }
@@ -21,5 +25,6 @@ inline bool any_beyond(Vec v, float limit) {
 
 #define EMBER_SLEEF_NAMESPACE sleef_avx512
 #define EMBER_SLEEF(f, ulp) Sleef_##f##f16_##ulp##avx512f
+#define EMBER_SLEEF_EXACT(name) Sleef_##name##f16_avx512f
 #define EMBER_SLEEF_LANES 16
 #include "SleefMathKernels.inc"
