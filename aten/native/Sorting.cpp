@@ -15,18 +15,28 @@ namespace ember::native {
 
 using c10::maybe_wrap_dim;
 
-std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+namespace {
+
+// The first k of each slice along dim in sorted order (NaN largest, equal
+// keys in their original order), with their indices: a stable sort for the
+// whole slice, a partial sort on (value, index) for fewer (topk: n log k).
+std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& self, int64_t dim, bool descending, int64_t k) {
   EMBER_CHECK(!self.is_complex(), "sort(): complex tensors are not supported");
   const int64_t nd = std::max<int64_t>(self.dim(), 1);
   dim = maybe_wrap_dim(dim, nd);
+  std::vector<int64_t> out_shape = self.dim() == 0 ? std::vector<int64_t>{1} : self.sizes().vec();
+  out_shape[dim] = k;
   // Results are contiguous in the input's dim order, as the CPU loop writes them.
-  if (self.is_meta() || self.numel() == 0) {
-    return {ember::empty(self.sizes(), self.dtype(), self.device()),
-            ember::empty(self.sizes(), ScalarType::Long, self.device())};
+  if (self.is_meta() || self.numel() == 0 || k == 0) {
+    const std::vector<int64_t> shape = self.dim() == 0 ? std::vector<int64_t>{} : out_shape;
+    return {ember::empty(shape, self.dtype(), self.device()), ember::empty(shape, ScalarType::Long, self.device())};
   }
   const Tensor x = (self.dim() == 0 ? self.reshape({1}) : self).transpose(dim, nd - 1).contiguous();
-  Tensor values = ember::empty_like(x), indices = ember::empty(x.sizes(), ScalarType::Long);
-  const int64_t n = x.dim() == 0 ? 1 : x.size(-1), rows = n == 0 ? 0 : x.numel() / n;
+  std::vector<int64_t> rows_shape = x.sizes().vec();
+  rows_shape.back() = k;
+  Tensor values = ember::empty(rows_shape, self.dtype(), self.device());
+  Tensor indices = ember::empty(rows_shape, ScalarType::Long, self.device());
+  const int64_t n = x.size(-1), rows = x.numel() / n;
   c10::visit_scalar_type(self.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!c10::is_complex_v<T>) {
@@ -38,7 +48,7 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
         for (int64_t r = b; r < e; ++r) {
           const T* row = in + r * n;
           std::iota(perm.begin(), perm.end(), 0);
-          // NaN sorts as the largest value, as in torch; equal keys keep their order.
+          // NaN sorts as the largest value, as in torch.
           auto key_less = [&](int64_t i, int64_t j) {
             const float a = static_cast<float>(row[i]), c = static_cast<float>(row[j]);
             if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
@@ -46,14 +56,17 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
             }
             return row[i] < row[j];
           };
-          if (descending) {
-            std::stable_sort(perm.begin(), perm.end(), [&](int64_t i, int64_t j) { return key_less(j, i); });
-          } else {
-            std::stable_sort(perm.begin(), perm.end(), key_less);
+          auto before = [&](int64_t i, int64_t j) { return descending ? key_less(j, i) : key_less(i, j); };
+          if (k == n) {
+            std::stable_sort(perm.begin(), perm.end(), before);
+          } else {  // ties broken by index: the stable order, without sorting the rest
+            std::partial_sort(perm.begin(), perm.begin() + k, perm.end(), [&](int64_t i, int64_t j) {
+              return before(i, j) || (!before(j, i) && i < j);
+            });
           }
-          for (int64_t k = 0; k < n; ++k) {
-            vo[r * n + k] = row[perm[k]];
-            io[r * n + k] = perm[k];
+          for (int64_t q = 0; q < k; ++q) {
+            vo[r * k + q] = row[perm[q]];
+            io[r * k + q] = perm[q];
           }
         }
       });
@@ -63,6 +76,13 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
   indices = indices.transpose(dim, nd - 1);
   if (self.dim() == 0) return {values.reshape({}), indices.reshape({})};
   return {values.contiguous(), indices.contiguous()};
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  const int64_t size = self.dim() == 0 ? 1 : self.size(maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1)));
+  return sorted_prefix(self, dim, descending, size);
 }
 
 Tensor argsort(const Tensor& self, int64_t dim, bool descending) { return std::get<1>(ember::sort(self, dim, descending)); }
@@ -81,10 +101,8 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   dim = maybe_wrap_dim(dim, nd);
   const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
   EMBER_CHECK(k >= 0 && k <= size, "selected index k out of range");
-  auto [values, indices] = ember::sort(self, dim, largest);
   (void)sorted;  // sorted output is always produced
-  if (self.dim() == 0) return {values, indices};
-  return {values.narrow(dim, 0, k), indices.narrow(dim, 0, k)};
+  return sorted_prefix(self, dim, largest, k);
 }
 
 // ---- order statistics and unique, from sort ---------------------------------------------
