@@ -348,6 +348,30 @@ std::tuple<Tensor, Tensor> extremes(const Tensor& self, std::optional<IntArrayRe
     values = make_output(plan, self.dtype(), self.device());
     indices = make_output(plan, ScalarType::Long, self.device());
     if (self.is_meta()) return;
+    if (self.scalar_type() == ScalarType::Float && !plan.columns) {
+      // The vector kernel's extreme, then its first position (the first NaN
+      // for a NaN): the value and index the search below would give.
+      const float* x = static_cast<const float*>(plan.matrix.data_ptr());
+      float* vo = static_cast<float*>(values.data_ptr());
+      int64_t* io = indices.data_ptr<int64_t>();
+      const int64_t inner = plan.inner;
+      parallel_for(0, plan.outer, std::max<int64_t>(1, 32768 / inner), [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r) {
+          const float* row = x + r * inner;
+          float m;
+          cpu::extreme_rows_floats(row, &m, 1, inner, is_max);
+          int64_t i = 0;
+          if (m != m) {
+            while (row[i] == row[i]) ++i;
+          } else {
+            while (row[i] != m) ++i;
+          }
+          vo[r] = row[i];
+          io[r] = i;
+        }
+      });
+      return;
+    }
     c10::visit_scalar_type(self.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (!c10::is_complex_v<T>) {
