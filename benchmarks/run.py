@@ -89,6 +89,22 @@ def cases(quick, device="cpu"):
                lambda a, b: a + b)
         yield (f"exp {label} float32", arrays((n,)), lambda a: ember.exp(a), lambda a: torch.exp(a),
                lambda a: np.exp(a))
+    # The elementwise and reduction ops real models lean on, 1M float32 (a 1024x1024 matrix).
+    m, p = arrays((1024, 1024), (1024, 1024))
+    positive = [np.abs(m[0]) + 0.1]
+    for name, f, g in (("sin", lambda L, x: L.sin(x), np.sin), ("log1p", lambda L, x: L.log1p(x), np.log1p),
+                       ("x ** 2", lambda L, x: x ** 2, np.square), ("clamp(-1, 1)", lambda L, x: x.clamp(-1, 1), None),
+                       ("silu", lambda L, x: L.nn.functional.silu(x), None),
+                       ("erfinv", lambda L, x: L.erfinv(x / 10), None),
+                       ("amax dim 1", lambda L, x: x.amax(1), lambda x: x.max(1)),
+                       ("max(dim=1) values+indices", lambda L, x: x.max(1), None),
+                       ("topk(10) dim 1", lambda L, x: x.topk(10, 1), None)):
+        yield (f"{name} [1024,1024] float32", [m], lambda x, f=f: f(ember, x), lambda x, f=f: f(torch, x), g)
+    yield ("where(x > 0, x, y) [1024,1024]", [m, p], lambda x, y: ember.where(x > 0, x, y),
+           lambda x, y: torch.where(x > 0, x, y), lambda x, y: np.where(x > 0, x, y))
+    yield ("fmod [1024,1024] float32", [m, positive[0]], lambda x, y: ember.fmod(x, y), lambda x, y: torch.fmod(x, y),
+           lambda x, y: np.fmod(x, y))
+    yield ("half() [1024,1024]", [m], lambda x: x.half(), lambda x: x.half(), lambda x: x.astype(np.float16))
     yield ("broadcast add [2048,2048] + [2048]", arrays((2048, 2048), (2048,)), lambda a, b: a + b,
            lambda a, b: a + b, lambda a, b: a + b)
     yield ("transposed add x.t() + y [2048,2048]", arrays((2048, 2048), (2048, 2048)), lambda a, b: a.t() + b,

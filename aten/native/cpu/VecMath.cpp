@@ -3,6 +3,8 @@
 #include <aten/native/cpu/CpuCapability.h>
 #include <c10/util/bit_cast.h>
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -57,9 +59,17 @@ struct Kernels {
 // when a kernel is first called (EMBER_CPU_CAPABILITY can pick a smaller
 // one). Features, not CPU models, name the sets: "arch=" targets are chosen
 // by model and never match AMD parts.
+// Each copy also gets its conversion of 8 floats to and from IEEE half
+// (F16C where there is AVX2; GCC does not vectorize _Float16 casts).
 #pragma GCC push_options
 #pragma GCC target("avx512f,f16c")
 namespace avx512 {
+inline void half8_to_floats(const uint16_t* x, float* y) {
+  _mm256_storeu_ps(y, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x))));
+}
+inline void floats8_to_half(const float* x, uint16_t* y) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(y), _mm256_cvtps_ph(_mm256_loadu_ps(x), _MM_FROUND_TO_NEAREST_INT));
+}
 #include "VecMathKernels.inc"
 }  // namespace avx512
 #pragma GCC pop_options
@@ -67,11 +77,23 @@ namespace avx512 {
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,f16c")
 namespace avx2 {
+inline void half8_to_floats(const uint16_t* x, float* y) {
+  _mm256_storeu_ps(y, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x))));
+}
+inline void floats8_to_half(const float* x, uint16_t* y) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(y), _mm256_cvtps_ph(_mm256_loadu_ps(x), _MM_FROUND_TO_NEAREST_INT));
+}
 #include "VecMathKernels.inc"
 }  // namespace avx2
 #pragma GCC pop_options
 
 namespace baseline {
+inline void half8_to_floats(const uint16_t* x, float* y) {
+  for (int i = 0; i < 8; ++i) y[i] = static_cast<float>(c10::bit_cast<_Float16>(x[i]));
+}
+inline void floats8_to_half(const float* x, uint16_t* y) {
+  for (int i = 0; i < 8; ++i) y[i] = c10::bit_cast<uint16_t>(static_cast<_Float16>(x[i]));
+}
 #include "VecMathKernels.inc"
 }  // namespace baseline
 
