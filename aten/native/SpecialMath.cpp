@@ -112,10 +112,18 @@ double zeta(double s, double q) {
                                             43867.0 / 5109094217170944000.0,
                                             -174611.0 / 802857662698291200000.0};
   double sum = 0, a = q;
+  // For large s the terms fall off so fast that shifting a all the way up to
+  // s (billions of steps for polygamma(n) with a large n) is never needed:
+  // terms with a <= -2 are below 2^-64 of the one with |a| < 1, and once past
+  // a = 1 the rest sum to less than 0.6 of the last term.
+  const bool steep = s > 64;
+  if (steep && q < -2) a = q + std::ceil(-2 - q);
   const double shift_to = std::max(10.0, s);
   while (a < shift_to) {
-    sum += std::pow(a, -s);
+    const double term = std::pow(a, -s);
+    sum += term;
     a += 1;
+    if (steep && a > 2 && std::abs(term) <= 0.5 * kEps * std::abs(sum)) return sum;
   }
   sum += std::pow(a, 1 - s) / (s - 1) + 0.5 * std::pow(a, -s);
   double factor = s * std::pow(a, -s - 1);
