@@ -117,6 +117,46 @@ std::pair<Tensor, Tensor> broadcast_batches(const Tensor& A, const Tensor& B) {
   return {A.expand(a_shape), B.expand(b_shape)};
 }
 
+// A pivoted factorization's outputs as LAPACK fills them: A's column-major
+// copy (factored in place), k pivots and an info per matrix.
+struct PivotedFactors {
+  Tensor factors, pivots, info;
+};
+
+PivotedFactors pivoted_factor_outputs(const Tensor& A, int64_t k) {
+  std::vector<int64_t> pivot_shape = batch_shape(A);
+  pivot_shape.push_back(k);
+  return {column_major_copy(A), ember::empty(pivot_shape, ScalarType::Int, A.device()),
+          ember::zeros(batch_shape(A), ScalarType::Int, A.device())};
+}
+
+// The operands of a solve from a pivoted factorization of n x n matrices:
+// the factors and B broadcast over their batch dims, the factors
+// column-major, X a column-major copy of B (LAPACK overwrites it with the
+// solution), and the pivots as LAPACK's ints, each checked to lie in
+// [lowest, n] without 0 (any other would make LAPACK read out of bounds).
+struct PivotedSolve {
+  Tensor factors, pivots, X;
+};
+
+PivotedSolve pivoted_solve_operands(const Tensor& F, const Tensor& pivots, const Tensor& B, int64_t lowest,
+                                    const char* op) {
+  const int64_t n = F.size(-1);
+  auto [F_b, B_b] = broadcast_batches(F, B);
+  std::vector<int64_t> pivot_shape = batch_shape(F_b);
+  pivot_shape.push_back(n);
+  PivotedSolve s{column_major(F_b), pivots.expand(pivot_shape).to(ScalarType::Int).contiguous(),
+                 column_major_copy(B_b)};
+  if (s.X.is_meta() || s.X.numel() == 0) return s;
+  const int* p = s.pivots.data_ptr<int>();
+  for (int64_t i = 0; i < s.pivots.numel(); ++i) {
+    EMBER_CHECK(p[i] != 0 && p[i] >= lowest && p[i] <= n,
+                "{}: pivots must be LAPACK's 1-based pivots in [{}, {}] (without 0), as the factorization returns "
+                "them, but found {}", op, lowest, n, p[i]);
+  }
+  return s;
+}
+
 }  // namespace
 
 // ---- Cholesky ---------------------------------------------------------------------
@@ -150,12 +190,9 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool 
 std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool pivot, bool check_errors) {
   check_matrices(A, "linalg.lu_factor", false);
   EMBER_CHECK(pivot, "linalg.lu_factor: LU without pivoting is not implemented on the CPU");
-  Tensor LU = column_major_copy(A);
   const int m = static_cast<int>(A.size(-2)), n = static_cast<int>(A.size(-1)), k = std::min(m, n);
-  std::vector<int64_t> pivot_shape = batch_shape(A);
-  pivot_shape.push_back(k);
-  Tensor pivots = ember::empty(pivot_shape, ScalarType::Int, A.device());
-  Tensor info = ember::zeros(batch_shape(A), ScalarType::Int, A.device());
+  PivotedFactors outputs = pivoted_factor_outputs(A, k);
+  Tensor &LU = outputs.factors, &pivots = outputs.pivots, &info = outputs.info;
   if (LU.is_meta() || LU.numel() == 0) return {LU, pivots, info};
   visit_lapack_type(A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
@@ -182,18 +219,17 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
               "linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type {} and B of type {} "
               "instead", c10::toString(LU.scalar_type()), c10::toString(B.scalar_type()));
   EMBER_CHECK(pivots.scalar_type() == ScalarType::Int, "linalg.lu_solve: pivots should be a Tensor of scalar type Int");
+  EMBER_CHECK(pivots.dim() >= 1 && pivots.size(-1) == LU.size(-1),
+              "linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots with shape {} "
+              "instead", c10::str_sizes(pivots.sizes()));
   if (!left) {  // X A = B  <=>  A^H X^H = B^H
     return ember::linalg_lu_solve(LU, pivots, B.mH(), true, !adjoint).mH();
   }
   const int64_t n = LU.size(-1);
   EMBER_CHECK(B.size(-2) == n, "linalg.lu_solve: Incompatible shapes of A and B for the equation AX = B ({}x{} and {}x{})",
               n, n, B.size(-2), B.size(-1));
-  auto [A_b, B_b] = broadcast_batches(LU, B);
-  std::vector<int64_t> piv_shape = batch_shape(A_b);
-  piv_shape.push_back(n);
-  const Tensor piv = pivots.expand(piv_shape).contiguous();
-  const Tensor A_c = column_major(A_b);
-  Tensor X = column_major_copy(B_b);
+  PivotedSolve operands = pivoted_solve_operands(LU, pivots, B, 1, "linalg.lu_solve");
+  const Tensor &A_c = operands.factors, &piv = operands.pivots, &X = operands.X;
   if (X.is_meta() || X.numel() == 0) return X;
   const int ni = static_cast<int>(n), k = static_cast<int>(B.size(-1));
   const bool complex = LU.is_complex();
@@ -219,12 +255,9 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool he
   check_matrices(A, "linalg.ldl_factor_ex", true);
   // LAPACK reads and writes the lower triangle only; the upper one is
   // zeroed so that LD holds nothing but the factorization.
-  Tensor LD = column_major_copy(A);
   const int n = static_cast<int>(A.size(-1));
-  std::vector<int64_t> pivot_shape = batch_shape(A);
-  pivot_shape.push_back(n);
-  Tensor pivots = ember::empty(pivot_shape, ScalarType::Int, A.device());
-  Tensor info = ember::zeros(batch_shape(A), ScalarType::Int, A.device());
+  PivotedFactors outputs = pivoted_factor_outputs(A, n);
+  Tensor &LD = outputs.factors, &pivots = outputs.pivots, &info = outputs.info;
   if (LD.is_meta() || LD.numel() == 0) return {LD, pivots, info};
   visit_lapack_type(A.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
@@ -264,23 +297,10 @@ Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B,
               "instead", c10::str_sizes(pivots.sizes()));
   EMBER_CHECK(B.size(-2) == n, "linalg.ldl_solve: Incompatible shapes of LD and B for the equation LD X = B ({}x{} "
               "and {}x{})", n, n, B.size(-2), B.size(-1));
-  auto [A_b, B_b] = broadcast_batches(LD, B);
-  std::vector<int64_t> piv_shape = batch_shape(A_b);
-  piv_shape.push_back(n);
-  const Tensor piv = pivots.expand(piv_shape).to(ScalarType::Int).contiguous();
-  const Tensor A_c = column_major(A_b);
-  Tensor X = column_major_copy(B_b);
+  // Bunch-Kaufman's 2x2 blocks are marked by negative pivots.
+  PivotedSolve operands = pivoted_solve_operands(LD, pivots, B, -n, "linalg.ldl_solve");
+  const Tensor &A_c = operands.factors, &piv = operands.pivots, &X = operands.X;
   if (X.is_meta() || X.numel() == 0) return X;
-  // A pivot outside [-n, n] or 0 (never one ldl_factor returns) would make
-  // sytrs read out of bounds.
-  if (!piv.is_meta()) {
-    const int* p = piv.data_ptr<int>();
-    for (int64_t i = 0; i < piv.numel(); ++i) {
-      EMBER_CHECK(p[i] != 0 && p[i] >= -n && p[i] <= n,
-                  "linalg.ldl_solve: pivots must be LAPACK's 1-based pivots in [-{}, {}] without 0, as "
-                  "linalg.ldl_factor returns them, but found {}", n, n, p[i]);
-    }
-  }
   const int ni = static_cast<int>(n), k = static_cast<int>(B.size(-1));
   visit_lapack_type(LD.scalar_type(), [&](auto tag) {
     using T = decltype(tag);

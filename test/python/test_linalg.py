@@ -265,6 +265,14 @@ def test_phase_dependent_losses_have_no_gradient():
         ember.linalg.svd(x).U.real.sum().backward()
 
 
+def test_lu_solve_refuses_pivots_lapack_would_read_out_of_bounds_with():
+    LU, pivots = ember.linalg.lu_factor(ember.eye(3, dtype=ember.float64) * 2)
+    b = ember.ones(3, 1, dtype=ember.float64)
+    for bad in (pivots * 0, pivots + 5, -pivots):
+        with pytest.raises(RuntimeError, match=r"linalg.lu_solve: pivots must be LAPACK's 1-based pivots in \[1, 3\]"):
+            ember.linalg.lu_solve(LU, bad, b)
+
+
 def test_ldl_errors():
     singular = ember.zeros(2, 3, 3, dtype=ember.float64)
     assert ember.linalg.ldl_factor_ex(singular).info.tolist() == [1, 1]
