@@ -155,6 +155,19 @@ struct ProdStep {
 // kernels: down the columns, whole rows added into double column
 // accumulators, each thread owning a block of columns; over contiguous rows,
 // the blocked sum.
+// One long row (inner >= 64K) reduced in chunks of at least 32K elements,
+// a few per thread: f(begin, n) for each chunk, its results in order.
+template <typename R, typename F>
+std::vector<R> long_row_partials(int64_t inner, const F& f) {
+  const int64_t chunks = std::min<int64_t>(get_num_threads() * 4, inner / 32768);
+  const int64_t chunk = (inner + chunks - 1) / chunks;
+  std::vector<R> partial(static_cast<size_t>(chunks));
+  parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) partial[c] = f(c * chunk, std::min(inner, (c + 1) * chunk) - c * chunk);
+  });
+  return partial;
+}
+
 template <typename T>
 void add_run(const T* x, int64_t n, double* acc) {
   cpu::for_each_float_chunk(x, n, [&](const float* v, int64_t offset, int64_t m) {
@@ -182,14 +195,8 @@ void float_sum(const T* data, T* o, const Plan& plan, double scale) {
   }
   const int64_t inner = plan.inner;
   if (plan.outer == 1 && inner >= 65536) {
-    const int64_t chunks = std::min<int64_t>(get_num_threads() * 4, inner / 32768);
-    const int64_t chunk = (inner + chunks - 1) / chunks;
-    std::vector<double> partial(static_cast<size_t>(chunks), 0.0);
-    parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
-      for (int64_t c = b; c < e; ++c) {
-        partial[c] = sum_run(data + c * chunk, std::min(inner, (c + 1) * chunk) - c * chunk);
-      }
-    });
+    const std::vector<double> partial =
+        long_row_partials<double>(inner, [&](int64_t begin, int64_t n) { return sum_run(data + begin, n); });
     double total = 0;
     for (double p : partial) total += p;
     o[0] = static_cast<T>(static_cast<float>(total * scale));
@@ -402,15 +409,12 @@ Tensor extreme_values(const Tensor& self, std::optional<IntArrayRef> dims, bool 
         cpu::extreme_columns_floats(x + b, outer, o + b, inner, e - b, is_max);
       });
     } else if (outer == 1 && inner >= 65536) {
-      const int64_t chunks = std::min<int64_t>(get_num_threads() * 4, inner / 32768);
-      const int64_t chunk = (inner + chunks - 1) / chunks;
-      std::vector<float> partial(static_cast<size_t>(chunks));
-      parallel_for(0, chunks, 1, [&](int64_t b, int64_t e) {
-        for (int64_t c = b; c < e; ++c) {
-          cpu::extreme_rows_floats(x + c * chunk, &partial[c], 1, std::min(inner, (c + 1) * chunk) - c * chunk, is_max);
-        }
+      const std::vector<float> partial = long_row_partials<float>(inner, [&](int64_t begin, int64_t n) {
+        float m;
+        cpu::extreme_rows_floats(x + begin, &m, 1, n, is_max);
+        return m;
       });
-      cpu::extreme_rows_floats(partial.data(), o, 1, chunks, is_max);
+      cpu::extreme_rows_floats(partial.data(), o, 1, static_cast<int64_t>(partial.size()), is_max);
     } else {
       parallel_for(0, outer, std::max<int64_t>(1, 32768 / inner), [&](int64_t b, int64_t e) {
         cpu::extreme_rows_floats(x + b * inner, o + b, e - b, inner, is_max);
