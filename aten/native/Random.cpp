@@ -2,6 +2,7 @@
 // contiguous buffer, so results for a given seed do not depend on strides.
 
 #include <aten/Functions.h>
+#include <aten/Parallel.h>
 #include <aten/core/ExpandUtils.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/FactoryUtils.h>
@@ -9,6 +10,7 @@
 #include <aten/native/RandomDraws.h>
 #include <aten/native/RandomSamplers.h>
 #include <aten/native/Resize.h>
+#include <aten/native/SpecialMath.h>
 #include <c10/util/TypeCast.h>
 
 #include <algorithm>
@@ -267,6 +269,62 @@ Tensor binomial(const Tensor& count, const Tensor& prob, const std::optional<Gen
   return sample_elementwise({n, p}, generator, [](CPUGeneratorImpl& gen, auto trials, auto probability) {
     return draw::binomial(gen, trials, probability);
   });
+}
+
+namespace {
+
+// torch's gamma and Dirichlet samplers exist for float and double only.
+void check_float_or_double(const Tensor& t, const char* op) {
+  EMBER_CHECK_NOT_IMPLEMENTED(t.scalar_type() == ScalarType::Float || t.scalar_type() == ScalarType::Double,
+                              "{} is only implemented for float32 and float64 tensors, got {}", op,
+                              c10::python_name(t.dtype()));
+}
+
+}  // namespace
+
+// Gamma(alpha, 1) draws, never below the dtype's smallest normal number, so
+// that a log or a division by the sample stays finite (torch clamps alike).
+Tensor standard_gamma(const Tensor& self, const std::optional<Generator>& generator) {
+  check_float_or_double(self, "_standard_gamma");
+  if (self.is_meta()) return fresh(ember::empty(self.sizes(), self.dtype(), self.device()));
+  const Tensor shapes = self.detach().contiguous();
+  Tensor result = sample_elementwise({shapes}, generator, [](CPUGeneratorImpl& gen, auto alpha, auto) {
+    return draw::standard_gamma(gen, alpha);
+  });
+  c10::visit_scalar_type(result.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      T* data = result.data_ptr<T>();
+      for (int64_t i = 0; i < result.numel(); ++i) data[i] = std::max(data[i], std::numeric_limits<T>::min());
+    }
+  });
+  return result;
+}
+
+Tensor standard_gamma_grad(const Tensor& self, const Tensor& output) {
+  check_float_or_double(self, "_standard_gamma_grad");
+  EMBER_CHECK(self.scalar_type() == output.scalar_type(),
+              "_standard_gamma_grad: expected self and output of one dtype, but got {} and {}",
+              c10::python_name(self.dtype()), c10::python_name(output.dtype()));
+  const std::vector<int64_t> shape = infer_size(self.sizes(), output.sizes(), "_standard_gamma_grad");
+  Tensor result = ember::empty(shape, self.dtype(), self.device());
+  if (self.is_meta() || output.is_meta()) return fresh(result);
+  const Tensor alpha = self.detach().expand(shape).contiguous();
+  const Tensor sample = output.detach().expand(shape).contiguous();
+  c10::visit_scalar_type(result.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* a = alpha.data_ptr<T>();
+      const T* x = sample.data_ptr<T>();
+      T* out = result.data_ptr<T>();
+      parallel_for(0, result.numel(), 64, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          out[i] = static_cast<T>(special::standard_gamma_sample_derivative(a[i], x[i]));
+        }
+      });
+    }
+  });
+  return fresh(result);
 }
 
 namespace {

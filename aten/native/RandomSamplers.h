@@ -40,6 +40,37 @@ inline double poisson(CPUGeneratorImpl& gen, double lambda) {
   }
 }
 
+// Gamma(alpha, 1) by Marsaglia and Tsang's squeeze-and-reject on cubes of
+// normals (2000); below alpha = 1, a sample of alpha + 1 times U^(1/alpha).
+// Shapes that are not positive (NaN included) give 0, as torch's sampler.
+// As torch's, the shape's own arithmetic (alpha + 1, 1 / alpha, alpha - 1/3)
+// stays in T and the constants 1/3 and 0.0331 are floats; the rest is
+// double. So a seed gives torch's numbers to the last bit.
+template <typename T>
+double standard_gamma(CPUGeneratorImpl& gen, T alpha) {
+  if (!(alpha > 0)) return 0;
+  double scale = 1;
+  if (alpha < 1) {
+    scale = std::pow(1 - uniform_double(gen), static_cast<double>(T(1) / alpha));
+    alpha += T(1);
+  }
+  const double d = static_cast<double>(alpha - static_cast<T>(1.0f / 3.0f));
+  const double c = 1 / std::sqrt(9 * d);
+  constexpr double squeeze = static_cast<double>(0.0331f);
+  for (;;) {
+    double x, y;
+    do {
+      x = normal_double(gen, 0, 1);
+      y = 1 + c * x;
+    } while (y <= 0);
+    const double v = y * y * y;
+    const double u = 1 - uniform_double(gen);
+    const double x2 = x * x;
+    if (u < 1 - squeeze * x2 * x2) return scale * d * v;
+    if (std::log(u) < 0.5 * x2 + d * (1 - v + std::log(v))) return scale * d * v;
+  }
+}
+
 // log(k!) minus its Stirling approximation: a table below 10, the series after.
 inline double stirling_tail(double k) {
   static constexpr std::array<double, 10> table = {

@@ -17,6 +17,9 @@ double zeta(double s, double q);
 // Regularized lower and upper incomplete gamma functions P(a, x), Q(a, x).
 double gammainc(double a, double x);
 double gammaincc(double a, double x);
+// d x / d a of a standard gamma sample x of shape a, at a fixed quantile: the
+// pathwise (implicitly reparameterized) gradient of gamma sampling.
+double standard_gamma_sample_derivative(double a, double x);
 // exp(x^2) erfc(x).
 double erfcx(double x);
 // The standard normal CDF, its log, and its inverse.

@@ -69,6 +69,8 @@ SAMPLES = {
     "log_normal_": lambda d: t(d, 3).log_normal_(0.5, 0.25),
     "cauchy_": lambda d: t(d, 2, 3).cauchy_(1, 2),
     "poisson": lambda d: ember.poisson(t(d, 2, 3).abs()),
+    "_standard_gamma": lambda d: ember._standard_gamma(t(d, 2, 3).add(2.0)),
+    "_standard_gamma_grad": lambda d: ember._standard_gamma_grad(t(d, 2, 1).add(2.0), t(d, 3).add(1.0)),
     "binomial": lambda d: ember.binomial(t(d, 3, 1).abs().mul(10).floor(), t(d, 4).abs().clamp(max=1)),
     "view": lambda d: t(d, 2, 6).view(3, -1),
     "view_as": lambda d: t(d, 6).view_as(t(d, 2, 3)),
