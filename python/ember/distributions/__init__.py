@@ -6,23 +6,32 @@ arguments are validated unless ``validate_args=False``.
 
 from . import constraints
 from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exponential import Exponential
+from .gamma import Chi2, Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
+from .studentT import StudentT
 from .transformed_distribution import LogNormal, TransformedDistribution
 from .transforms import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform
 from .uniform import Uniform
 from . import transforms  # noqa: E402
 
-__all__ = ["AffineTransform", "Bernoulli", "Categorical", "Cauchy", "ComposeTransform", "Distribution", "ExpTransform",
-           "Exponential", "Geometric", "Gumbel", "Independent", "Laplace", "LogNormal", "Normal", "OneHotCategorical",
-           "SigmoidTransform", "TanhTransform", "TransformedDistribution", "Uniform", "constraints",
+__all__ = ["AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ComposeTransform",
+           "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "Independent",
+           "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
+           "SigmoidTransform", "StudentT", "TanhTransform", "TransformedDistribution", "Uniform", "constraints",
            "kl_divergence", "register_kl", "transforms"]

@@ -7,12 +7,18 @@ import ember
 import ember.nn.functional as F
 
 from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
+from .dirichlet import Dirichlet
 from .exponential import Exponential
+from .gamma import Gamma
 from .independent import Independent
 from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
 from .uniform import Uniform
 
 _KL_REGISTRY = {}
@@ -102,3 +108,56 @@ def _kl_independent_independent(p, q):
     result = kl_divergence(p.base_dist, q.base_dist)
     n = p.reinterpreted_batch_ndims
     return result.sum(tuple(range(-n, 0))) if n > 0 else result
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    return (q.concentration * ember.log(p.rate / q.rate) + ember.lgamma(q.concentration)
+            - ember.lgamma(p.concentration) + (p.concentration - q.concentration) * ember.digamma(p.concentration)
+            + (q.rate - p.rate) * (p.concentration / p.rate))
+
+
+def _kl_dirichlet_concentrations(alpha, beta):
+    """KL(Dirichlet(alpha) || Dirichlet(beta)) over the last dimension."""
+    alpha_total, beta_total = alpha.sum(-1), beta.sum(-1)
+    return (ember.lgamma(alpha_total) - ember.lgamma(beta_total) - (ember.lgamma(alpha) - ember.lgamma(beta)).sum(-1)
+            + ((alpha - beta) * (ember.digamma(alpha) - ember.digamma(alpha_total).unsqueeze(-1))).sum(-1))
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    return _kl_dirichlet_concentrations(p.concentration, q.concentration)
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    return _kl_dirichlet_concentrations(p._dirichlet.concentration, q._dirichlet.concentration)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (ember.log(p.rate) - ember.log(q.rate)) - (p.rate - q.rate)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    return kl.masked_fill(p.total_count > q.total_count, math.inf)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
+                         "computed")
+    half_log_det_ratio = q._half_log_det() - p._half_log_det()
+    batch = ember.broadcast_shapes(tuple(p._unbroadcasted_scale_tril.shape[:-2]),
+                                   tuple(q._unbroadcasted_scale_tril.shape[:-2]))
+    n = p.event_shape[0]
+    q_tril = q._unbroadcasted_scale_tril.expand(tuple(batch) + (n, n))
+    p_tril = p._unbroadcasted_scale_tril.expand(tuple(batch) + (n, n))
+    trace = ember.linalg.solve_triangular(q_tril, p_tril, upper=False).pow(2).sum((-2, -1))
+    mahalanobis = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
+    return half_log_det_ratio + 0.5 * (trace + mahalanobis - n)

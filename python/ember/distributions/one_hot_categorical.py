@@ -32,6 +32,11 @@ class OneHotCategorical(Distribution):
         return self.probs
 
     @property
+    def mode(self):
+        probs = self.probs
+        return ember.nn.functional.one_hot(probs.argmax(-1), probs.shape[-1]).to(probs)
+
+    @property
     def variance(self):
         return self.probs * (1 - self.probs)
 

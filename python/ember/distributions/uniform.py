@@ -23,6 +23,11 @@ class Uniform(Distribution):
         return (self.high + self.low) / 2
 
     @property
+    def mode(self):
+        """Every point of [low, high) is a mode; as torch, NaN."""
+        return self.high * float("nan")
+
+    @property
     def stddev(self):
         return (self.high - self.low) / 12 ** 0.5
 

@@ -1,0 +1,107 @@
+import math
+
+import ember
+
+from . import constraints
+from .distribution import Distribution
+from .utils import lazy_property
+
+
+def _batch_mv(matrix, vector):
+    return (matrix @ vector.unsqueeze(-1)).squeeze(-1)
+
+
+def _batch_mahalanobis(scale_tril, diff):
+    """|L^-1 diff|^2 over the trailing event dimension, L lower triangular, batches broadcast."""
+    solved = ember.linalg.solve_triangular(scale_tril, diff.unsqueeze(-1), upper=False).squeeze(-1)
+    return solved.pow(2).sum(-1)
+
+
+def _precision_to_scale_tril(precision):
+    """The lower Cholesky factor of precision^-1 without inverting the precision: with the flip J (J = J^-1
+    = J^T), chol(J P J) = Lf gives P^-1 = (J Lf^-T J)(J Lf^-T J)^T, and J Lf^-T J is lower triangular."""
+    flipped = ember.linalg.cholesky(ember.flip(precision, (-2, -1)))
+    inverse_transpose = ember.transpose(ember.flip(flipped, (-2, -1)), -2, -1)
+    identity = ember.eye(precision.shape[-1], dtype=precision.dtype, device=precision.device)
+    return ember.linalg.solve_triangular(inverse_transpose, identity, upper=False)
+
+
+class MultivariateNormal(Distribution):
+    """The normal distribution over vectors of the last dimension of loc, given by exactly one of its
+    covariance_matrix, precision_matrix or lower Cholesky factor scale_tril."""
+
+    arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
+                       "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
+    support = constraints.real_vector
+    has_rsample = True
+
+    def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
+        if loc.dim() < 1:
+            raise ValueError("loc must be at least one-dimensional.")
+        if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
+            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
+        given = next(m for m in (scale_tril, covariance_matrix, precision_matrix) if m is not None)
+        if given.dim() < 2:
+            raise ValueError("scale_tril, covariance_matrix or precision_matrix must be at least two-dimensional, "
+                             "with optional leading batch dimensions")
+        batch_shape = ember.broadcast_shapes(tuple(given.shape[:-2]), tuple(loc.shape[:-1]))
+        matrix_shape = tuple(batch_shape) + (-1, -1)
+        if scale_tril is not None:
+            self.scale_tril = scale_tril.expand(matrix_shape)
+        elif covariance_matrix is not None:
+            self.covariance_matrix = covariance_matrix.expand(matrix_shape)
+        else:
+            self.precision_matrix = precision_matrix.expand(matrix_shape)
+        self.loc = loc.expand(tuple(batch_shape) + (-1,))
+        super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
+        if scale_tril is not None:
+            self._unbroadcasted_scale_tril = scale_tril
+        elif covariance_matrix is not None:
+            self._unbroadcasted_scale_tril = ember.linalg.cholesky(covariance_matrix)
+        else:
+            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+
+    @lazy_property
+    def scale_tril(self):
+        return self._unbroadcasted_scale_tril.expand(tuple(self._batch_shape) + tuple(self._event_shape) * 2)
+
+    @lazy_property
+    def covariance_matrix(self):
+        tril = self._unbroadcasted_scale_tril
+        return (tril @ tril.mT).expand(tuple(self._batch_shape) + tuple(self._event_shape) * 2)
+
+    @lazy_property
+    def precision_matrix(self):
+        return ember.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
+            tuple(self._batch_shape) + tuple(self._event_shape) * 2)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return self._unbroadcasted_scale_tril.pow(2).sum(-1).expand(tuple(self._batch_shape) + tuple(self._event_shape))
+
+    def rsample(self, sample_shape=ember.Size()):
+        shape = self._extended_shape(sample_shape)
+        noise = ember.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
+        return self.loc + _batch_mv(self._unbroadcasted_scale_tril, noise)
+
+    def _half_log_det(self):
+        return self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        diff = value - self.loc
+        mahalanobis = _batch_mahalanobis(self._unbroadcasted_scale_tril, diff)
+        return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + mahalanobis) - self._half_log_det()
+
+    def entropy(self):
+        entropy = 0.5 * self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + self._half_log_det()
+        return entropy.expand(self._batch_shape) if len(self._batch_shape) else entropy
