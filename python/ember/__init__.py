@@ -90,8 +90,6 @@ from .autograd.grad_mode import is_inference_mode_enabled  # noqa: F401
 from ._ops import ops  # noqa: F401
 from . import fft, func, linalg, sparse, special  # noqa: F401
 from .linalg import _legacy as _linalg_legacy  # noqa: E402
-
-_linalg_legacy.install(__import__("sys").modules[__name__], Tensor)
 from ._stft import istft, kaiser_window, stft  # noqa: E402,F401
 
 Tensor.stft = stft
@@ -115,6 +113,8 @@ _C._set_size_class(Size)
 for _name in _C._generated_functions:
     globals()[_name] = getattr(_C, _name)
 del _name
+# The torch.* spellings of linear algebra, over the generated ones (norm takes p="fro"/"nuc" and dtype=).
+_linalg_legacy.install(__import__("sys").modules[__name__], Tensor)
 from .functional import (  # noqa: E402,F401
     block_diag, broadcast_shapes, broadcast_tensors, cartesian_prod, cdist, einsum, histogramdd, meshgrid, tensordot,
     unique, unique_consecutive,

@@ -186,3 +186,95 @@ def test_spectral_norm_of_a_vector_normalizes_it():
     with pytest.raises(ValueError, match="has no parameter or buffer with name 'nothing'"):
         enn.utils.parametrizations.spectral_norm(m, "nothing")
 
+
+
+def _orthogonal_linear(lib, shape, orthogonal_map, use_trivialization, weight):
+    """Linear(in, out) with the given weight (out x in, or a batch of them through a buffer) made orthogonal."""
+    lib.manual_seed(7)
+    m = lib.nn.Linear(shape[-1], shape[-2], bias=False)
+    with lib.no_grad():
+        m.weight = lib.nn.Parameter(lib.tensor(weight))
+    lib.nn.utils.parametrizations.orthogonal(m, orthogonal_map=orthogonal_map, use_trivialization=use_trivialization)
+    return m
+
+
+@pytest.mark.parametrize("orthogonal_map", [None, "matrix_exp", "cayley", "householder"])
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (3, 5)])
+@pytest.mark.parametrize("use_trivialization", [True, False])
+def test_orthogonal_matches_torch(orthogonal_map, shape, use_trivialization):
+    rng = np.random.default_rng(sum(shape))
+    weight = rng.standard_normal(shape)
+    if not use_trivialization:
+        if orthogonal_map != "householder" and not (orthogonal_map is None and shape[0] != shape[1]):
+            with pytest.raises(NotImplementedError, match="use_trivialization=False"):
+                _orthogonal_linear(ember, shape, orthogonal_map, False, weight)
+            return
+    x = rng.standard_normal((2, shape[-1]))
+    results = []
+    for lib in (torch, ember):
+        m = _orthogonal_linear(lib, shape, orthogonal_map, use_trivialization, weight)
+        out = m(lib.tensor(x))
+        (out * lib.tensor(np.arange(out.numel()).reshape(out.shape) / 7.0)).sum().backward()
+        original = m.parametrizations.weight.original
+        results.append((m.weight.detach(), out.detach(), original.detach(), original.grad, sorted(m.state_dict())))
+    (tw, tout, torig, tgrad, tkeys), (ew, eout, eorig, egrad, ekeys) = results
+    assert ekeys == tkeys
+    q = N(ew)
+    gram = q.T @ q if shape[0] >= shape[1] else q @ q.T
+    np.testing.assert_allclose(gram, np.eye(min(shape)), atol=1e-12)
+    np.testing.assert_allclose(N(ew), tw.numpy(), atol=1e-10)
+    np.testing.assert_allclose(N(eout), tout.numpy(), atol=1e-10)
+    # (without trivialization torch leaves R above the diagonal of the original, which the map never reads)
+    keep = np.tril if not use_trivialization and shape[0] >= shape[1] else np.triu if not use_trivialization else np.asarray
+    np.testing.assert_allclose(keep(N(eorig)), keep(torig.numpy()), atol=1e-10)
+    np.testing.assert_allclose(N(egrad), tgrad.numpy(), atol=1e-9)
+
+
+def test_orthogonal_weight_stays_orthogonal_while_training_and_accepts_assignment():
+    ember.manual_seed(0)
+    m = enn.utils.parametrizations.orthogonal(enn.Linear(6, 6, bias=False))
+    opt = ember.optim.SGD(m.parameters(), lr=0.1)
+    x, target = ember.randn(8, 6), ember.randn(8, 6)
+    losses = []
+    for _ in range(20):
+        opt.zero_grad()
+        loss = (m(x) - target).pow(2).sum()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0]
+    q = N(m.weight.detach()).astype(np.float64)
+    np.testing.assert_allclose(q.T @ q, np.eye(6), atol=1e-5)
+    target = ember.linalg.qr(ember.randn(6, 6))[0]
+    with ember.no_grad():
+        m.weight = target
+    close(m.weight, target)
+    m = enn.utils.parametrizations.orthogonal(enn.Linear(3, 5, bias=False), orthogonal_map="householder",
+                                              use_trivialization=False)
+    target = ember.linalg.qr(ember.randn(5, 3, dtype=ember.float64))[0]
+    with ember.no_grad():
+        m.weight = target.float()
+    close(m.weight, target.float())
+
+
+def test_orthogonal_of_complex_and_batched_weights():
+    w = ember.randn(2, 4, 4, dtype=ember.complex128)
+    m = enn.Module()
+    m.register_buffer("w", w)
+    enn.utils.parametrizations.orthogonal(m, "w")
+    q = N(m.w)
+    np.testing.assert_allclose(np.conj(np.swapaxes(q, -1, -2)) @ q, np.broadcast_to(np.eye(4), (2, 4, 4)), atol=1e-12)
+
+
+def test_orthogonal_errors():
+    with pytest.raises(ValueError, match="Expected a matrix or batch of matrices. Got a tensor of 1 dimensions"):
+        enn.utils.parametrizations.orthogonal(enn.Linear(3, 3), "bias")
+    with pytest.raises(ValueError, match='orthogonal_map has to be one of "matrix_exp", "cayley", "householder"'):
+        enn.utils.parametrizations.orthogonal(enn.Linear(3, 3), orthogonal_map="qr")
+    m = enn.Module()
+    m.register_buffer("w", ember.randn(4, 3, dtype=ember.complex64))
+    with pytest.raises(ValueError, match="householder parametrization does not support complex"):
+        enn.utils.parametrizations.orthogonal(m, "w", orthogonal_map="householder")
+    m = enn.utils.parametrizations.orthogonal(enn.Linear(3, 3))
+    with pytest.raises(ValueError, match="Expected a matrix or batch of matrices of shape"):
+        m.weight = ember.eye(4)

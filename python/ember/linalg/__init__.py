@@ -465,8 +465,11 @@ def matrix_exp(A):
     if A.numel() == 0:
         return A.clone()
     norm1 = float(A.detach().abs().sum(-2).amax()) if A.numel() else 0.0
+    if not math.isfinite(norm1):
+        return A * float("nan")  # an infinite or NaN entry spreads through every entry of e^A
     s = max(0, int(math.ceil(math.log2(norm1))) + 1) if norm1 > 0.5 else 0
-    scaled = A / (2 ** s)
+    # 2^-s in two float factors: one underflows to 0 past s = 1074, which norms near the float64 limit reach.
+    scaled = A * (2.0 ** -(s // 2)) * (2.0 ** -(s - s // 2))
     eye = _eye_like(A)
     result = eye
     for k in range(18, 0, -1):

@@ -7,7 +7,8 @@ from collections import namedtuple
 from .. import _C
 from ..amp._python_ops import autocast_op
 from . import cholesky as _cholesky
-from . import det, inv, lu_solve as _lu_solve, matrix_exp, matrix_power, pinv, qr as _qr, slogdet, solve_triangular
+from . import det, inv, lu_solve as _lu_solve, matrix_exp, matrix_norm, matrix_power, pinv, qr as _qr, slogdet
+from . import solve_triangular, vector_norm
 
 SVDLegacy = namedtuple("svd", ["U", "S", "V"])
 QRLegacy = namedtuple("qr", ["Q", "R"])
@@ -102,11 +103,32 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
     return TriangularSolveResult(X, A.clone())
 
 
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """norm(input, p='fro', dim=None, keepdim=False, out=None, dtype=None) -> Tensor
+
+    The vector p-norm of the entries over dim (all of them by default; "fro" is the 2-norm), or with
+    p="nuc" the nuclear norm of the matrices in dim (the last two by default).
+
+    >>> ember.tensor([[3., 4.], [0., 0.]]).norm(dim=1)
+    tensor([5., 0.])
+    """
+    if isinstance(p, str):
+        if p == "nuc":
+            return matrix_norm(input, "nuc", dim=(-2, -1) if dim is None else dim, keepdim=keepdim, dtype=dtype,
+                               out=out)
+        if p != "fro":
+            raise RuntimeError(f"norm(): p must be 'fro', 'nuc' or a number, but got '{p}'")
+        p = 2
+    if dim is None and not keepdim and dtype is None and out is None:
+        return _C.norm(input, 2 if p is None else p)
+    return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype, out=out)
+
+
 FUNCTIONS = {"det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse, "pinverse": pinverse,
              "matrix_exp": matrix_exp, "matrix_power": matrix_power, "svd": svd, "qr": qr, "cholesky": cholesky,
              "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "lu_solve": lu_solve,
-             "lu_unpack": lu_unpack, "triangular_solve": triangular_solve}
-METHODS = ("det", "logdet", "slogdet", "inverse", "pinverse", "matrix_exp", "matrix_power", "svd", "qr", "cholesky",
+             "lu_unpack": lu_unpack, "triangular_solve": triangular_solve, "norm": norm}
+METHODS = ("norm", "det", "logdet", "slogdet", "inverse", "pinverse", "matrix_exp", "matrix_power", "svd", "qr", "cholesky",
            "cholesky_solve", "cholesky_inverse", "lu_solve", "triangular_solve")
 
 

@@ -1,4 +1,4 @@
-"""Ready-made parametrizations (torch.nn.utils.parametrizations): weight_norm and spectral_norm."""
+"""Ready-made parametrizations (torch.nn.utils.parametrizations): orthogonal, weight_norm and spectral_norm."""
 
 import ember
 
@@ -6,7 +6,7 @@ from .. import functional as F
 from ..modules.module import Module
 from . import parametrize
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["orthogonal", "weight_norm", "spectral_norm"]
 
 
 def _norm_except_dim(v, dim):
@@ -107,3 +107,139 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
 
+
+
+_ORTHOGONAL_MAPS = ("matrix_exp", "cayley", "householder")
+
+
+def _orthonormalize(A):
+    """The Q of A's QR factorization with R's diagonal made positive: A itself when A is orthogonal."""
+    Q, R = ember.linalg.qr(A)
+    signs = R.diagonal(dim1=-2, dim2=-1).sgn()
+    return Q * signs.unsqueeze(-2)
+
+
+def _is_orthogonal(Q):
+    identity = ember.eye(Q.shape[-1], dtype=Q.dtype, device=Q.device)
+    tolerance = 10.0 * ember.finfo(Q.dtype).eps
+    return bool(ember.allclose(Q.mH @ Q, identity.expand_as(Q.mH @ Q), atol=tolerance))
+
+
+def _householder_vectors(Q):
+    """The input the householder map sends to a tall real orthogonal Q (n x k): Householder QR of Q
+    reflects column i onto -sign(Q_ii') e_i, leaving R = diag(+-1); the reflections' unit-lead vectors go
+    below the diagonal and the signs of R on it."""
+    k = Q.shape[-1]
+    R = Q.clone()
+    X = ember.zeros_like(Q)
+    for i in range(k):
+        column = R[..., i:, i]
+        sign = ember.where(column[..., :1] < 0, -1.0, 1.0).to(Q.dtype)
+        lead = column[..., :1] + sign * column.norm(dim=-1, keepdim=True)
+        v = column / lead
+        v[..., 0] = 1
+        tau = 2 / v.pow(2).sum(-1, keepdim=True)
+        block = R[..., i:, :]
+        R[..., i:, :] = block - tau.unsqueeze(-1) * v.unsqueeze(-1) * (v.unsqueeze(-2) @ block)
+        X[..., i + 1:, i] = v[..., 1:]
+        X[..., i, i] = -sign[..., 0]
+    return X
+
+
+class _Orthogonal(Module):
+    """Maps an unconstrained tensor to an orthogonal (unitary) matrix: the exponential or Cayley transform
+    of the skew-Hermitian matrix its lower triangle defines, or a product of the Householder reflections
+    stored below its diagonal. With trivialization, the result multiplies a stored orthogonal ``base``,
+    which assignment sets, so optimization starts from the identity of the map at every assignment."""
+
+    def __init__(self, weight, orthogonal_map, use_trivialization=True):
+        super().__init__()
+        if weight.is_complex() and orthogonal_map == "householder":
+            raise ValueError("The householder parametrization does not support complex tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X):
+        n, k = X.size(-2), X.size(-1)
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            X = X.tril()
+            if n != k:
+                X = ember.cat([X, X.new_zeros(X.shape[:-2] + (n, n - k))], dim=-1)
+            A = X - X.mH
+            if self.orthogonal_map == "matrix_exp":
+                Q = ember.linalg.matrix_exp(A)
+            else:
+                identity = ember.eye(n, dtype=A.dtype, device=A.device)
+                Q = ember.linalg.solve(identity - A / 2, identity + A / 2)
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = ember.linalg.householder_product(A, tau)
+            # Each reflection flips its column's sign; the diagonal of X (its sign) chooses it back or not.
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if getattr(self, "base", None) is not None:
+            Q = self.base @ Q
+        return Q.mT if transposed else Q
+
+    def right_inverse(self, Q):
+        with ember.no_grad():
+            return self._right_inverse(Q)
+
+    def _right_inverse(self, Q):
+        if Q.shape != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {tuple(self.shape)}. "
+                             f"Got a tensor of shape {tuple(Q.shape)}.")
+        given = Q
+        n, k = Q.size(-2), Q.size(-1)
+        transposed = n < k
+        if transposed:
+            Q = Q.mT
+            n, k = k, n
+        if "base" in self._buffers:
+            if n == k:
+                Q = Q.clone() if _is_orthogonal(Q) else _orthonormalize(Q)
+            else:
+                # Complete the k columns to an n x n orthogonal base with random directions.
+                extra = ember.randn(Q.shape[:-2] + (n, n - k), dtype=Q.dtype, device=Q.device)
+                Q = _orthonormalize(ember.cat([Q, extra], dim=-1))
+            self.base = Q
+            # The input the map sends to the identity: -I (its lower triangle is skew-free, its diagonal
+            # gives the Householder map the signs that undo each reflection).
+            minus_identity = ember.zeros_like(given)
+            minus_identity.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+            return minus_identity
+        if self.orthogonal_map in ("matrix_exp", "cayley"):
+            raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
+                                      "parametrizations when use_trivialization=False.")
+        X = _householder_vectors(_orthonormalize(Q) if not _is_orthogonal(Q) else Q)
+        return X.mT if transposed else X
+
+
+def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
+    r"""Constrains the matrix (or batch of matrices) ``module.<name>`` to be orthogonal (unitary when
+    complex): Q^H Q = I for tall or square matrices, Q Q^H = I for wide ones. ``orthogonal_map`` is
+    "matrix_exp" (the default for square or complex matrices), "cayley" or "householder" (the default
+    otherwise). The current weight is kept when it is orthogonal, else replaced by the Q of its QR
+    factorization."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, ember.Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.dim() < 2:
+        raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.dim()} dimensions.")
+    if orthogonal_map is None:
+        square = weight.size(-2) == weight.size(-1)
+        orthogonal_map = "matrix_exp" if square or weight.is_complex() else "householder"
+    if orthogonal_map not in _ORTHOGONAL_MAPS:
+        raise ValueError(f'orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+                         f"Got: {orthogonal_map}")
+    parametrize.register_parametrization(module, name, _Orthogonal(weight, orthogonal_map, use_trivialization),
+                                         unsafe=True)
+    return module
