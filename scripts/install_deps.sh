@@ -6,7 +6,7 @@ set -euo pipefail
 apt_packages=(
   build-essential ninja-build ccache
   libfmt-dev libgtest-dev libgmock-dev libopenblas-dev libdnnl-dev libdlpack-dev libfftw3-dev libsleef-dev
-  libprotobuf-dev protobuf-compiler
+  libprotobuf-dev protobuf-compiler libgloo-dev
 )
 missing=()
 for p in "${apt_packages[@]}"; do

@@ -461,3 +461,28 @@ def _elementwise_python(name, self, others, function):
 
 _e.Tensor.apply_ = lambda self, callable: _elementwise_python("apply_", self, [], callable)
 _e.Tensor.map_ = lambda self, tensor, callable: _elementwise_python("map_", self, [tensor], callable)
+
+
+@_export
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over the memory of an object with the buffer protocol (bytes are copied first: they are
+    read-only), count elements of dtype from byte offset (all that fit by default)."""
+    import numpy as np
+
+    if isinstance(buffer, bytes):
+        buffer = bytearray(buffer)
+    numpy_dtype = _e.empty(0, dtype=dtype).numpy().dtype if dtype != _e.bfloat16 else np.uint16
+    length = memoryview(buffer).nbytes
+    if offset < 0 or offset > length:
+        raise ValueError(f"frombuffer: offset {offset} is outside the buffer of {length} bytes")
+    available = (length - offset) // numpy_dtype.itemsize
+    if count == 0 or (count < 0 and available == 0):
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if count > available:
+        raise ValueError(f"requested buffer length ({count} * {numpy_dtype.itemsize} bytes) after offset "
+                         f"({offset} bytes) must not be greater than actual buffer length ({length} bytes)")
+    array = np.frombuffer(buffer, dtype=numpy_dtype, count=count, offset=offset)
+    result = _e.from_numpy(array)
+    if dtype == _e.bfloat16:
+        result = result.view(_e.bfloat16)
+    return result.requires_grad_() if requires_grad else result

@@ -13,4 +13,5 @@ PYBIND11_MODULE(_C, m) {
   ember::python::init_devices(m);
   ember::python::init_autocast(m);
   ember::python::init_fast_calls(m);
+  ember::python::init_distributed(m);
 }

@@ -175,6 +175,7 @@ void init_autograd(py::module_& m, TensorClass& cls);
 void init_serialization(py::module_& m);
 void init_devices(py::module_& m);
 void init_autocast(py::module_& m);
+void init_distributed(py::module_& m);
 // Generated from native_functions.yaml (python_bindings.cpp).
 void init_generated_functions(py::module_& m);
 void init_generated_methods(TensorClass& cls);
