@@ -11,7 +11,6 @@ import datetime
 import fcntl
 import os
 import socket
-import socketserver
 import struct
 import threading
 import time
@@ -308,56 +307,76 @@ def _read_keys(sock):
     return [_read_field(sock).decode() for _ in range(count)]
 
 
-class _Handler(socketserver.BaseRequestHandler):
-    def handle(self):
-        table = self.server.table
-        sock = self.request
-        try:
-            while True:
-                try:
-                    op = _recv_exactly(sock, 1)[0]
-                except ConnectionError:
-                    return
-                if op == _SET:
-                    key = _read_field(sock).decode()
-                    table.set(key, _read_field(sock))
-                    sock.sendall(b"\x00")
-                elif op == _GET:
-                    key, millis = _read_field(sock).decode(), _read_int(sock)
-                    if table.wait([key], millis / 1000):
-                        sock.sendall(bytes([_OK]) + _field(table.data[key]))
-                    else:
-                        sock.sendall(bytes([_TIMED_OUT]))
-                elif op == _ADD:
-                    key, delta = _read_field(sock).decode(), _read_int(sock)
-                    sock.sendall(struct.pack("<q", table.add(key, delta)))
-                elif op == _CHECK:
-                    keys = _read_keys(sock)
-                    sock.sendall(bytes([all(k in table.data for k in keys)]))
-                elif op == _WAIT:
-                    keys, millis = _read_keys(sock), _read_int(sock)
-                    sock.sendall(bytes([_OK if table.wait(keys, millis / 1000) else _TIMED_OUT]))
-                elif op == _COMPARE_SET:
-                    key = _read_field(sock).decode()
-                    expected, desired = _read_field(sock), _read_field(sock)
-                    sock.sendall(_field(table.compare_set(key, expected, desired)))
-                elif op == _DELETE:
-                    sock.sendall(bytes([table.delete(_read_field(sock).decode())]))
-                elif op == _NUM_KEYS:
-                    sock.sendall(struct.pack("<q", len(table.data)))
+def _serve(table, sock):
+    """Answers one client's requests until it disconnects (or sends what no client of ours sends)."""
+    try:
+        while True:
+            try:
+                op = _recv_exactly(sock, 1)[0]
+            except ConnectionError:
+                return
+            if op == _SET:
+                key = _read_field(sock).decode()
+                table.set(key, _read_field(sock))
+                sock.sendall(b"\x00")
+            elif op == _GET:
+                key, millis = _read_field(sock).decode(), _read_int(sock)
+                if table.wait([key], millis / 1000):
+                    sock.sendall(bytes([_OK]) + _field(table.data[key]))
                 else:
-                    return  # not a client of ours: drop the connection
-        except (ConnectionError, OSError, UnicodeDecodeError, struct.error):
-            return
+                    sock.sendall(bytes([_TIMED_OUT]))
+            elif op == _ADD:
+                key, delta = _read_field(sock).decode(), _read_int(sock)
+                sock.sendall(struct.pack("<q", table.add(key, delta)))
+            elif op == _CHECK:
+                keys = _read_keys(sock)
+                sock.sendall(bytes([all(k in table.data for k in keys)]))
+            elif op == _WAIT:
+                keys, millis = _read_keys(sock), _read_int(sock)
+                sock.sendall(bytes([_OK if table.wait(keys, millis / 1000) else _TIMED_OUT]))
+            elif op == _COMPARE_SET:
+                key = _read_field(sock).decode()
+                expected, desired = _read_field(sock), _read_field(sock)
+                sock.sendall(_field(table.compare_set(key, expected, desired)))
+            elif op == _DELETE:
+                sock.sendall(bytes([table.delete(_read_field(sock).decode())]))
+            elif op == _NUM_KEYS:
+                sock.sendall(struct.pack("<q", len(table.data)))
+            else:
+                return
+    except (ConnectionError, OSError, UnicodeDecodeError, struct.error):
+        return
+    finally:
+        sock.close()
 
 
-class _Server(socketserver.ThreadingTCPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+class _Server:
+    """The master's listening socket: a thread accepts clients and gives each a thread of its own.
+    close() never waits (it may run while the interpreter exits, when no other thread runs)."""
 
-    def __init__(self, address):
-        super().__init__(address, _Handler)
+    def __init__(self, host, port):
         self.table = _Table()
+        self.sock = socket.create_server((host, port))
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self._stopped = threading.Event()
+        threading.Thread(target=self._accept, name="ember-tcpstore", daemon=True).start()
+
+    def _accept(self):
+        while not self._stopped.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            conn.settimeout(None)
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            threading.Thread(target=_serve, args=(self.table, conn), daemon=True).start()
+
+    def close(self):
+        self._stopped.set()
+        self.sock.close()
 
 
 class TCPStore(Store):
@@ -372,9 +391,8 @@ class TCPStore(Store):
         self.world_size = world_size
         self._server = None
         if is_master:
-            self._server = _Server(("" if host_name in ("", "0.0.0.0") else host_name, port))
-            port = self._server.server_address[1]
-            threading.Thread(target=self._server.serve_forever, name="ember-tcpstore", daemon=True).start()
+            self._server = _Server("" if host_name in ("", "0.0.0.0") else host_name, port)
+            port = self._server.port
         self.port = port
         self._lock = threading.Lock()
         self._sock = self._connect()
@@ -458,8 +476,7 @@ class TCPStore(Store):
             self._sock.close()
         finally:
             if self._server is not None:
-                self._server.shutdown()
-                self._server.server_close()
+                self._server.close()
                 self._server = None
 
     def __del__(self):

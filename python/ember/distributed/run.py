@@ -89,14 +89,21 @@ def main(args=None):
     world_size = nproc * nnodes
     run_id = os.environ.get("TORCHELASTIC_RUN_ID", uuid.uuid4().hex[:12])
     processes = []
-    for local_rank in range(nproc):
-        env = dict(os.environ, RANK=str(options.node_rank * nproc + local_rank), LOCAL_RANK=str(local_rank),
-                   WORLD_SIZE=str(world_size), LOCAL_WORLD_SIZE=str(nproc), GROUP_RANK=str(options.node_rank),
-                   ROLE_RANK=str(options.node_rank * nproc + local_rank), ROLE_WORLD_SIZE=str(world_size),
-                   MASTER_ADDR=options.master_addr, MASTER_PORT=str(options.master_port),
-                   TORCHELASTIC_RUN_ID=run_id, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
-        processes.append(subprocess.Popen(_commands(options), env=env))
+
+    def terminated(signum, frame):
+        raise KeyboardInterrupt
+
+    # Stopping the launcher stops the job: its processes never outlive it.
+    signal.signal(signal.SIGTERM, terminated)
     try:
+        for local_rank in range(nproc):
+            rank = options.node_rank * nproc + local_rank
+            env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(local_rank), WORLD_SIZE=str(world_size),
+                       LOCAL_WORLD_SIZE=str(nproc), GROUP_RANK=str(options.node_rank), ROLE_RANK=str(rank),
+                       ROLE_WORLD_SIZE=str(world_size), MASTER_ADDR=options.master_addr,
+                       MASTER_PORT=str(options.master_port), TORCHELASTIC_RUN_ID=run_id,
+                       OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
+            processes.append(subprocess.Popen(_commands(options), env=env))
         while True:
             codes = [p.poll() for p in processes]
             failed = [(rank, code) for rank, code in enumerate(codes) if code not in (None, 0)]
@@ -112,8 +119,9 @@ def main(args=None):
                 return 0
             time.sleep(0.05)
     except KeyboardInterrupt:
-        _stop(processes, options.grace_period)
         return 130
+    finally:
+        _stop(processes, options.grace_period)
 
 
 if __name__ == "__main__":
