@@ -1,6 +1,11 @@
 """Train a small MLP to tell two interleaved spirals apart.
 
-    python examples/mlp.py [--epochs 100] [--batch-size 64] [--seed 0]
+    python examples/mlp.py [--epochs 100] [--batch-size 64] [--seed 0] [--save model.pt]
+    python -m ember.distributed.run --nproc-per-node 2 examples/mlp.py
+
+Started by the launcher, each process trains a DistributedDataParallel
+replica on its share of every batch; the replicas' gradients are averaged, so
+the result equals one process training on the whole batches.
 
 The data is generated here (no downloads): points on two noisy spiral arms in
 the plane, one class per arm. A 2-64-64-2 ReLU network with Adam separates
@@ -56,23 +61,33 @@ def main(argv=None):
     parser.add_argument("--lr", type=float, default=1e-2)
     parser.add_argument("--samples", type=int, default=1000, help="points per class")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--save", help="write the trained model's state_dict here (rank 0)")
     args = parser.parse_args(argv)
 
-    ember.manual_seed(args.seed)
+    distributed = "RANK" in os.environ  # started by python -m ember.distributed.run
+    rank, world = 0, 1
+    if distributed:
+        ember.distributed.init_process_group("gloo")
+        rank, world = ember.distributed.get_rank(), ember.distributed.get_world_size()
+    ember.manual_seed(args.seed)  # the same data, model and batch order on every rank
     train_x, train_y = spirals(args.samples)
     test_x, test_y = spirals(args.samples // 4)
     model = build_model()
+    trained = model
+    if distributed:
+        model = nn.parallel.DistributedDataParallel(model)
     optimizer = ember.optim.Adam(model.parameters(), lr=args.lr)
 
     n = train_x.shape[0]
     batches = math.ceil(n / args.batch_size)
-    progress = Progress(args.epochs * batches, desc="mlp")
+    progress = Progress(args.epochs * batches, desc="mlp" if not distributed else f"mlp rank {rank}/{world}")
     first_loss = last_loss = None
     for epoch in range(args.epochs):
         order = ember.randperm(n)
         epoch_loss = 0.0
         for b in range(batches):
             idx = order[b * args.batch_size : (b + 1) * args.batch_size]
+            idx = idx.chunk(world)[rank]  # this replica's share of the batch
             loss = F.cross_entropy(model(train_x[idx]), train_y[idx])
             optimizer.zero_grad()
             loss.backward()
@@ -83,8 +98,13 @@ def main(argv=None):
         if first_loss is None:
             first_loss = last_loss
 
-    print(f"test accuracy {accuracy(model, test_x, test_y):.3f}")
-    print(f"final loss {last_loss:.4f} (initial {first_loss:.4f})")
+    if rank == 0:
+        print(f"test accuracy {accuracy(trained, test_x, test_y):.3f}")
+        print(f"final loss {last_loss:.4f} (initial {first_loss:.4f})")
+        if args.save:
+            ember.save(trained.state_dict(), args.save)
+    if distributed:
+        ember.distributed.destroy_process_group()
     return first_loss, last_loss
 
 

@@ -239,7 +239,11 @@ void init_nodes(py::module_& m) {
       .def_property_readonly("variable",
                              [](const Node& self) -> Tensor {
                                auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(&self);
-                               EMBER_CHECK(acc != nullptr, "'{}' object has no attribute 'variable'", self.name());
+                               // AttributeError, as Python's own, so that getattr(node, "variable", None) works.
+                               if (acc == nullptr) {
+                                 throw py::attribute_error(
+                                     fmt::format("'{}' object has no attribute 'variable'", self.name()));
+                               }
                                return acc->variable();
                              })
       .def(

@@ -291,3 +291,43 @@ def test_errors_in_a_single_process_group(tmp_path):
     assert not dist.is_initialized()
     with pytest.raises(ValueError, match="rank 1 is not in \\[0, 1\\)"):
         dist.init_process_group("gloo", store=dist.HashStore(), rank=1, world_size=1)
+
+
+# ---- DistributedDataParallel --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("world", [2, 3])
+def test_distributed_data_parallel(world):
+    """Full-batch equality for several bucket sizes, identical replicas, no_sync, unused parameters, state_dict
+    keys (the checks assert inside each rank)."""
+    done = launch(world, os.path.join(HERE, "distributed_workers", "ddp.py"))
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert sorted(line for line in done.stdout.replace("passed", "passed\n").split("\n") if line) == [
+        f"rank {r}: ddp checks passed" for r in range(world)]
+
+
+def test_the_mlp_example_trains_the_same_model_on_two_ranks_as_on_one(tmp_path):
+    example = os.path.join(HERE, "..", "..", "examples", "mlp.py")
+    args = ["--epochs", "2", "--samples", "200", "--save"]
+    single = subprocess.run([sys.executable, example, *args, str(tmp_path / "one.pt")], env=_env(),
+                            capture_output=True, text=True, timeout=120)
+    assert single.returncode == 0, single.stderr
+    done = launch(2, example, *args, str(tmp_path / "two.pt"))
+    assert done.returncode == 0, done.stderr[-4000:]
+    one, two = ember.load(str(tmp_path / "one.pt")), ember.load(str(tmp_path / "two.pt"))
+    assert sorted(one) == sorted(two)
+    for key in one:
+        np.testing.assert_allclose(two[key].numpy(), one[key].numpy(), rtol=1e-5, atol=1e-6, err_msg=key)
+
+
+def test_distributed_sampler_takes_the_default_group(tmp_path):
+    from ember.utils.data import DistributedSampler
+
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        DistributedSampler(range(10))
+    dist.init_process_group("gloo", init_method=f"file://{tmp_path}/rendezvous", rank=0, world_size=1)
+    try:
+        sampler = DistributedSampler(range(10), shuffle=False)
+        assert sampler.num_replicas == 1 and sampler.rank == 0 and list(sampler) == list(range(10))
+    finally:
+        dist.destroy_process_group()

@@ -1,11 +1,13 @@
 """nn.DataParallel, as torch's on a machine without an accelerator: the
 wrapped module runs as it is (state_dict keys gain the "module." prefix,
-as torch's do). Replicating over several GPUs comes with the CUDA and
-distributed issues; until then a DataParallel asked to use devices says so."""
+as torch's do). Replicating over several GPUs comes with the CUDA issue;
+until then a DataParallel asked to use devices says so.
+DistributedDataParallel (one process per replica) is in distributed.py."""
 
 import ember
 
 from ..modules.module import Module
+from .distributed import DistributedDataParallel
 
 __all__ = ["DataParallel", "DistributedDataParallel"]
 
@@ -23,15 +25,3 @@ class DataParallel(Module):
 
     def forward(self, *inputs, **kwargs):
         return self.module(*inputs, **kwargs)
-
-
-class DistributedDataParallel(Module):
-    """Needs a default process group (ember.distributed), as torch's does;
-    Ember cannot create one yet, so constructing one raises torch's error."""
-
-    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
-                 process_group=None, bucket_cap_mb=None, find_unused_parameters=False, **kwargs):
-        super().__init__()
-        if process_group is None:
-            ember.distributed._default_group(None)
-        raise NotImplementedError("nn.parallel.DistributedDataParallel is not supported by Ember yet")

@@ -14,12 +14,17 @@ class DistributedSampler(Sampler):
     """Indices ``rank, rank + num_replicas, ...`` of a (shuffled, with
     ``seed + epoch``) order, padded by repeating indices, or cut with
     ``drop_last``, so that every replica gets as many. ``num_replicas`` and
-    ``rank`` must be given until ember.distributed exists."""
+    ``rank`` default to the default process group's size and this process's
+    rank."""
 
     def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
         if num_replicas is None or rank is None:
-            raise RuntimeError("Requires distributed package to be available: pass num_replicas and rank explicitly "
-                               "(ember.distributed is not there yet)")
+            import ember.distributed as dist
+
+            if not dist.is_available():
+                raise RuntimeError("Requires distributed package to be available")
+            num_replicas = dist.get_world_size() if num_replicas is None else num_replicas
+            rank = dist.get_rank() if rank is None else rank
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset = dataset

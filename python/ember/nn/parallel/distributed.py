@@ -1,0 +1,227 @@
+"""nn.parallel.DistributedDataParallel: one replica of the model per process, gradients averaged across
+the process group during backward.
+
+At construction every rank takes rank 0's parameters and buffers. Parameters are gathered, last first
+(roughly the order backward produces their gradients), into buckets of at most bucket_cap_mb of one
+dtype. A hook after each gradient's accumulation copies it into its bucket; a full bucket starts an
+asynchronous all-reduce (average) on the group's worker thread while backward goes on, buckets always
+in index order so that every rank issues the same collectives. The last gradient waits for the buckets
+and writes the averages back, so when backward() returns, every rank holds the same gradients.
+"""
+
+import contextlib
+
+import ember
+import ember.distributed as dist
+
+from ..modules.module import Module
+
+__all__ = ["DistributedDataParallel"]
+
+_UNFINISHED = ("Expected to have finished reduction in the prior iteration before starting a new one. This error "
+               "indicates that your module has parameters that were not used in producing loss. You can enable "
+               "unused parameter detection by passing the keyword argument `find_unused_parameters=True` to "
+               "`torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function outputs "
+               "participate in calculating loss. Parameter indices which did not receive grad for rank {rank}: "
+               "{indices}")
+
+
+class _Bucket:
+    """Parameters of one dtype whose gradients travel in one flat tensor."""
+
+    def __init__(self, params, indices):
+        self.params = params
+        self.indices = indices  # positions in the module's parameter list, for error messages
+        self.offsets = []
+        total = 0
+        for p in params:
+            self.offsets.append(total)
+            total += p.numel()
+        self.flat = ember.zeros(total, dtype=params[0].dtype)
+        self.pending = len(params)
+        self.work = None
+
+    def slot(self, i):
+        p = self.params[i]
+        return self.flat[self.offsets[i]:self.offsets[i] + p.numel()].view(p.shape)
+
+
+def _coalesced_broadcast(tensors, group):
+    """Rank 0's values into every rank's tensors, one broadcast per dtype."""
+    by_dtype = {}
+    for t in tensors:
+        by_dtype.setdefault(t.dtype, []).append(t)
+    with ember.no_grad():
+        for same in by_dtype.values():
+            flat = ember.cat([t.detach().reshape(-1) for t in same])
+            dist.broadcast(flat, src=dist.get_global_rank(group, 0), group=group)
+            offset = 0
+            for t in same:
+                t.copy_(flat[offset:offset + t.numel()].view(t.shape))
+                offset += t.numel()
+
+
+class DistributedDataParallel(Module):
+    def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
+                 process_group=None, bucket_cap_mb=None, find_unused_parameters=False, check_reduction=False,
+                 gradient_as_bucket_view=False, static_graph=False, delay_all_reduce_named_params=None,
+                 param_to_hook_all_reduce=None, mixed_precision=None, device_mesh=None,
+                 skip_all_reduce_unused_params=False, init_sync=True):
+        super().__init__()
+        group = dist._default_group(process_group)
+        if device_ids is not None and any(d is not None for d in device_ids):
+            raise ValueError("DistributedDataParallel device_ids and output_device arguments only work with "
+                             "single-device/multiple-device GPU modules or CPU modules, but got device_ids "
+                             f"{device_ids}, output_device {output_device}, and module parameters on CPU.")
+        self.module = module
+        params = [p for p in module.parameters() if p.requires_grad]
+        if not params:
+            raise RuntimeError("DistributedDataParallel is not needed when a module doesn't have any parameter "
+                               "that requires a gradient.")
+        for p in params:
+            if p.device.type != "cpu" or p.layout != ember.strided:
+                raise ValueError(f"DistributedDataParallel: parameters must be dense CPU tensors (Gloo), got one on "
+                                 f"{p.device} with layout {p.layout}")
+        object.__setattr__(self, "process_group", group)
+        object.__setattr__(self, "_params", params)
+        self.dim = dim
+        self.broadcast_buffers = broadcast_buffers
+        self.find_unused_parameters = find_unused_parameters
+        self.gradient_as_bucket_view = gradient_as_bucket_view
+        self.static_graph = static_graph
+        self.require_backward_grad_sync = True
+        self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * 1024 * 1024)
+        if init_sync:
+            _coalesced_broadcast(list(module.parameters()) + list(module.buffers()), group)
+        object.__setattr__(self, "_buckets", self._make_buckets(params))
+        where = {}
+        for b, bucket in enumerate(self._buckets):
+            for i, p in enumerate(bucket.params):
+                where[id(p)] = (b, i)
+        object.__setattr__(self, "_where", where)
+        object.__setattr__(self, "_hooks", [p.register_post_accumulate_grad_hook(self._gradient_ready)
+                                            for p in params])
+        self._ready = None  # None: no reduction expected; else the set of parameters reduced this iteration
+
+    def _make_buckets(self, params):
+        buckets, current, indices, size, dtype = [], [], [], 0, None
+        for index in reversed(range(len(params))):
+            p = params[index]
+            nbytes = p.numel() * p.element_size()
+            if current and (p.dtype != dtype or size + nbytes > self.bucket_bytes_cap):
+                buckets.append(_Bucket(current, indices))
+                current, indices, size = [], [], 0
+            current.append(p)
+            indices.append(index)
+            size += nbytes
+            dtype = p.dtype
+        if current:
+            buckets.append(_Bucket(current, indices))
+        return buckets
+
+    # ---- backward: one hook per parameter ----------------------------------------------------------------
+
+    def _mark_ready(self, param, gradient):
+        b, i = self._where[id(param)]
+        bucket = self._buckets[b]
+        with ember.no_grad():
+            if gradient is None:
+                bucket.slot(i).zero_()
+            else:
+                bucket.slot(i).copy_(gradient)
+        self._ready.add(id(param))
+        bucket.pending -= 1
+        # Launch full buckets in index order only, so that every rank issues the same collectives.
+        while self._next_bucket < len(self._buckets) and self._buckets[self._next_bucket].pending == 0:
+            launched = self._buckets[self._next_bucket]
+            launched.work = dist.all_reduce(launched.flat, op=dist.ReduceOp.AVG, group=self.process_group,
+                                            async_op=True)
+            self._next_bucket += 1
+        if len(self._ready) == len(self._params):
+            self._finish()
+
+    def _gradient_ready(self, param):
+        if self._ready is None or id(param) in self._ready:
+            return
+        self._mark_ready(param, param.grad)
+
+    def _finish(self):
+        with ember.no_grad():
+            for bucket in self._buckets:
+                bucket.work.wait()
+                for i, p in enumerate(bucket.params):
+                    if self.gradient_as_bucket_view:
+                        p.grad = bucket.slot(i)
+                    elif p.grad is None:
+                        p.grad = bucket.slot(i).clone()
+                    else:
+                        p.grad.copy_(bucket.slot(i))
+        self._ready = None
+
+    # ---- forward -----------------------------------------------------------------------------------------
+
+    def _prepare(self):
+        if self._ready is not None and self._ready:
+            missing = sorted(i for i, p in enumerate(self._params) if id(p) not in self._ready)
+            rank = dist.get_rank(self.process_group)
+            self._ready = None
+            raise RuntimeError(_UNFINISHED.format(rank=rank, indices=missing))
+        self._ready = set()
+        self._next_bucket = 0
+        for bucket in self._buckets:
+            bucket.pending = len(bucket.params)
+            bucket.work = None
+
+    def _unused(self, output):
+        """The parameters the autograd graph of `output` does not reach."""
+        seen, reached, stack = set(), set(), []
+        for t in _tensors(output):
+            if t.grad_fn is not None:
+                stack.append(t.grad_fn)
+            elif t.requires_grad:
+                reached.add(id(t))
+        while stack:
+            node = stack.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            variable = getattr(node, "variable", None)
+            if variable is not None:
+                reached.add(id(variable))
+            stack.extend(next_node for next_node, _ in node.next_functions)
+        return [p for p in self._params if id(p) not in reached]
+
+    def forward(self, *inputs, **kwargs):
+        syncing = ember.is_grad_enabled() and self.require_backward_grad_sync
+        if syncing:
+            self._prepare()
+        if self.broadcast_buffers:
+            buffers = list(self.module.buffers())
+            if buffers:
+                _coalesced_broadcast(buffers, self.process_group)
+        output = self.module(*inputs, **kwargs)
+        if syncing and self.find_unused_parameters:
+            for p in self._unused(output):
+                self._mark_ready(p, None)
+        return output
+
+    @contextlib.contextmanager
+    def no_sync(self):
+        """Gradients of backward passes inside accumulate locally; the first one after syncs the total."""
+        previous = self.require_backward_grad_sync
+        self.require_backward_grad_sync = False
+        try:
+            yield
+        finally:
+            self.require_backward_grad_sync = previous
+
+
+def _tensors(value):
+    if isinstance(value, ember.Tensor):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _tensors(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _tensors(v)

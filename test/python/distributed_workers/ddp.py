@@ -1,0 +1,106 @@
+"""One rank of test_distributed.py's DistributedDataParallel checks; each check asserts here, against a
+model trained in this process on the whole batch (every rank can compute it)."""
+
+import copy
+import datetime
+
+import ember
+import ember.distributed as dist
+import ember.nn as nn
+import ember.nn.functional as F
+
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=60))
+rank, world = dist.get_rank(), dist.get_world_size()
+
+
+def close(a, b, tol=1e-5):
+    assert ember.allclose(a, b, rtol=tol, atol=tol), (a - b).abs().max().item()
+
+
+def model_(seed=0):
+    ember.manual_seed(seed + rank)  # different on every rank: DDP must make them rank 0's
+    return nn.Sequential(nn.Linear(5, 16), nn.BatchNorm1d(16), nn.Tanh(), nn.Linear(16, 3))
+
+
+def reference_of(ddp_model):
+    """A plain copy of rank 0's initial model (taken right after DDP construction)."""
+    return copy.deepcopy(ddp_model.module)
+
+
+ember.manual_seed(1234)
+data = [(ember.randn(8 * world, 5), ember.randint(0, 3, (8 * world,))) for _ in range(4)]
+
+# 1. Training: parameters equal on every rank, and equal to full-batch training, for several bucket sizes.
+for bucket_cap_mb, as_view in ((25, False), (0.0005, False), (0.0005, True)):
+    ddp = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=bucket_cap_mb, gradient_as_bucket_view=as_view)
+    if bucket_cap_mb < 1:
+        assert len(ddp._buckets) > 1
+    reference = reference_of(ddp)
+    opt = ember.optim.SGD(ddp.parameters(), lr=0.1, momentum=0.9)
+    ref_opt = ember.optim.SGD(reference.parameters(), lr=0.1, momentum=0.9)
+    for x, y in data:
+        part = slice(rank * 8, (rank + 1) * 8)
+        opt.zero_grad()
+        F.cross_entropy(ddp(x[part]), y[part]).backward()
+        opt.step()
+        ref_opt.zero_grad()
+        # the reference: each replica's share through its own batch-norm statistics, averaged
+        sum(F.cross_entropy(reference(x[r * 8:(r + 1) * 8]), y[r * 8:(r + 1) * 8]) for r in range(world)).div(
+            world).backward()
+        ref_opt.step()
+        with ember.no_grad():  # DDP keeps rank 0's buffers: so does the reference
+            for b, rb in zip(ddp.module.buffers(), reference.buffers()):
+                rb.copy_(b)
+    for p, rp in zip(ddp.module.parameters(), reference.parameters()):
+        close(p, rp)
+    flat = ember.cat([p.detach().reshape(-1) for p in ddp.module.parameters()])
+    gathered = [ember.empty_like(flat) for _ in range(world)]
+    dist.all_gather(gathered, flat)
+    assert all(ember.equal(g, gathered[0]) for g in gathered), "replicas differ"
+
+# 2. no_sync: gradients of the steps inside accumulate locally; the next synced step averages the total.
+ddp = nn.parallel.DistributedDataParallel(nn.Linear(4, 2))
+x = ember.full((3, 4), float(rank + 1))
+with ddp.no_sync():
+    ddp(x).sum().backward()
+local = ddp.module.weight.grad.clone()
+close(local, ember.full((2, 4), 3.0 * (rank + 1)))
+ddp(x).sum().backward()
+expected = sum(2 * 3.0 * (r + 1) for r in range(world)) / world
+close(ddp.module.weight.grad, ember.full((2, 4), expected))
+
+
+# 3. Unused parameters: an error at the next forward without find_unused_parameters, gradients with it.
+class TwoHeads(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.used, self.unused = nn.Linear(3, 3), nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.used(x)
+
+
+ddp = nn.parallel.DistributedDataParallel(TwoHeads())
+ddp(ember.ones(2, 3)).sum().backward()
+try:
+    ddp(ember.ones(2, 3))
+    raise AssertionError("no error")
+except RuntimeError as error:
+    assert "find_unused_parameters=True" in str(error) and "Parameter indices which did not receive grad" in str(error)
+ddp = nn.parallel.DistributedDataParallel(TwoHeads(), find_unused_parameters=True)
+for _ in range(2):
+    ddp.zero_grad()
+    ddp(ember.ones(2, 3) * (rank + 1)).sum().backward()
+close(ddp.module.used.bias.grad, ember.full((3,), 2.0))
+close(ddp.module.unused.weight.grad, ember.zeros(3, 3))
+
+# 4. state_dict keys as torch's ("module." prefix), and eval forward without gradients needs no sync.
+ddp = nn.parallel.DistributedDataParallel(nn.Linear(2, 2))
+assert sorted(ddp.state_dict()) == ["module.bias", "module.weight"]
+with ember.no_grad():
+    ddp(ember.ones(1, 2))
+ddp(ember.ones(1, 2)).sum().backward()
+
+dist.barrier()
+dist.destroy_process_group()
+print(f"rank {rank}: ddp checks passed", flush=True)
