@@ -331,3 +331,25 @@ def test_distributed_sampler_takes_the_default_group(tmp_path):
         assert sampler.num_replicas == 1 and sampler.rank == 0 and list(sampler) == list(range(10))
     finally:
         dist.destroy_process_group()
+
+
+def test_debug_detail_names_mismatched_collectives():
+    processes = _start_ranks(2, """
+        os.environ["EMBER_DISTRIBUTED_DEBUG"] = "DETAIL"
+        dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=30))
+        dist.all_reduce(ember.ones(3))  # matching calls pass
+        try:
+            if rank == 0:
+                dist.all_reduce(ember.ones(4), op=dist.ReduceOp.MAX)
+            else:
+                dist.broadcast(ember.ones(2, 5, dtype=ember.int64), src=0)
+        except RuntimeError as error:
+            print(error)
+            sys.exit(0)
+        sys.exit("no error")
+    """, None)
+    for p in processes:
+        out, err = p.communicate(timeout=60)
+        assert p.returncode == 0, err
+        assert ("the ranks' collectives do not match (detected by EMBER_DISTRIBUTED_DEBUG=DETAIL): rank 0 called "
+                "all_reduce(float32 [4], MAX), rank 1 called broadcast(int64 [2, 5])") in out, out

@@ -8,7 +8,8 @@ order they are issued, so ``async_op=True`` returns a Work handle at once.
 Launch the processes with ``python -m ember.distributed.run --nproc-per-node N
 script.py`` (torchrun's interface). A peer that dies or stalls makes the
 others raise DistBackendError (naming the collective and the rank) within the
-group's timeout.
+group's timeout. With EMBER_DISTRIBUTED_DEBUG=DETAIL (or TORCH_DISTRIBUTED_DEBUG), each collective
+first checks that every rank called the same one on the same shapes, and raises naming each rank's call.
 """
 
 import datetime
@@ -345,6 +346,51 @@ def _check_op(op, name):
     return int(op)
 
 
+# ---- EMBER_DISTRIBUTED_DEBUG=DETAIL: every rank must call the same collective on the same shapes ---------
+
+_COLLECTIVES = ["all_reduce", "reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce_scatter_tensor",
+                "gather", "scatter", "all_to_all_single", "all_to_all", "barrier"]
+_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+           "complex64", "complex128"]
+_FINGERPRINT = 8  # collective, op, dtype, ndim, 4 leading sizes
+
+
+def _debug_detail():
+    return "DETAIL" in (os.environ.get("EMBER_DISTRIBUTED_DEBUG", ""), os.environ.get("TORCH_DISTRIBUTED_DEBUG", ""))
+
+
+def _fingerprint(name, tensor, op):
+    if tensor is None:
+        return [_COLLECTIVES.index(name), -1, -1, -1, -1, -1, -1, -1]
+    shape = list(tensor.shape)[:4]
+    return ([_COLLECTIVES.index(name), -1 if op is None else int(op), _DTYPES.index(str(tensor.dtype)[6:]),
+             tensor.dim()] + shape + [-1] * (4 - len(shape)))
+
+
+def _describe(fingerprint):
+    name, op, dtype, ndim, *sizes = fingerprint
+    if dtype < 0:
+        return f"{_COLLECTIVES[name]}()"
+    shape = sizes[:min(ndim, 4)] + (["..."] if ndim > 4 else [])
+    return (f"{_COLLECTIVES[name]}({_DTYPES[dtype]} {list(shape)}"
+            f"{'' if op < 0 else ', ' + ReduceOp(op).name})")
+
+
+def _check_same_call(g, name, tensor=None, op=None):
+    """With EMBER_DISTRIBUTED_DEBUG=DETAIL: all-gathers a fixed-size fingerprint of this call (which cannot
+    itself mismatch) and raises on every rank if the ranks called different collectives or shapes."""
+    if not _debug_detail():
+        return
+    mine = ember.tensor(_fingerprint(name, tensor, op), dtype=ember.int64)
+    everyone = ember.empty(g.size() * _FINGERPRINT, dtype=ember.int64)
+    Work(g._pg.allgather(everyone, mine)).wait()
+    rows = everyone.view(g.size(), _FINGERPRINT).tolist()
+    if any(row != rows[0] for row in rows):
+        calls = ", ".join(f"rank {g._ranks[r]} called {_describe(row)}" for r, row in enumerate(rows))
+        raise RuntimeError(f"ember.distributed.{name}: the ranks' collectives do not match (detected by "
+                           f"EMBER_DISTRIBUTED_DEBUG=DETAIL): {calls}")
+
+
 def get_rank(group=None):
     """This process's rank in `group` (the default group by default); -1 if it is not a member."""
     if group is GroupMember.NON_GROUP_MEMBER:
@@ -379,6 +425,7 @@ def barrier(group=None, async_op=False, device_ids=None):
     g = _resolve(group)
     if g is None:
         return None
+    _check_same_call(g, "barrier")
     return _result(g._pg.barrier(), async_op)
 
 
@@ -395,6 +442,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g = _resolve(group)
     if g is None:
         return None
+    _check_same_call(g, "all_reduce", tensor, _check_op(op, "all_reduce"))
     return _result(g._pg.allreduce(tensor, _check_op(op, "all_reduce")), async_op)
 
 
@@ -405,6 +453,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     if g is None:
         return None
     root = _peer(g, dst, group_dst, "dst")
+    _check_same_call(g, "reduce", tensor, _check_op(op, "reduce"))
     return _result(g._pg.reduce(tensor, root, _check_op(op, "reduce")), async_op)
 
 
@@ -414,6 +463,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     g = _resolve(group)
     if g is None:
         return None
+    _check_same_call(g, "broadcast", tensor)
     return _result(g._pg.broadcast(tensor, _peer(g, src, group_src, "src")), async_op)
 
 
@@ -424,6 +474,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     g = _resolve(group)
     if g is None:
         return None
+    _check_same_call(g, "all_gather_into_tensor", input_tensor)
     return _result(g._pg.allgather(output_tensor, input_tensor), async_op)
 
 
@@ -447,6 +498,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
         for i, out in enumerate(tensor_list):
             out.copy_(flat[i * tensor.numel():(i + 1) * tensor.numel()].view(tensor.shape))
 
+    _check_same_call(g, "all_gather", tensor)
     return _result(g._pg.allgather(flat, tensor), async_op, finish)
 
 
@@ -467,6 +519,7 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         n = output.numel()
         output.copy_(reduced.view(-1)[g.rank() * n:(g.rank() + 1) * n].view(output.shape))
 
+    _check_same_call(g, "reduce_scatter_tensor", input, _check_op(op, "reduce_scatter_tensor"))
     return _result(g._pg.allreduce(reduced, _check_op(op, "reduce_scatter_tensor")), async_op, finish)
 
 
@@ -501,6 +554,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
             for i, out in enumerate(gather_list):
                 out.copy_(flat[i * tensor.numel():(i + 1) * tensor.numel()].view(tensor.shape))
 
+    _check_same_call(g, "gather", tensor)
     return _result(g._pg.gather(flat, tensor, root), async_op, finish)
 
 
@@ -519,6 +573,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
             raise ValueError("ember.distributed.scatter: Argument ``scatter_list`` must NOT be specified on "
                              "non-source ranks.")
         flat = ember.empty(0, dtype=tensor.dtype)
+    _check_same_call(g, "scatter", tensor)
     return _result(g._pg.scatter(tensor, flat, root), async_op)
 
 
@@ -533,6 +588,7 @@ def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=
         if sizes is not None and len(set(sizes)) > 1:
             raise NotImplementedError("ember.distributed.all_to_all_single: uneven split sizes are not supported "
                                       "yet")
+    _check_same_call(g, "all_to_all_single", input)
     return _result(g._pg.alltoall(output, input), async_op)
 
 
@@ -553,6 +609,7 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
         for i, out in enumerate(output_tensor_list):
             out.copy_(flat_out[i * n:(i + 1) * n].view(out.shape))
 
+    _check_same_call(g, "all_to_all", flat_in)
     return _result(g._pg.alltoall(flat_out, flat_in), async_op, finish)
 
 
