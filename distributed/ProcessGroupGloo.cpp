@@ -6,6 +6,7 @@
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/alltoall.h>
+#include <gloo/alltoallv.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
 #include <gloo/common/error.h>
@@ -359,20 +360,54 @@ std::shared_ptr<Work> ProcessGroupGloo::scatter(const Tensor& output, const Tens
   });
 }
 
-std::shared_ptr<Work> ProcessGroupGloo::alltoall(const Tensor& output, const Tensor& input) {
+std::shared_ptr<Work> ProcessGroupGloo::alltoall(const Tensor& output, const Tensor& input,
+                                                 const std::vector<int64_t>& output_counts,
+                                                 const std::vector<int64_t>& input_counts) {
   check_tensor(input, "all_to_all", "the input");
   check_tensor(output, "all_to_all", "the output");
-  EMBER_CHECK_OF(c10::ValueError, output.scalar_type() == input.scalar_type() && output.numel() == input.numel() &&
-                                      input.numel() % size_ == 0,
-                 "{}: input and output must have one dtype and one size, divisible by world_size ({})",
-                 describe("all_to_all"), size_);
-  return enqueue("all_to_all", [this, output, input](uint32_t tag) {
-    gloo::AlltoallOptions opts(context_);
-    opts.setInput<uint8_t>(static_cast<uint8_t*>(input.data_ptr()), input.nbytes());
-    opts.setOutput<uint8_t>(static_cast<uint8_t*>(output.data_ptr()), output.nbytes());
+  EMBER_CHECK_OF(c10::ValueError, output.scalar_type() == input.scalar_type(),
+                 "{}: input and output must have one dtype", describe("all_to_all"));
+  const bool even = output_counts.empty() && input_counts.empty();
+  if (even) {
+    EMBER_CHECK_OF(c10::ValueError, output.numel() == input.numel() && input.numel() % size_ == 0,
+                   "{}: input and output must have one size, divisible by world_size ({})", describe("all_to_all"),
+                   size_);
+  } else {
+    for (const auto& [counts, tensor, what] : {std::tuple{&output_counts, &output, "output"},
+                                               std::tuple{&input_counts, &input, "input"}}) {
+      int64_t total = 0;
+      for (int64_t c : *counts) {
+        EMBER_CHECK_OF(c10::ValueError, c >= 0, "{}: negative {} split {}", describe("all_to_all"), what, c);
+        total += c;
+      }
+      EMBER_CHECK_OF(c10::ValueError, static_cast<int>(counts->size()) == size_ && total == tensor->numel(),
+                     "{}: the {} splits must be world_size ({}) counts adding up to its {} elements",
+                     describe("all_to_all"), what, size_, tensor->numel());
+    }
+  }
+  return enqueue("all_to_all", [this, output, input, output_counts, input_counts, even](uint32_t tag) {
+    auto* in = static_cast<uint8_t*>(input.data_ptr());
+    auto* out = static_cast<uint8_t*>(output.data_ptr());
+    if (even) {
+      gloo::AlltoallOptions opts(context_);
+      opts.setInput<uint8_t>(in, input.nbytes());
+      opts.setOutput<uint8_t>(out, output.nbytes());
+      opts.setTag(tag);
+      opts.setTimeout(timeout_);
+      gloo::alltoall(opts);
+      return;
+    }
+    const auto bytes = [&](const std::vector<int64_t>& counts) {
+      std::vector<int64_t> result;
+      for (int64_t c : counts) result.push_back(c * static_cast<int64_t>(input.element_size()));
+      return result;
+    };
+    gloo::AlltoallvOptions opts(context_);
+    opts.setInput<uint8_t>(in, bytes(input_counts));
+    opts.setOutput<uint8_t>(out, bytes(output_counts));
     opts.setTag(tag);
     opts.setTimeout(timeout_);
-    gloo::alltoall(opts);
+    gloo::alltoallv(opts);
   });
 }
 
@@ -391,15 +426,18 @@ namespace {
 // background; waiting tells whether the peer took part in time.
 std::shared_ptr<Work> transfer(std::string description, std::shared_ptr<gloo::transport::UnboundBuffer> buffer,
                                Tensor tensor, bool sending, std::chrono::milliseconds default_timeout) {
-  auto completion = [buffer, tensor, sending, default_timeout, description](std::chrono::milliseconds timeout) {
+  auto completion = [buffer, tensor, sending, default_timeout, description](std::chrono::milliseconds timeout,
+                                                                           Work& work) {
     const auto limit = timeout.count() > 0 ? timeout : default_timeout;
     bool done = false;
+    int peer = -1;
     try {
-      done = sending ? buffer->waitSend(limit) : buffer->waitRecv(limit);
+      done = sending ? buffer->waitSend(&peer, limit) : buffer->waitRecv(&peer, limit);
     } catch (const std::exception& e) {
       EMBER_CHECK_OF(DistBackendError, false, "{} failed: {}", description, e.what());
     }
     EMBER_CHECK_OF(DistBackendError, done, "{} was aborted", description);
+    if (!sending) work.set_source_rank(peer);
   };
   return std::make_shared<Work>(std::move(description), std::move(completion));
 }
@@ -422,12 +460,20 @@ std::shared_ptr<Work> ProcessGroupGloo::send(const Tensor& tensor, int dst, int 
 
 std::shared_ptr<Work> ProcessGroupGloo::recv(const Tensor& tensor, int src, int tag) {
   check_tensor(tensor, "recv", "the tensor");
-  check_rank(src, "recv", "src");
+  if (src != -1) check_rank(src, "recv", "src");
   EMBER_CHECK_OF(c10::ValueError, src != rank_, "{}: a rank cannot receive from itself", describe("recv"));
   std::shared_ptr<gloo::transport::UnboundBuffer> buffer =
       context_->createUnboundBuffer(tensor.data_ptr(), tensor.nbytes());
   try {
-    buffer->recv(src, static_cast<uint64_t>(tag));
+    if (src == -1) {
+      std::vector<int> peers;
+      for (int r = 0; r < size_; ++r) {
+        if (r != rank_) peers.push_back(r);
+      }
+      buffer->recv(peers, static_cast<uint64_t>(tag));
+    } else {
+      buffer->recv(src, static_cast<uint64_t>(tag));
+    }
   } catch (const std::exception& e) {
     EMBER_CHECK_OF(DistBackendError, false, "{} failed: {}", describe("recv"), e.what());
   }

@@ -52,10 +52,13 @@ class ProcessGroupGloo {
   std::shared_ptr<Work> gather(const Tensor& output, const Tensor& input, int root);
   // input (only read at the root): size * output.numel() elements.
   std::shared_ptr<Work> scatter(const Tensor& output, const Tensor& input, int root);
-  // Equal splits: chunk r of input goes to rank r; chunk r of output comes from rank r.
-  std::shared_ptr<Work> alltoall(const Tensor& output, const Tensor& input);
+  // Chunk r of input goes to rank r; chunk r of output comes from rank r. The
+  // counts are elements per rank (empty: equal chunks).
+  std::shared_ptr<Work> alltoall(const Tensor& output, const Tensor& input, const std::vector<int64_t>& output_counts,
+                                 const std::vector<int64_t>& input_counts);
   std::shared_ptr<Work> barrier();
   std::shared_ptr<Work> send(const Tensor& tensor, int dst, int tag);
+  // src -1: from whichever rank sends first (Work::source_rank() tells which).
   std::shared_ptr<Work> recv(const Tensor& tensor, int src, int tag);
 
  private:

@@ -36,7 +36,7 @@ std::exception_ptr Work::exception() {
 
 void Work::wait(std::chrono::milliseconds timeout) {
   if (completion_) {
-    std::call_once(completion_once_, [&] { run([&] { completion_(timeout); }); });
+    std::call_once(completion_once_, [&] { run([&] { completion_(timeout, *this); }); });
   }
   std::unique_lock<std::mutex> lock(mutex_);
   if (timeout.count() > 0) {

@@ -27,7 +27,8 @@ class DistBackendError : public c10::Error {
 class Work {
  public:
   // `completion`, if given, is what wait() runs first (once) to finish the work.
-  explicit Work(std::string description, std::function<void(std::chrono::milliseconds)> completion = nullptr)
+  using Completion = std::function<void(std::chrono::milliseconds, Work&)>;
+  explicit Work(std::string description, Completion completion = nullptr)
       : description_(std::move(description)), completion_(std::move(completion)) {}
 
   // Runs the collective and records how it ended.
@@ -40,17 +41,21 @@ class Work {
   void wait(std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
   std::exception_ptr exception();
   const std::string& description() const { return description_; }
+  // The rank a receive got its data from (-1 for other work), known once waited for.
+  int source_rank() const { return source_rank_; }
+  void set_source_rank(int rank) { source_rank_ = rank; }
 
  private:
   void finish(std::exception_ptr error);
 
   std::string description_;
-  std::function<void(std::chrono::milliseconds)> completion_;
+  Completion completion_;
   std::once_flag completion_once_;
   std::mutex mutex_;
   std::condition_variable done_;
   bool completed_ = false;
   std::exception_ptr error_;
+  int source_rank_ = -1;
 };
 
 }  // namespace ember::distributed

@@ -88,7 +88,8 @@ void init_distributed(py::module_& m) {
                return py::str(e.what());
              }
            })
-      .def_property_readonly("description", &dist::Work::description);
+      .def_property_readonly("description", &dist::Work::description)
+      .def("_source_rank", &dist::Work::source_rank);
 
   using PG = dist::ProcessGroupGloo;
   auto op = [](int value) { return static_cast<dist::ReduceOp>(value); };
@@ -109,7 +110,8 @@ void init_distributed(py::module_& m) {
       .def("allgather", &PG::allgather, py::call_guard<py::gil_scoped_release>())
       .def("gather", &PG::gather, py::call_guard<py::gil_scoped_release>())
       .def("scatter", &PG::scatter, py::call_guard<py::gil_scoped_release>())
-      .def("alltoall", &PG::alltoall, py::call_guard<py::gil_scoped_release>())
+      .def("alltoall", &PG::alltoall, py::arg("output"), py::arg("input"), py::arg("output_counts") = std::vector<int64_t>(),
+           py::arg("input_counts") = std::vector<int64_t>(), py::call_guard<py::gil_scoped_release>())
       .def("barrier", &PG::barrier, py::call_guard<py::gil_scoped_release>())
       .def("send", &PG::send, py::call_guard<py::gil_scoped_release>())
       .def("recv", &PG::recv, py::call_guard<py::gil_scoped_release>());

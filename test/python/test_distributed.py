@@ -125,6 +125,9 @@ def _expected(world):
             expected[f"reduce_scatter_tensor/{dtype}"] = lambda r, dtype=dtype: reduce(
                 "SUM", [values(dtype, 10 * s + r) for s in range(world)], dtype)
     expected["ring"] = lambda r: np.full(4, float((r - 1) % world))
+    expected["all_to_all_single_uneven"] = lambda r: np.concatenate(
+        [np.full((r + 1, 2), float(10 * s + r)) for s in range(world)])
+    expected["all_to_all_uneven"] = lambda r: np.concatenate([np.full(r + 1, float(10 * s + r)) for s in range(world)])
     expected["even_group"] = lambda r: np.array([float(sum(range(0, world, 2)))]) if r % 2 == 0 else None
     return expected
 

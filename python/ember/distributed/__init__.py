@@ -156,6 +156,10 @@ class Work:
     def exception(self):
         return self._work.exception()
 
+    def _source_rank(self):
+        """The rank a receive got its data from."""
+        return self._work._source_rank()
+
     def get_future(self):
         raise NotImplementedError("Work.get_future: futures are not supported by Ember's process groups yet")
 
@@ -578,39 +582,50 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
 
 
 def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None, group=None, async_op=False):
-    """Chunk r of input to rank r; chunk r of output from rank r (equal chunks along dim 0)."""
+    """Rows of input to each rank (input_split_sizes[r] rows to rank r; equal chunks of dim 0 by default),
+    and theirs into output, in rank order."""
     _check_tensor(output, "all_to_all_single")
     _check_tensor(input, "all_to_all_single")
     g = _resolve(group)
     if g is None:
         return None
-    for sizes in (output_split_sizes, input_split_sizes):
-        if sizes is not None and len(set(sizes)) > 1:
-            raise NotImplementedError("ember.distributed.all_to_all_single: uneven split sizes are not supported "
-                                      "yet")
     _check_same_call(g, "all_to_all_single", input)
-    return _result(g._pg.alltoall(output, input), async_op)
+    if output_split_sizes is None and input_split_sizes is None:
+        return _result(g._pg.alltoall(output, input), async_op)
+
+    def counts(tensor, splits):
+        row = tensor[0].numel() if tensor.dim() and tensor.shape[0] else 1
+        if splits is None:
+            if tensor.dim() == 0 or tensor.shape[0] % g.size():
+                raise ValueError("ember.distributed.all_to_all_single: without split sizes, dim 0 must divide "
+                                 "evenly among the ranks")
+            splits = [tensor.shape[0] // g.size()] * g.size()
+        return [int(s) * row for s in splits]
+
+    return _result(g._pg.alltoall(output, input, counts(output, output_split_sizes),
+                                  counts(input, input_split_sizes)), async_op)
 
 
 def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False):
-    """input_tensor_list[r] to rank r; output_tensor_list[r] from rank r."""
+    """input_tensor_list[r] to rank r; output_tensor_list[r] from rank r (any sizes, one dtype)."""
     g = _resolve(group)
     if g is None:
         return None
     _check_list(output_tensor_list, g.size(), "all_to_all", "output_tensor_list")
     _check_list(input_tensor_list, g.size(), "all_to_all", "input_tensor_list")
-    if len({t.numel() for t in input_tensor_list} | {t.numel() for t in output_tensor_list}) > 1:
-        raise NotImplementedError("ember.distributed.all_to_all: tensors of different sizes are not supported yet")
     flat_in = ember.cat([t.reshape(-1) for t in input_tensor_list])
-    flat_out = ember.empty_like(flat_in)
+    output_counts = [t.numel() for t in output_tensor_list]
+    flat_out = ember.empty(sum(output_counts), dtype=flat_in.dtype)
+    _check_same_call(g, "all_to_all", None)
 
     def finish():
-        n = output_tensor_list[0].numel()
-        for i, out in enumerate(output_tensor_list):
-            out.copy_(flat_out[i * n:(i + 1) * n].view(out.shape))
+        offset = 0
+        for out, n in zip(output_tensor_list, output_counts):
+            out.copy_(flat_out[offset:offset + n].view(out.shape))
+            offset += n
 
-    _check_same_call(g, "all_to_all", flat_in)
-    return _result(g._pg.alltoall(flat_out, flat_in), async_op, finish)
+    return _result(g._pg.alltoall(flat_out, flat_in, output_counts, [t.numel() for t in input_tensor_list]),
+                   async_op, finish)
 
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
@@ -623,15 +638,13 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
-    """Starts receiving rank src's tensor into tensor."""
+    """Starts receiving rank src's tensor (from any rank if src is None) into tensor."""
     _check_tensor(tensor, "irecv")
     g = _resolve(group)
     if g is None:
         return None
-    if src is None and group_src is None:
-        raise NotImplementedError("ember.distributed.irecv: receiving from any source is not supported yet; "
-                                  "give src")
-    return Work(g._pg.recv(tensor, _peer(g, src, group_src, "src"), tag))
+    peer = -1 if src is None and group_src is None else _peer(g, src, group_src, "src")
+    return Work(g._pg.recv(tensor, peer, tag))
 
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
@@ -641,11 +654,13 @@ def send(tensor, dst=None, group=None, tag=0, group_dst=None):
 
 
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
-    """Receives rank src's tensor into tensor; returns src."""
+    """Receives rank src's tensor (any rank's if src is None) into tensor; returns the sender's rank."""
     work = irecv(tensor, src, group, tag, group_src)
-    if work is not None:
-        work.wait()
-    return src
+    if work is None:
+        return -1
+    work.wait()
+    g = _default_group(group)
+    return g._ranks[work._work._source_rank()]
 
 
 class P2POp:

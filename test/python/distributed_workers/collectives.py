@@ -50,6 +50,28 @@ for dtype in DTYPES:
         dist.reduce_scatter_tensor(rs, ember.cat([make(dtype, 10 * rank + r) for r in range(world)]))
         results[f"reduce_scatter_tensor/{dtype}"] = rs
 
+# uneven all-to-all: rank s sends r + 1 rows of width 2 to rank r, rows valued 10 s + r
+sizes_in = [r + 1 for r in range(world)]
+sizes_out = [rank + 1] * world
+rows_in = ember.cat([ember.full((r + 1, 2), float(10 * rank + r)) for r in range(world)])
+rows_out = ember.empty(sum(sizes_out), 2)
+dist.all_to_all_single(rows_out, rows_in, sizes_out, sizes_in)
+results["all_to_all_single_uneven"] = rows_out
+pieces_out = [ember.empty(rank + 1) for _ in range(world)]
+dist.all_to_all(pieces_out, [ember.full((r + 1,), float(10 * rank + r), dtype=ember.float64).float()
+                             for r in range(world)])
+results["all_to_all_uneven"] = ember.cat(pieces_out)
+# receive from any source: rank 0 takes one message from every other rank, in whatever order they come
+if rank == 0:
+    senders = []
+    for _ in range(world - 1):
+        box = ember.empty(1)
+        senders.append(dist.recv(box, tag=7))
+        assert box.item() == 100.0 + senders[-1], (box, senders)
+    assert sorted(senders) == list(range(1, world)), senders
+else:
+    dist.send(ember.tensor([100.0 + rank]), dst=0, tag=7)
+
 # async handles, in issue order
 works = [dist.all_reduce(ember.full((3,), float(rank + i)), async_op=True) for i in range(3)]
 assert all(w.wait() for w in works) and all(w.is_completed() for w in works)
