@@ -330,6 +330,21 @@ def _peer(g, global_rank, group_rank, what):
     return _group_rank(g, global_rank, what)
 
 
+def _root(g, global_rank, group_rank, what):
+    """The group rank of a collective's root: given as a global or a group rank, else the group's first."""
+    if global_rank is None and group_rank is None:
+        return 0
+    return _peer(g, global_rank, group_rank, what)
+
+
+def _unflatten_into(flat, tensors):
+    """Copies consecutive pieces of flat into each tensor, in order."""
+    offset = 0
+    for t in tensors:
+        t.copy_(flat[offset:offset + t.numel()].view(t.shape))
+        offset += t.numel()
+
+
 def _result(work, async_op, finish=None):
     handle = Work(work, finish)
     if async_op:
@@ -498,12 +513,8 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     _check_list(tensor_list, g.size(), "all_gather", "tensor_list")
     flat = ember.empty(g.size() * tensor.numel(), dtype=tensor.dtype)
 
-    def finish():
-        for i, out in enumerate(tensor_list):
-            out.copy_(flat[i * tensor.numel():(i + 1) * tensor.numel()].view(tensor.shape))
-
     _check_same_call(g, "all_gather", tensor)
-    return _result(g._pg.allgather(flat, tensor), async_op, finish)
+    return _result(g._pg.allgather(flat, tensor), async_op, lambda: _unflatten_into(flat, tensor_list))
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):
@@ -543,7 +554,7 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     g = _resolve(group)
     if g is None:
         return None
-    root = _peer(g, dst if dst is not None or group_dst is not None else g._ranks[0], group_dst, "dst")
+    root = _root(g, dst, group_dst, "dst")
     if g.rank() == root:
         _check_list(gather_list, g.size(), "gather", "gather_list")
         flat = ember.empty(g.size() * tensor.numel(), dtype=tensor.dtype)
@@ -553,13 +564,9 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
                              "non-destination ranks.")
         flat = ember.empty(0, dtype=tensor.dtype)
 
-    def finish():
-        if g.rank() == root:
-            for i, out in enumerate(gather_list):
-                out.copy_(flat[i * tensor.numel():(i + 1) * tensor.numel()].view(tensor.shape))
-
     _check_same_call(g, "gather", tensor)
-    return _result(g._pg.gather(flat, tensor, root), async_op, finish)
+    return _result(g._pg.gather(flat, tensor, root), async_op,
+                   lambda: _unflatten_into(flat, gather_list) if g.rank() == root else None)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -568,7 +575,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     g = _resolve(group)
     if g is None:
         return None
-    root = _peer(g, src if src is not None or group_src is not None else g._ranks[0], group_src, "src")
+    root = _root(g, src, group_src, "src")
     if g.rank() == root:
         _check_list(scatter_list, g.size(), "scatter", "scatter_list")
         flat = ember.cat([t.reshape(-1) for t in scatter_list])
@@ -618,14 +625,8 @@ def all_to_all(output_tensor_list, input_tensor_list, group=None, async_op=False
     flat_out = ember.empty(sum(output_counts), dtype=flat_in.dtype)
     _check_same_call(g, "all_to_all", None)
 
-    def finish():
-        offset = 0
-        for out, n in zip(output_tensor_list, output_counts):
-            out.copy_(flat_out[offset:offset + n].view(out.shape))
-            offset += n
-
     return _result(g._pg.alltoall(flat_out, flat_in, output_counts, [t.numel() for t in input_tensor_list]),
-                   async_op, finish)
+                   async_op, lambda: _unflatten_into(flat_out, output_tensor_list))
 
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
@@ -723,7 +724,7 @@ def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=
     g = _resolve(group)
     if g is None:
         return None
-    root = _peer(g, dst if dst is not None or group_dst is not None else g._ranks[0], group_dst, "dst")
+    root = _root(g, dst, group_dst, "dst")
     gathered = _gather_bytes(g, _encode(obj))
     if g.rank() == root:
         for i, data in enumerate(gathered):
@@ -735,7 +736,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     g = _resolve(group)
     if g is None:
         return None
-    root = _peer(g, src if src is not None or group_src is not None else g._ranks[0], group_src, "src")
+    root = _root(g, src, group_src, "src")
     payload = _encode(list(object_list)) if g.rank() == root else ember.empty(0, dtype=ember.uint8)
     size = ember.tensor([payload.numel()], dtype=ember.int64)
     Work(g._pg.broadcast(size, root)).wait()
@@ -751,7 +752,7 @@ def scatter_object_list(scatter_object_output_list, scatter_object_input_list=No
     g = _resolve(group)
     if g is None:
         return None
-    root = _peer(g, src if src is not None or group_src is not None else g._ranks[0], group_src, "src")
+    root = _root(g, src, group_src, "src")
     received = [None]
     broadcast_object_list(received if g.rank() != root else [list(scatter_object_input_list)], g._ranks[root],
                           group)

@@ -17,13 +17,6 @@ class Bernoulli(SuccessProbability, Distribution):
         super().__init__(self._take_probability(probs, logits).shape, validate_args=validate_args)
 
     @property
-    def param_shape(self):
-        return self._param().shape
-
-    def _param(self):
-        return self.__dict__["probs"] if "probs" in self.__dict__ else self.__dict__["logits"]
-
-    @property
     def mean(self):
         return self.probs
 

@@ -2,10 +2,10 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import SuccessProbability
 
 
-class Binomial(Distribution):
+class Binomial(SuccessProbability, Distribution):
     """The number of successes in total_count independent trials of success probability probs (or
     sigmoid(logits))."""
 
@@ -14,29 +14,9 @@ class Binomial(Distribution):
     has_enumerate_support = True
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-            param = self.probs
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-            param = self.logits
+        param, total_count = self._take_probability(probs, logits, total_count)
+        self.total_count = total_count.type_as(param)
         super().__init__(param.shape, validate_args=validate_args)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return (self.__dict__["probs"] if "probs" in self.__dict__ else self.__dict__["logits"]).shape
 
     @property
     def support(self):
@@ -80,9 +60,5 @@ class Binomial(Distribution):
         if counts.numel() > 1:
             raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`.")
         n = int(counts.max().item()) if counts.numel() else 0
-        values = ember.arange(1 + n, dtype=self.param_dtype).reshape((-1,) + (1,) * len(self._batch_shape))
+        values = ember.arange(1 + n, dtype=self._param().dtype).reshape((-1,) + (1,) * len(self._batch_shape))
         return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
-
-    @property
-    def param_dtype(self):
-        return (self.__dict__["probs"] if "probs" in self.__dict__ else self.__dict__["logits"]).dtype

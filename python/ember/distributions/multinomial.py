@@ -3,12 +3,13 @@ import math
 import ember
 
 from . import constraints
+from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import OverCategorical, broadcast_all
 
 
-class Multinomial(Distribution):
+class Multinomial(OverCategorical, Distribution):
     """Counts of each of the last dimension's categories over total_count independent draws of
     Categorical(probs or logits)."""
 
@@ -19,21 +20,8 @@ class Multinomial(Distribution):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
         self._categorical = Categorical(probs=probs, logits=logits)
-        self._binomial_shape = self._categorical.param_shape
         super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
                          validate_args=validate_args)
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     @property
     def support(self):
@@ -69,7 +57,6 @@ class Multinomial(Distribution):
         n = ember.tensor(float(self.total_count), dtype=self.probs.dtype)
         support = ember.arange(1, self.total_count + 1, dtype=self.probs.dtype)
         # E[log x_i!] for x_i ~ Binomial(n, p_i), by summing over the support.
-        from .binomial import Binomial
         binomial = Binomial(self.total_count, probs=self.probs, validate_args=False)
         k = support.reshape((-1,) + (1,) * self.probs.dim())
         weights = binomial.log_prob(k).exp()

@@ -4,9 +4,10 @@ import ember.nn.functional as F
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
+from .utils import OverCategorical
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(OverCategorical, Distribution):
     """A Categorical whose values are one-hot vectors of length K."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real}
@@ -18,14 +19,6 @@ class OneHotCategorical(Distribution):
         super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:], validate_args=False)
         if validate_args is not None:
             self._validate_args = validate_args
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
 
     @property
     def mean(self):

@@ -59,15 +59,23 @@ class SuccessProbability:
     """For distributions of one success probability, given as ``probs`` or
     ``logits`` (exactly one; the other is computed on first use)."""
 
-    def _take_probability(self, probs, logits):
-        """Stores the one given and returns it (its shape is the batch shape)."""
+    def _take_probability(self, probs, logits, *others):
+        """Stores the one given, broadcast with `others` (numbers or tensors), and returns it (its shape is
+        the batch shape), followed by the others broadcast when there are any."""
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-            return self.probs
-        (self.logits,) = broadcast_all(logits)
-        return self.logits
+        name, value = ("probs", probs) if probs is not None else ("logits", logits)
+        param, *rest = broadcast_all(value, *others)
+        setattr(self, name, param)
+        return (param, *rest) if others else param
+
+    @property
+    def param_shape(self):
+        return self._param().shape
+
+    def _param(self):
+        """The parameter as given: probs or logits."""
+        return self.__dict__["probs"] if "probs" in self.__dict__ else self.__dict__["logits"]
 
     @lazy_property
     def logits(self):
@@ -76,3 +84,20 @@ class SuccessProbability:
     @lazy_property
     def probs(self):
         return logits_to_probs(self.logits, is_binary=True)
+
+
+class OverCategorical:
+    """For distributions built on a Categorical (``self._categorical``): its probs, logits and parameter
+    shape."""
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
