@@ -109,8 +109,8 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     The vector p-norm of the entries over dim (all of them by default; "fro" is the 2-norm), or with
     p="nuc" the nuclear norm of the matrices in dim (the last two by default).
 
-    >>> ember.tensor([[3., 4.], [0., 0.]]).norm(dim=1)
-    tensor([5., 0.])
+    >>> ember.tensor([[3., 0.], [0., 4.]]).norm(p="fro")
+    tensor(5.)
     """
     if isinstance(p, str):
         if p == "nuc":
