@@ -87,7 +87,8 @@ def main(argv=None):
         epoch_loss = 0.0
         for b in range(batches):
             idx = order[b * args.batch_size : (b + 1) * args.batch_size]
-            idx = idx.chunk(world)[rank]  # this replica's share of the batch
+            share = -(-len(idx) // world)  # this replica's share of the batch
+            idx = idx[rank * share : (rank + 1) * share]
             loss = F.cross_entropy(model(train_x[idx]), train_y[idx])
             optimizer.zero_grad()
             loss.backward()
