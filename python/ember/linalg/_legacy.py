@@ -119,9 +119,12 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         if p != "fro":
             raise RuntimeError(f"norm(): p must be 'fro', 'nuc' or a number, but got '{p}'")
         p = 2
-    if dim is None and not keepdim and dtype is None and out is None:
-        return _C.norm(input, 2 if p is None else p)
-    return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype, out=out)
+    p = 2 if p is None else p
+    if dtype is not None or out is not None:
+        return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
+    if dim is None:
+        return _C.norm(input, p) if not keepdim else _C.norm(input, p, list(range(input.dim())), True)
+    return _C.norm(input, p, dim, keepdim)
 
 
 FUNCTIONS = {"det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse, "pinverse": pinverse,

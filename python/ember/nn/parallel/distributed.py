@@ -29,9 +29,8 @@ _UNFINISHED = ("Expected to have finished reduction in the prior iteration befor
 class _Bucket:
     """Parameters of one dtype whose gradients travel in one flat tensor."""
 
-    def __init__(self, params, indices):
+    def __init__(self, params):
         self.params = params
-        self.indices = indices  # positions in the module's parameter list, for error messages
         self.offsets = []
         total = 0
         for p in params:
@@ -55,10 +54,7 @@ def _coalesced_broadcast(tensors, group):
         for same in by_dtype.values():
             flat = ember.cat([t.detach().reshape(-1) for t in same])
             dist.broadcast(flat, src=dist.get_global_rank(group, 0), group=group)
-            offset = 0
-            for t in same:
-                t.copy_(flat[offset:offset + t.numel()].view(t.shape))
-                offset += t.numel()
+            dist._unflatten_into(flat, same)
 
 
 class DistributedDataParallel(Module):
@@ -104,19 +100,16 @@ class DistributedDataParallel(Module):
         self._ready = None  # None: no reduction expected; else the set of parameters reduced this iteration
 
     def _make_buckets(self, params):
-        buckets, current, indices, size, dtype = [], [], [], 0, None
-        for index in reversed(range(len(params))):
-            p = params[index]
+        buckets, current, size = [], [], 0
+        for p in reversed(params):
             nbytes = p.numel() * p.element_size()
-            if current and (p.dtype != dtype or size + nbytes > self.bucket_bytes_cap):
-                buckets.append(_Bucket(current, indices))
-                current, indices, size = [], [], 0
+            if current and (p.dtype != current[0].dtype or size + nbytes > self.bucket_bytes_cap):
+                buckets.append(_Bucket(current))
+                current, size = [], 0
             current.append(p)
-            indices.append(index)
             size += nbytes
-            dtype = p.dtype
         if current:
-            buckets.append(_Bucket(current, indices))
+            buckets.append(_Bucket(current))
         return buckets
 
     # ---- backward: one hook per parameter ----------------------------------------------------------------
