@@ -26,6 +26,9 @@ _UNFINISHED = ("Expected to have finished reduction in the prior iteration befor
                "{indices}")
 
 
+_FIRST_BUCKET_BYTES = 1 << 20
+
+
 class _Bucket:
     """Parameters of one dtype whose gradients travel in one flat tensor."""
 
@@ -100,10 +103,13 @@ class DistributedDataParallel(Module):
         self._ready = None  # None: no reduction expected; else the set of parameters reduced this iteration
 
     def _make_buckets(self, params):
+        # The first bucket (the gradients backward produces first) is small, so that communication starts
+        # early in backward, as torch's 1 MiB first bucket does.
         buckets, current, size = [], [], 0
         for p in reversed(params):
             nbytes = p.numel() * p.element_size()
-            if current and (p.dtype != current[0].dtype or size + nbytes > self.bucket_bytes_cap):
+            cap = min(self.bucket_bytes_cap, _FIRST_BUCKET_BYTES) if not buckets else self.bucket_bytes_cap
+            if current and (p.dtype != current[0].dtype or size + nbytes > cap):
                 buckets.append(_Bucket(current))
                 current, size = [], 0
             current.append(p)
