@@ -133,13 +133,32 @@ Tensor fmin_out(const Tensor& self, const Tensor& other, const Tensor& out) {
                                 [](auto a, auto b) { return extremum_ignoring_nan<false>(a, b); });
 }
 
+// Euclid on the magnitudes as unsigned numbers, so that the most negative
+// value has one (std::gcd's abs of it is undefined); cast back, its gcd
+// wraps to itself, as torch's does.
+template <typename T>
+T wrapping_gcd(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  const auto magnitude = [](T v) -> U {
+    if constexpr (std::is_signed_v<T>) return v < 0 ? static_cast<U>(U(0) - static_cast<U>(v)) : static_cast<U>(v);
+    return static_cast<U>(v);
+  };
+  U x = magnitude(a), y = magnitude(b);
+  while (y != 0) {
+    const U rest = static_cast<U>(x % y);
+    x = y;
+    y = rest;
+  }
+  return static_cast<T>(x);
+}
+
 // Computed in the common dtype itself (not its opmath type, which for small
 // integers is wider): the results wrap as torch's do.
 Tensor gcd_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   auto iter = TensorIterator::binary_op(out, self, other, "gcd");
   cpu::visit_supported<IntegralOnly>(iter, "gcd", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    cpu::cpu_kernel(iter, [](T a, T b) -> T { return static_cast<T>(std::gcd(a, b)); });
+    cpu::cpu_kernel(iter, [](T a, T b) -> T { return wrapping_gcd(a, b); });
   });
   return iter.output();
 }
@@ -150,7 +169,7 @@ Tensor lcm_out(const Tensor& self, const Tensor& other, const Tensor& out) {
     using T = typename decltype(tag)::type;
     // |a / g * b| in 64 bits, then wrapped into T (torch's results for overflowing lcms).
     cpu::cpu_kernel(iter, [](T a, T b) -> T {
-      const int64_t g = std::gcd(int64_t(a), int64_t(b));
+      const int64_t g = wrapping_gcd(int64_t(a), int64_t(b));
       if (g == 0) return T(0);
       const int64_t l = cpu::wrapping_mul(int64_t(a) / g, int64_t(b));
       return static_cast<T>(l < 0 ? cpu::negate_wrapping(l) : l);

@@ -323,15 +323,19 @@ Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
   EMBER_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
   dim = maybe_wrap_dim(dim, self.dim());
   int64_t known = 1, inferred = -1;
+  bool overflowed = false;  // then the sizes cannot multiply up to the dim's size
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (sizes[i] == -1) {
       EMBER_CHECK(inferred < 0, "unflatten: only one dimension can be inferred");
       inferred = static_cast<int64_t>(i);
     } else {
       EMBER_CHECK(sizes[i] >= 0, "unflatten: invalid size {} in sizes {}", sizes[i], str_sizes(sizes));
-      known *= sizes[i];
+      overflowed |= __builtin_mul_overflow(known, sizes[i], &known);
     }
   }
+  EMBER_CHECK(!overflowed,
+              "unflatten: Provided sizes {} don't multiply up to the size of dim {} ({}) in the input tensor",
+              str_sizes(sizes), dim, self.size(dim));
   std::vector<int64_t> split(sizes.begin(), sizes.end());
   if (inferred >= 0) {
     EMBER_CHECK(known != 0 && self.size(dim) % known == 0,

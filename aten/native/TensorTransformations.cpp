@@ -160,9 +160,13 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
     const int64_t size = i < lead ? 1 : self.size(i - lead);
     EMBER_CHECK(repeats[i] >= 0, "Trying to create tensor with negative dimension {}: {}", repeats[i],
                 c10::str_sizes(repeats));
+    int64_t repeated = 0;
+    EMBER_CHECK(!__builtin_mul_overflow(repeats[i], size, &repeated),
+                "repeat: integer multiplication overflow for repeats {} of a tensor of sizes {}", c10::str_sizes(repeats),
+                c10::str_sizes(self.sizes()));
     paired.insert(paired.end(), {1, size});
     expanded.insert(expanded.end(), {repeats[i], size});
-    result_shape.push_back(repeats[i] * size);
+    result_shape.push_back(repeated);
   }
   return self.reshape(paired).expand(expanded).reshape(result_shape).clone();
 }

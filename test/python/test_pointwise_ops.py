@@ -185,6 +185,15 @@ def test_float_power_takes_only_an_out_of_its_result_dtype():
     np.testing.assert_allclose(N(out), np.sqrt(x.astype(np.float64)), rtol=1e-15)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int32", "int64"])
+def test_gcd_and_lcm_of_the_most_negative_integer_wrap_like_torch(dtype):
+    low = np.iinfo(dtype).min
+    a, b = np.array([low, low, low, 6, -4, 0], dtype=dtype), np.array([0, 4, low, -4, 0, low], dtype=dtype)
+    for op in ("gcd", "lcm"):
+        expected = getattr(torch, op)(torch.from_numpy(a), torch.from_numpy(b)).tolist()
+        assert getattr(ember, op)(ember.from_numpy(a), ember.from_numpy(b)).tolist() == expected, op
+
+
 def test_lcm_wraps_like_torch_when_the_multiple_overflows():
     a, b = np.array([100, -120, 0], dtype=np.int8), np.array([77, 7, 5], dtype=np.int8)
     assert ember.lcm(E(torch.from_numpy(a)), E(torch.from_numpy(b))).tolist() == \

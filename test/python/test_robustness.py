@@ -143,6 +143,8 @@ def test_steps_past_the_end():
     (lambda: ember.ones(1).expand(2**40, 2**40, 2**40), "numel"),
     (lambda: ember.ones(2).view(2**62, 2**62, 1), "is invalid for input of size 2"),
     (lambda: ember.ones(2).resize_(2**40, 2**40), "numel"),
+    (lambda: ember.ones(5, dtype=ember.uint8).repeat(5, 2**62, 2**62), "repeat: integer multiplication overflow"),
+    (lambda: ember.ones(3, 5).unflatten(-1, [2, 2**63 - 1, 2]), "unflatten: Provided sizes"),
 ])
 def test_shape_products_that_overflow(call, fragment):
     expect_error(call, "RuntimeError", fragment)
