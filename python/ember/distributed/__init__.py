@@ -100,10 +100,11 @@ class ProcessGroup:
     """A set of ranks that run collectives together: ``rank()`` and ``size()`` within the group, and the
     global ranks it holds."""
 
-    def __init__(self, backend_group, ranks, store, name):
+    def __init__(self, backend_group, ranks, store, name, host=None):
         self._pg = backend_group
         self._ranks = list(ranks)
         self._store = store
+        self._host = host  # the rendezvous host, which tells whether peers are on this machine
         self.group_name = name
 
     def rank(self):
@@ -263,8 +264,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     if not 0 <= rank < world_size:
         raise ValueError(f"init_process_group: rank {rank} is not in [0, {world_size})")
     backend_group = _new_backend_group(PrefixStore("default_pg", store), rank, world_size, timeout, host)
-    default = ProcessGroup(backend_group, range(world_size), store, group_name or "default_pg")
-    default._host = host
+    default = ProcessGroup(backend_group, range(world_size), store, group_name or "default_pg", host)
     _state.update(default=default, store=store, groups=0, timeout=timeout)
     GroupMember.WORLD = default
 
@@ -302,8 +302,8 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
         return GroupMember.NON_GROUP_MEMBER
     store = PrefixStore(name, _state["store"])
     backend_group = _new_backend_group(store, ranks.index(me), len(ranks), timeout or _state["timeout"],
-                                       getattr(default, "_host", None))
-    return ProcessGroup(backend_group, ranks, store, name)
+                                       default._host)
+    return ProcessGroup(backend_group, ranks, store, name, default._host)
 
 
 def _resolve(group):
