@@ -131,6 +131,7 @@ for _name in ("adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "av
         globals()[_name] = getattr(_F, _name)
 del _name
 from . import distributions, testing  # noqa: E402,F401
+from ._storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 from ._toplevel import *  # noqa: E402,F401,F403  (torch's other top-level spellings)
 
 from .version import __version__  # noqa: E402

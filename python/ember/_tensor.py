@@ -1,6 +1,7 @@
 """Python-level methods of ember.Tensor (the class itself is defined in C++)."""
 
 from . import _C
+from . import _storage
 from . import _tensor_str
 
 Tensor = _C.Tensor
@@ -88,6 +89,8 @@ def _pin_memory(self, device=None):
 
 
 Tensor.pin_memory = _pin_memory
+Tensor.untyped_storage = _storage.untyped_storage
+Tensor.storage = _storage.storage
 Tensor.is_pinned = lambda self, device=None: False
 
 

@@ -73,6 +73,13 @@ void init_shared_memory(py::module_& m, TensorClass& cls) {
     c10::shared_memory_decref(t.unsafeGetTensorImpl()->storage().unsafeGetStorageImpl()->data_ptr());
   });
   m.def("_connect_shm_manager", &c10::connect_shared_memory_manager, py::arg("address"));
+  // Every byte of the tensor's storage as a uint8 tensor (shared, not
+  // copied): what Tensor.untyped_storage() wraps.
+  m.def("_storage_bytes", [](const Tensor& t) {
+    c10::Storage storage = t.unsafeGetTensorImpl()->storage();
+    const int64_t nbytes = static_cast<int64_t>(storage.nbytes());
+    return tensor_over(std::move(storage), ScalarType::Byte, {nbytes}, {1}, 0);
+  });
   m.def("_storage_id", [](const Tensor& t) {
     return reinterpret_cast<uintptr_t>(t.unsafeGetTensorImpl()->storage().unsafeGetStorageImpl());
   });

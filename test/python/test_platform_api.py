@@ -426,3 +426,23 @@ def test_sdpa_kernel_selection(lib_name):
         with attention.sdpa_kernel("math"):
             pass
     assert int(attention.SDPBackend.EFFICIENT_ATTENTION) == 2 and str(attention.SDPBackend.MATH) == "SDPBackend.MATH"
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # torch: TypedStorage is deprecated
+def test_untyped_and_typed_storage_match_torch():
+    seen = []
+    for lib in (torch, ember):
+        x = lib.arange(6, dtype=lib.int16)
+        view = x[2:]
+        storage = x.untyped_storage()
+        same_memory = storage.data_ptr() == view.untyped_storage().data_ptr() == x.data_ptr()
+        storage[0] = 9  # writes through to the tensor
+        typed = view.storage()
+        seen.append((storage.nbytes(), storage.size(), len(storage), storage.element_size(), same_memory,
+                     storage.tolist(), storage[2], int(x[0]), typed.size(), typed.element_size(), typed.tolist(),
+                     typed[1], storage[4:8].tolist(), storage.clone().tolist(), storage.is_shared()))
+    assert seen[0] == seen[1]
+    shared = ember.ones(3).share_memory_()
+    assert shared.untyped_storage().is_shared() and ember.UntypedStorage(5).nbytes() == 5
+    with pytest.raises(NotImplementedError, match="resize the tensor"):
+        ember.ones(2).untyped_storage().resize_(0)

@@ -1,0 +1,170 @@
+"""Tensor.untyped_storage() and Tensor.storage(): the memory behind a tensor, shared with every view of it
+(torch.UntypedStorage and torch.TypedStorage), as a uint8 tensor over all of its bytes."""
+
+import ember
+
+from . import _C
+
+__all__ = ["TypedStorage", "UntypedStorage"]
+
+
+class UntypedStorage:
+    """A block of bytes: ``UntypedStorage(n)`` makes n zero bytes; a tensor's comes from
+    ``tensor.untyped_storage()``. Indexing reads and writes bytes; slices share them."""
+
+    def __init__(self, *args, device=None):
+        if len(args) == 1 and isinstance(args[0], int):
+            self._bytes = ember.zeros(args[0], dtype=ember.uint8, device=device)
+        elif len(args) == 1:
+            self._bytes = ember.tensor(list(args[0]), dtype=ember.uint8, device=device)
+        elif not args:
+            self._bytes = ember.empty(0, dtype=ember.uint8, device=device)
+        else:
+            raise TypeError(f"UntypedStorage(): expected a size or a sequence of bytes, got {len(args)} arguments")
+
+    @classmethod
+    def _over(cls, byte_tensor):
+        storage = cls.__new__(cls)
+        storage._bytes = byte_tensor
+        return storage
+
+    def nbytes(self):
+        return self._bytes.numel()
+
+    def size(self):
+        return self._bytes.numel()
+
+    def __len__(self):
+        return self._bytes.numel()
+
+    def element_size(self):
+        return 1
+
+    def data_ptr(self):
+        return self._bytes.data_ptr()
+
+    @property
+    def device(self):
+        return self._bytes.device
+
+    @property
+    def dtype(self):
+        return ember.uint8
+
+    def is_shared(self):
+        return self._bytes.is_shared()
+
+    def share_memory_(self):
+        self._bytes.share_memory_()
+        return self
+
+    def tolist(self):
+        return self._bytes.tolist()
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return UntypedStorage._over(self._bytes[index])
+        return int(self._bytes[index])
+
+    def __setitem__(self, index, value):
+        self._bytes[index] = value
+
+    def fill_(self, value):
+        self._bytes.fill_(value)
+        return self
+
+    def copy_(self, source, non_blocking=False):
+        if source.nbytes() != self.nbytes():
+            raise RuntimeError(f"copy_: the storages have {source.nbytes()} and {self.nbytes()} bytes")
+        self._bytes.copy_(source._bytes)
+        return self
+
+    def clone(self):
+        return UntypedStorage._over(self._bytes.clone())
+
+    def cpu(self):
+        return self if self.device.type == "cpu" else UntypedStorage._over(self._bytes.cpu())
+
+    def resize_(self, size):
+        if size != self.nbytes():
+            raise NotImplementedError("UntypedStorage.resize_: resizing the memory under existing tensors is not "
+                                      "supported by Ember; resize the tensor (Tensor.resize_) instead")
+        return self
+
+    def untyped(self):
+        return self
+
+    def __repr__(self):
+        values = "\n".join(f" {v}" for v in self.tolist()[:20]) + ("\n ..." if self.nbytes() > 20 else "")
+        return f"{values}\n[ember.storage.UntypedStorage(device={self.device}) of size {self.nbytes()}]"
+
+
+class TypedStorage:
+    """A tensor's storage seen as elements of its dtype (the legacy ``tensor.storage()``)."""
+
+    def __init__(self, untyped, dtype):
+        self._untyped_storage = untyped
+        self.dtype = dtype
+
+    def _elements(self):
+        itemsize = ember.empty(0, dtype=self.dtype).element_size()
+        usable = self._untyped_storage.nbytes() // itemsize * itemsize
+        return self._untyped_storage._bytes[:usable].view(self.dtype)
+
+    def size(self):
+        return self._elements().numel()
+
+    def __len__(self):
+        return self.size()
+
+    def element_size(self):
+        return ember.empty(0, dtype=self.dtype).element_size()
+
+    def nbytes(self):
+        return self._untyped_storage.nbytes()
+
+    def data_ptr(self):
+        return self._untyped_storage.data_ptr()
+
+    @property
+    def device(self):
+        return self._untyped_storage.device
+
+    def untyped(self):
+        return self._untyped_storage
+
+    def tolist(self):
+        return self._elements().tolist()
+
+    def __getitem__(self, index):
+        return self._elements()[index].item() if not isinstance(index, slice) else self._elements()[index].tolist()
+
+    def __setitem__(self, index, value):
+        self._elements()[index] = value
+
+    def fill_(self, value):
+        self._elements().fill_(value)
+        return self
+
+    def is_shared(self):
+        return self._untyped_storage.is_shared()
+
+    def share_memory_(self):
+        self._untyped_storage.share_memory_()
+        return self
+
+    def __repr__(self):
+        return f"{self.tolist()}\n[ember.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size {self.size()}]"
+
+
+def untyped_storage(self):
+    """The bytes behind this tensor, shared with every tensor that views them."""
+    return UntypedStorage._over(_C._storage_bytes(self))
+
+
+def storage(self):
+    """The storage seen as elements of this tensor's dtype (torch's legacy TypedStorage)."""
+    return TypedStorage(untyped_storage(self), self.dtype)
