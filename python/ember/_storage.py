@@ -110,7 +110,7 @@ class TypedStorage:
         self.dtype = dtype
 
     def _elements(self):
-        itemsize = ember.empty(0, dtype=self.dtype).element_size()
+        itemsize = self.element_size()
         usable = self._untyped_storage.nbytes() // itemsize * itemsize
         return self._untyped_storage._bytes[:usable].view(self.dtype)
 
