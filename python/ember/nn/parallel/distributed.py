@@ -4,7 +4,7 @@ the process group during backward.
 At construction every rank takes rank 0's parameters and buffers. Parameters are gathered, last first
 (roughly the order backward produces their gradients), into buckets of at most bucket_cap_mb of one
 dtype. A hook after each gradient's accumulation copies it into its bucket; a full bucket starts an
-asynchronous all-reduce (average) on the group's worker thread while backward goes on, buckets always
+asynchronous all-reduce (a sum) on the group's worker thread while backward goes on, buckets always
 in index order so that every rank issues the same collectives. The last gradient waits for the buckets
 and writes the averages back, so when backward() returns, every rank holds the same gradients.
 """
@@ -133,8 +133,7 @@ class DistributedDataParallel(Module):
         # Launch full buckets in index order only, so that every rank issues the same collectives.
         while self._next_bucket < len(self._buckets) and self._buckets[self._next_bucket].pending == 0:
             launched = self._buckets[self._next_bucket]
-            launched.work = dist.all_reduce(launched.flat, op=dist.ReduceOp.AVG, group=self.process_group,
-                                            async_op=True)
+            launched.work = dist.all_reduce(launched.flat, group=self.process_group, async_op=True)
             self._next_bucket += 1
         if len(self._ready) == len(self._params):
             self._finish()
@@ -145,16 +144,20 @@ class DistributedDataParallel(Module):
         self._mark_ready(param, param.grad)
 
     def _finish(self):
+        # The buckets hold sums: the average's division rides on the write-back, one pass over the gradients.
+        scale = 1.0 / dist.get_world_size(self.process_group)
         with ember.no_grad():
             for bucket in self._buckets:
                 bucket.work.wait()
+                if self.gradient_as_bucket_view:
+                    bucket.flat.mul_(scale)
                 for i, p in enumerate(bucket.params):
                     if self.gradient_as_bucket_view:
                         p.grad = bucket.slot(i)
                     elif p.grad is None:
-                        p.grad = bucket.slot(i).clone()
+                        p.grad = bucket.slot(i) * scale
                     else:
-                        p.grad.copy_(bucket.slot(i))
+                        ember.mul(bucket.slot(i), scale, out=p.grad)
         self._ready = None
 
     # ---- forward -----------------------------------------------------------------------------------------
