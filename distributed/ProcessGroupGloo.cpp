@@ -149,7 +149,7 @@ std::function<void(void*, const void*, const void*, size_t)> reduction(ReduceOp 
     case ReduceOp::BAND: return &reduce_loop<T, ReduceOp::BAND>;
     case ReduceOp::BOR: return &reduce_loop<T, ReduceOp::BOR>;
     case ReduceOp::BXOR: return &reduce_loop<T, ReduceOp::BXOR>;
-    default: return &reduce_loop<T, ReduceOp::SUM>;
+    default: return &reduce_loop<T, ReduceOp::SUM>;  // SUM, and AVG (divided afterwards)
   }
 }
 
@@ -237,6 +237,13 @@ void ProcessGroupGloo::check_tensor(const Tensor& tensor, const char* op, const 
                  what);
 }
 
+void ProcessGroupGloo::check_reduce_op(const Tensor& tensor, ReduceOp op, const char* name) const {
+  bool supported = false;
+  with_type(tensor, [&](auto tag) { supported = supports<typename decltype(tag)::type>(op); });
+  EMBER_CHECK_OF(c10::ValueError, supported, "{}: ReduceOp.{} is not defined for {} tensors", describe(name),
+                 reduce_op_name(op), c10::python_name(tensor.dtype()));
+}
+
 void ProcessGroupGloo::check_rank(int peer, const char* op, const char* what) const {
   EMBER_CHECK_OF(c10::ValueError, peer >= 0 && peer < size_, "{}: {} {} is not a rank of the group (0 to {})",
                  describe(op), what, peer, size_ - 1);
@@ -244,16 +251,13 @@ void ProcessGroupGloo::check_rank(int peer, const char* op, const char* what) co
 
 std::shared_ptr<Work> ProcessGroupGloo::allreduce(const Tensor& tensor, ReduceOp op) {
   check_tensor(tensor, "all_reduce", "the tensor");
-  bool supported = false;
-  with_type(tensor, [&](auto tag) { supported = supports<typename decltype(tag)::type>(op); });
-  EMBER_CHECK_OF(c10::ValueError, supported, "{}: ReduceOp.{} is not defined for {} tensors", describe("all_reduce"),
-                 reduce_op_name(op), c10::python_name(tensor.dtype()));
+  check_reduce_op(tensor, op, "all_reduce");
   return enqueue("all_reduce", [this, tensor, op](uint32_t tag) {
     with_type(tensor, [&](auto type_tag) {
       using T = typename decltype(type_tag)::type;
       gloo::AllreduceOptions opts(context_);
       opts.setOutput<T>(tensor.data_ptr<T>(), tensor.numel());
-      opts.setReduceFunction(reduction<T>(op == ReduceOp::AVG ? ReduceOp::SUM : op));
+      opts.setReduceFunction(reduction<T>(op));
       opts.setTag(tag);
       opts.setTimeout(timeout_);
       gloo::allreduce(opts);
@@ -265,17 +269,14 @@ std::shared_ptr<Work> ProcessGroupGloo::allreduce(const Tensor& tensor, ReduceOp
 std::shared_ptr<Work> ProcessGroupGloo::reduce(const Tensor& tensor, int root, ReduceOp op) {
   check_tensor(tensor, "reduce", "the tensor");
   check_rank(root, "reduce", "dst");
-  bool supported = false;
-  with_type(tensor, [&](auto tag) { supported = supports<typename decltype(tag)::type>(op); });
-  EMBER_CHECK_OF(c10::ValueError, supported, "{}: ReduceOp.{} is not defined for {} tensors", describe("reduce"),
-                 reduce_op_name(op), c10::python_name(tensor.dtype()));
+  check_reduce_op(tensor, op, "reduce");
   return enqueue("reduce", [this, tensor, root, op](uint32_t tag) {
     with_type(tensor, [&](auto type_tag) {
       using T = typename decltype(type_tag)::type;
       gloo::ReduceOptions opts(context_);
       opts.setOutput<T>(tensor.data_ptr<T>(), tensor.numel());
       opts.setRoot(root);
-      opts.setReduceFunction(reduction<T>(op == ReduceOp::AVG ? ReduceOp::SUM : op));
+      opts.setReduceFunction(reduction<T>(op));
       opts.setTag(tag);
       opts.setTimeout(timeout_);
       gloo::reduce(opts);

@@ -66,6 +66,7 @@ class ProcessGroupGloo {
   std::shared_ptr<Work> enqueue(const std::string& description, std::function<void(uint32_t tag)> body);
   void check_tensor(const Tensor& tensor, const char* op, const char* what) const;
   void check_rank(int peer, const char* op, const char* what) const;
+  void check_reduce_op(const Tensor& tensor, ReduceOp op, const char* name) const;
   std::string describe(const char* op) const;
   void worker_loop();
 

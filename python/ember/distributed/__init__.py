@@ -461,8 +461,9 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g = _resolve(group)
     if g is None:
         return None
-    _check_same_call(g, "all_reduce", tensor, _check_op(op, "all_reduce"))
-    return _result(g._pg.allreduce(tensor, _check_op(op, "all_reduce")), async_op)
+    op = _check_op(op, "all_reduce")
+    _check_same_call(g, "all_reduce", tensor, op)
+    return _result(g._pg.allreduce(tensor, op), async_op)
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -472,8 +473,9 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     if g is None:
         return None
     root = _peer(g, dst, group_dst, "dst")
-    _check_same_call(g, "reduce", tensor, _check_op(op, "reduce"))
-    return _result(g._pg.reduce(tensor, root, _check_op(op, "reduce")), async_op)
+    op = _check_op(op, "reduce")
+    _check_same_call(g, "reduce", tensor, op)
+    return _result(g._pg.reduce(tensor, root, op), async_op)
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -534,8 +536,9 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         n = output.numel()
         output.copy_(reduced.view(-1)[g.rank() * n:(g.rank() + 1) * n].view(output.shape))
 
-    _check_same_call(g, "reduce_scatter_tensor", input, _check_op(op, "reduce_scatter_tensor"))
-    return _result(g._pg.allreduce(reduced, _check_op(op, "reduce_scatter_tensor")), async_op, finish)
+    op = _check_op(op, "reduce_scatter_tensor")
+    _check_same_call(g, "reduce_scatter_tensor", input, op)
+    return _result(g._pg.allreduce(reduced, op), async_op, finish)
 
 
 def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=False):

@@ -5,12 +5,6 @@ from .distribution import Distribution
 from .utils import broadcast_all
 
 
-def _standard_gamma_draws(concentration, shape):
-    """Gamma(concentration, 1) draws of the given shape, differentiable in concentration (pathwise)."""
-    draws = ember._standard_gamma(concentration.expand(shape))
-    return draws
-
-
 class Gamma(Distribution):
     """The gamma distribution of shape concentration and inverse scale rate; rsample is reparameterized
     through the implicit derivative of the gamma quantile, as torch's."""
@@ -37,7 +31,7 @@ class Gamma(Distribution):
 
     def rsample(self, sample_shape=ember.Size()):
         shape = self._extended_shape(sample_shape)
-        value = _standard_gamma_draws(self.concentration, shape) / self.rate.expand(shape)
+        value = ember._standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
         # Division by a large rate can underflow to 0, where log_prob is -inf: keep the smallest normal number.
         value.detach().clamp_(min=ember.finfo(value.dtype).tiny)
         return value
