@@ -186,6 +186,30 @@ Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const
   return grad * grad_output * pdf * (2 - self * self);
 }
 
+// elu' is scale for x > 0 and scale alpha input_scale exp(input_scale x)
+// (= input_scale (r + scale alpha) from the result r) below: its own
+// derivative is input_scale times the latter part, and 0 above.
+Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const Scalar& alpha, const Scalar& scale,
+                           const Scalar& input_scale, bool is_result, const Tensor& self_or_result) {
+  const Tensor below = self_or_result.le(0);
+  if (is_result) return grad * grad_output * input_scale.toDouble() * below;
+  return ember::elu_backward(grad * grad_output * input_scale.toDouble(), alpha, scale, input_scale, false,
+                             self_or_result) * below;
+}
+
+// hardswish' = x / 3 + 1/2 on (-3, 3): 1/3 there, 0 elsewhere.
+Tensor hardswish_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self) {
+  return grad * grad_output * ember::logical_and(self.gt(-3.0), self.lt(3.0)) / 3.0;
+}
+
+// softplus' = sigmoid(beta x) below the threshold, 1 above: beta s (1 - s)
+// and 0.
+Tensor softplus_double_backward(const Tensor& grad, const Tensor& self, const Scalar& beta, const Scalar& threshold) {
+  const Tensor scaled = self * beta.toDouble();
+  const Tensor s = scaled.sigmoid();
+  return grad * s * (1 - s) * beta.toDouble() * scaled.le(threshold.toDouble());
+}
+
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
   // x ** 0.3 saves its exponent as a wrapped number, and wrapped-number
   // arithmetic (exponent - 1) would round it to the default float dtype.

@@ -44,6 +44,11 @@ Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArray
 // Pointwise.
 Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
                             std::string_view approximate);
+// The second derivatives of the activations with backward kernels of their own.
+Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const Scalar& alpha, const Scalar& scale,
+                           const Scalar& input_scale, bool is_result, const Tensor& self_or_result);
+Tensor hardswish_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self);
+Tensor softplus_double_backward(const Tensor& grad, const Tensor& self, const Scalar& beta, const Scalar& threshold);
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result);

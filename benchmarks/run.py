@@ -95,6 +95,12 @@ def cases(quick, device="cpu"):
     for name, f, g in (("sin", lambda L, x: L.sin(x), np.sin), ("log1p", lambda L, x: L.log1p(x), np.log1p),
                        ("x ** 2", lambda L, x: x ** 2, np.square), ("clamp(-1, 1)", lambda L, x: x.clamp(-1, 1), None),
                        ("silu", lambda L, x: L.nn.functional.silu(x), None),
+                       ("elu", lambda L, x: L.nn.functional.elu(x), None),
+                       ("leaky_relu", lambda L, x: L.nn.functional.leaky_relu(x, 0.1), None),
+                       ("hardswish", lambda L, x: L.nn.functional.hardswish(x), None),
+                       ("softplus", lambda L, x: L.nn.functional.softplus(x), None),
+                       ("nan_to_num", lambda L, x: L.nan_to_num(x), np.nan_to_num),
+                       ("to(int32)", lambda L, x: x.to(L.int32), lambda x: x.astype(np.int32)),
                        ("erfinv", lambda L, x: L.erfinv(x / 10), None),
                        ("amax dim 1", lambda L, x: x.amax(1), lambda x: x.max(1)),
                        ("max(dim=1) values+indices", lambda L, x: x.max(1), None),
@@ -129,6 +135,7 @@ def cases(quick, device="cpu"):
            _layer_norm_step, None)
     yield ("nn: batch_norm [16,64,28,28] fwd+bwd", arrays((16, 64, 28, 28)), _batch_norm_step, _batch_norm_step, None)
     yield ("nn: gelu [64,64,512] fwd+bwd", arrays((64, 64, 512)), _gelu_step, _gelu_step, None)
+    yield ("nn: elu [64,64,512] fwd+bwd", arrays((64, 64, 512)), _elu_step, _elu_step, None)
     yield ("nn: cross_entropy [4096,65] fwd+bwd", arrays((4096, 65)), _cross_entropy_step, _cross_entropy_step, None)
     yield ("nn: attention block [32,64,128] fwd+bwd", arrays((32, 64, 128)), _attention_step, _attention_step, None)
     yield ("nn: scaled_dot_product_attention [8,8,256,64] causal fwd+bwd", arrays(*[(8, 8, 256, 64)] * 3),
@@ -219,6 +226,13 @@ def _gelu_step(x):
     lib = _lib(x)
     x.requires_grad_()
     lib.nn.functional.gelu(x).sum().backward()
+    x.grad = None
+
+
+def _elu_step(x):
+    lib = _lib(x)
+    x.requires_grad_()
+    lib.nn.functional.elu(x).sum().backward()
     x.grad = None
 
 

@@ -101,7 +101,14 @@ Tensor lerp_out(const Tensor& self, const Tensor& end, const Scalar& weight, con
     using T = typename decltype(tag)::type;
     using M = opmath_t<T>;
     const M w = weight.to<M>();
-    cpu::cpu_kernel(iter, [w](T s, T e) -> T { return static_cast<T>(lerp_value(M(s), M(e), w)); });
+    // lerp_value's branch on the weight, taken once: a branch in the loop
+    // keeps it from vectorizing.
+    using std::abs;
+    if (abs(w) < 0.5) {
+      cpu::cpu_kernel(iter, [w](T s, T e) -> T { return static_cast<T>(M(s) + w * (M(e) - M(s))); });
+    } else {
+      cpu::cpu_kernel(iter, [w](T s, T e) -> T { return static_cast<T>(M(e) - (M(e) - M(s)) * (M(1) - w)); });
+    }
   });
   return iter.output();
 }

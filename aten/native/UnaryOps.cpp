@@ -490,32 +490,6 @@ Tensor signed_inf(const Tensor& self, double inf, const char* name) {
 Tensor isposinf(const Tensor& self) { return signed_inf(self, INFINITY, "isposinf"); }
 Tensor isneginf(const Tensor& self) { return signed_inf(self, -INFINITY, "isneginf"); }
 
-// NaN, +inf and -inf replaced by finite values (by default 0 and the dtype's
-// extremes); integers and bools have none and come back as a copy.
-Tensor nan_to_num(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
-                  std::optional<double> neginf) {
-  if (self.is_complex()) {  // the real and imaginary parts each, as torch
-    return ember::complex(ember::nan_to_num(ember::real(self), nan, posinf, neginf),
-                          ember::nan_to_num(ember::imag(self), nan, posinf, neginf));
-  }
-  if (!self.is_floating_point()) return self.clone();
-  const double largest = c10::info(self.scalar_type()).max;
-  Tensor result = ember::where(ember::isnan(self), Scalar(nan.value_or(0.0)), self);
-  result = ember::where(ember::isposinf(self), Scalar(posinf.value_or(largest)), result);
-  return ember::where(ember::isneginf(self), Scalar(neginf.value_or(-largest)), result);
-}
-
-Tensor nan_to_num_(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
-                   std::optional<double> neginf) {
-  if (!self.is_floating_point() && !self.is_complex()) return self;
-  return self.copy_(ember::nan_to_num(self, nan, posinf, neginf));
-}
-
-Tensor nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
-                      std::optional<double> neginf, const Tensor& out) {
-  return resize_out(out, ember::nan_to_num(self, nan, posinf, neginf));
-}
-
 // ---- compositions -----------------------------------------------------------------
 
 // self * self as pow(self, 2); bools square as int64, as torch.

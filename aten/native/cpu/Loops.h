@@ -23,7 +23,12 @@ namespace detail {
 #define EMBER_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 
 template <typename Op, size_t... I>
-EMBER_VECTOR_CLONES void contiguous_loop(char** data, int64_t n, const Op& op, std::index_sequence<I...>) {
+EMBER_VECTOR_CLONES void contiguous_loop(char** data, int64_t n, const Op& shared_op, std::index_sequence<I...>) {
+  // A local copy of the op: its captured constants then live in registers.
+  // Read through the reference they are loads that GCC neither hoists nor
+  // if-converts where only one branch uses them (a scalar, branchy loop:
+  // leaky_relu 5.6 -> 0.3 ms over 1M floats).
+  const Op op = shared_op;
   using traits = function_traits<Op>;
   using R = typename traits::result;
   R* __restrict__ out = reinterpret_cast<R*>(data[0]);
@@ -45,7 +50,8 @@ inline void strided_loop(char** data, const int64_t* strides, int64_t n, const O
 // Inputs constant over the run (broadcast scalars: the bits of Mask) are
 // read once, so that the loop over the contiguous others vectorizes.
 template <unsigned Mask, typename Op, size_t... I>
-EMBER_VECTOR_CLONES void broadcast_loop(char** data, int64_t n, const Op& op, std::index_sequence<I...>) {
+EMBER_VECTOR_CLONES void broadcast_loop(char** data, int64_t n, const Op& shared_op, std::index_sequence<I...>) {
+  const Op op = shared_op;  // as in contiguous_loop
   using traits = function_traits<Op>;
   using R = typename traits::result;
   const std::tuple<std::tuple_element_t<I, typename traits::args>...> scalars{

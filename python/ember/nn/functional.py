@@ -383,9 +383,7 @@ def _maybe_inplace(input, function, inplace):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    if inplace:
-        return input.clamp_(min_val, max_val)
-    return input.clamp(min_val, max_val)
+    return (ember.hardtanh_ if inplace else ember.hardtanh)(input, min_val, max_val)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -397,7 +395,7 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _maybe_inplace(input, lambda x: ember.where(x > 0, x, x * negative_slope), inplace)
+    return (ember.leaky_relu_ if inplace else ember.leaky_relu)(input, negative_slope)
 
 
 def leaky_relu_(input, negative_slope=0.01):
@@ -405,8 +403,7 @@ def leaky_relu_(input, negative_slope=0.01):
 
 
 def elu(input, alpha=1.0, inplace=False):
-    # expm1 on the clamped input keeps the unused branch finite (and its gradient NaN-free).
-    return _maybe_inplace(input, lambda x: ember.where(x > 0, x, ember.expm1(x.clamp(max=0.0)) * alpha), inplace)
+    return (ember.elu_ if inplace else ember.elu)(input, alpha)
 
 
 def elu_(input, alpha=1.0):
@@ -414,9 +411,7 @@ def elu_(input, alpha=1.0):
 
 
 def selu(input, inplace=False):
-    alpha = 1.6732632423543772848170429916717
-    scale = 1.0507009873554804934193349852946
-    return _maybe_inplace(input, lambda x: elu(x, alpha) * scale, inplace)
+    return (ember.selu_ if inplace else ember.selu)(input)
 
 
 def selu_(input):
@@ -431,11 +426,8 @@ def silu(input, inplace=False):
     return ember.silu_(input) if inplace else ember.silu(input)
 
 
-@autocast_op("softplus")
 def softplus(input, beta=1.0, threshold=20.0):
-    scaled = input * beta
-    soft = ember.log1p(ember.exp(scaled.clamp(max=threshold))) / beta
-    return ember.where(scaled > threshold, input, soft)
+    return ember.softplus(input, beta, threshold)
 
 
 def mish(input, inplace=False):
@@ -443,11 +435,11 @@ def mish(input, inplace=False):
 
 
 def hardsigmoid(input, inplace=False):
-    return _maybe_inplace(input, lambda x: (x + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
+    return (ember.hardsigmoid_ if inplace else ember.hardsigmoid)(input)
 
 
 def hardswish(input, inplace=False):
-    return _maybe_inplace(input, lambda x: x * (x + 3.0).clamp(0.0, 6.0) / 6.0, inplace)
+    return (ember.hardswish_ if inplace else ember.hardswish)(input)
 
 
 def logsigmoid(input):
@@ -511,10 +503,7 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def celu(input, alpha=1.0, inplace=False):
-    if alpha == 0:
-        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _maybe_inplace(input, lambda x: ember.where(x > 0, x, ember.expm1(x.clamp(max=0.0) / alpha) * alpha),
-                          inplace)
+    return (ember.celu_ if inplace else ember.celu)(input, alpha)
 
 
 def celu_(input, alpha=1.0):
@@ -523,7 +512,7 @@ def celu_(input, alpha=1.0):
 
 def threshold(input, threshold, value, inplace=False):
     """input where it exceeds threshold, value elsewhere."""
-    return _maybe_inplace(input, lambda x: ember.where(x > threshold, x, ember.full_like(x, value)), inplace)
+    return (ember.threshold_ if inplace else ember.threshold)(input, threshold, value)
 
 
 def threshold_(input, threshold, value):

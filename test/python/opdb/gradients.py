@@ -185,6 +185,11 @@ TORCH_CANNOT_INPLACE = {"asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctan
 # match the broadcast shape [2, 3]"); gradcheck covers Ember there.
 TORCH_CANNOT_SAMPLES = {("clamp.tensor", "bounds broadcast the result")}
 POW = {"pow", "__pow__", "float_power"}
+# Where the activations' derivatives jump (elu's where alpha * input_scale != 1, and its second derivative anyway).
+KINKS = {"hardswish": (-3.0, 3.0), "hardsigmoid": (-3.0, 3.0), "hardtanh": (-1.0, 1.0),
+         "hardtanh.min_val_max_val": (-2.0, 3.0), "threshold.threshold_value": (1.0,), "leaky_relu": (0.0,),
+         "leaky_relu.negative_slope": (0.0,), "elu": (0.0,), "elu.alpha_scale_input_scale": (0.0,), "selu": (0.0,),
+         "celu.alpha": (0.0,), "softplus.beta_threshold": (1.5,)}
 MARGIN = 0.05
 
 
@@ -228,6 +233,8 @@ def sample_is_smooth(op, sample):
             return all(np.all(np.abs(args[0] - np.asarray(b, dtype=np.float64)) > MARGIN) for b in bounds)
         if name in EXTREMUM:
             return np.all(np.abs(args[0] - args[1]) > MARGIN)
+        if name in KINKS:
+            return all(np.all(np.abs(args[0] - k) > MARGIN) for k in KINKS[name])
         if name in QUOTIENT:
             q = np.asarray(args[0], dtype=np.float64) / np.asarray(args[1], dtype=np.float64)
             return np.all(_dist_to_grid(q, 1.0) > 0.01) and np.all(np.abs(np.asarray(args[1])) > 0.1)
@@ -242,7 +249,7 @@ def sample_is_smooth(op, sample):
 def regenerate_positions(op, sample):
     """Which positional TensorSpecs are redrawn to move off non-differentiable points."""
     floats = [i for i, a in enumerate(sample.args) if isinstance(a, oi.TensorSpec) and a.dtype == "float64"]
-    if op.name in KINK_AT_ZERO | ROUNDING | CLAMPS | POW:
+    if op.name in KINK_AT_ZERO | ROUNDING | CLAMPS | POW | set(KINKS):
         return [i for i in floats if i == 0]
     return floats
 
@@ -1366,3 +1373,23 @@ case("_coalesce", "merges_repeats", lambda lib, v: _sparse(lib, v).coalesce().to
 case("to_sparse", "round_trip", lambda lib, x: x.to_sparse().to_dense(), N(3, 3), tc=False)
 case("sparse_mask", "pattern", lambda lib, x: x.sparse_mask(_sparse(lib, lib.ones(4, dtype=x.dtype))).to_dense(),
      N(3, 3), tc=False)
+
+# The activations' backward kernels (what their double backward differentiates).
+_ACTIVATION_X = np.array([[-2.5, -0.7, 0.4, 1.3], [2.2, -1.6, 0.9, -0.2], [3.6, -3.4, 0.1, -0.45]])
+_ACTIVATION_G = np.array([[0.3, -1.1, 0.8, 1.7], [-0.6, 0.25, -1.4, 0.9], [1.2, 0.5, -0.35, -0.8]])
+for _is_result in (False, True):
+    case("elu_backward", "from result" if _is_result else "from input",
+         lambda lib, g, x, r=_is_result: aten_of(lib, "elu_backward")(g, 0.7, 1.3, 0.9, r, x),
+         D(_ACTIVATION_G), D(_ACTIVATION_X))
+case("leaky_relu_backward", "slope 0.2", lambda lib, g, x: aten_of(lib, "leaky_relu_backward")(g, x, 0.2, False),
+     D(_ACTIVATION_G), D(_ACTIVATION_X))
+case("hardswish_backward", "all pieces", lambda lib, g, x: aten_of(lib, "hardswish_backward")(g, x),
+     D(_ACTIVATION_G), D(_ACTIVATION_X))
+# torch 2.13 has no derivative of hardsigmoid_backward ("not implemented"); gradcheck covers Ember's.
+case("hardsigmoid_backward", "all pieces", lambda lib, g, x: aten_of(lib, "hardsigmoid_backward")(g, x),
+     D(_ACTIVATION_G), D(_ACTIVATION_X), tc=False)
+case("hardtanh_backward", "all pieces", lambda lib, g, x: aten_of(lib, "hardtanh_backward")(g, x, -1.0, 2.0),
+     D(_ACTIVATION_G), D(_ACTIVATION_X))
+case("softplus_backward", "both sides", lambda lib, g, x: aten_of(lib, "softplus_backward")(g, x, 2.0, 3.0),
+     D(_ACTIVATION_G), D(_ACTIVATION_X))
+case("nan_to_num", "finite", fn("nan_to_num"), D(_ACTIVATION_X))

@@ -736,6 +736,68 @@ for _approx in ("none", "tanh"):
           kwargs={"approximate": _approx} if _approx == "tanh" else {}, torch_fn=_torch_nn("gelu"), method=False,
           torch_supports_out=False, torch_has_inplace=False)
 unary("logical_not", np.logical_not, ALL, to_float=False)
+
+
+def _torch_c_nn(name):
+    """torch's spelling of an nn op that Ember has at top level: torch._C._nn.<name> (which takes out=)."""
+    return lambda torch, *args, **kwargs: getattr(torch._C._nn, name)(*args, **kwargs)
+
+
+def _nn_inplace(name, torch_module):
+    """The in-place form <lib>.<name>_ (torch's under torch_module: "_C._nn" or "")."""
+    def call(lib, t, *args, **kwargs):
+        home = lib
+        if lib.__name__ == "torch":
+            for part in filter(None, torch_module.split(".")):
+                home = getattr(home, part)
+        return getattr(home, name + "_")(t, *args, **kwargs)
+    return call
+
+
+NN_ACTIVATIONS = set()  # ops of _nn_unary: no Tensor methods, torch's in-place form outside torch.Tensor
+
+
+def _nn_unary(name, ref, dtypes, torch_module="_C._nn", **kw):
+    """An activation Ember has as ember.<name> (and ember.<name>_), not as a Tensor method."""
+    NN_ACTIVATIONS.add(name)
+    torch_fn = _torch_c_nn(name) if torch_module == "_C._nn" else None
+    if kw.pop("has_inplace", True):
+        kw.update(inplace=_nn_inplace(name, torch_module))
+    else:
+        kw.update(has_inplace=False)
+    return unary(name if "kwargs" not in kw else name + "." + "_".join(kw["kwargs"]), ref, dtypes, to_float=False,
+                 aten=name, torch_fn=torch_fn, method=False, **kw)
+
+
+def ref_elu(x, alpha=1.0, scale=1.0, input_scale=1.0):
+    x = _float(x)
+    return scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0) * input_scale))
+
+
+SELU = (1.6732632423543772848170429916717, 1.0507009873554804934193349852946)
+_nn_unary("elu", ref_elu, FLOATS)
+_nn_unary("elu", ref_elu, FLOATS, kwargs={"alpha": 0.5, "scale": 2.0, "input_scale": 1.5})
+_nn_unary("selu", lambda x: ref_elu(x, *SELU), FLOATS, torch_module="", supports_out=False, torch_supports_out=False)
+_nn_unary("celu", lambda x, alpha=1.0: ref_elu(x, alpha, 1.0, 1.0 / alpha), FLOATS, torch_module="",
+          supports_out=False, torch_supports_out=False, kwargs={"alpha": 2.0})
+_nn_unary("leaky_relu", lambda x, negative_slope=0.01: np.where(x > 0, x, x * negative_slope), FLOATS)
+_nn_unary("leaky_relu", lambda x, negative_slope=0.01: np.where(x > 0, x, x * negative_slope), FLOATS,
+          kwargs={"negative_slope": 0.2})
+_nn_unary("hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6, FLOATS, extra_values=(-3.0, 3.0))
+_nn_unary("hardsigmoid", lambda x: np.clip(x + 3, 0, 6) / 6, FLOATS, extra_values=(-3.0, 3.0))
+# Unsigned inputs with negative limits raise, as in torch.
+SIGNED_NUMBERS = tuple(d for d in REAL_NUMBERS if d != "uint8")
+_nn_unary("hardtanh", lambda x, min_val=-1, max_val=1: np.clip(x, min_val, max_val), SIGNED_NUMBERS)
+_nn_unary("hardtanh", lambda x, min_val=-1, max_val=1: np.clip(x, min_val, max_val), SIGNED_NUMBERS,
+          kwargs={"min_val": -2, "max_val": 3})
+_nn_unary("threshold", lambda x, threshold, value: np.where(x <= threshold, value, x).astype(x.dtype), REAL_NUMBERS,
+          torch_module="", kwargs={"threshold": 1, "value": -3})
+_nn_unary("softplus", lambda x, beta=1.0, threshold=20.0: np.where(x * beta > threshold, x,
+                                                                      np.log1p(np.exp(x * beta)) / beta), FLOATS,
+          has_inplace=False)
+_nn_unary("softplus", lambda x, beta=1.0, threshold=20.0: np.where(x * beta > threshold, x,
+                                                                      np.log1p(np.exp(x * beta)) / beta), FLOATS,
+          has_inplace=False, kwargs={"beta": 2.0, "threshold": 3.0})
 unary("bitwise_not", np.invert, INTEGRAL, to_float=False)
 
 unary("asinh", np.arcsinh, ALL)
