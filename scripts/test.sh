@@ -34,6 +34,14 @@ ember.save(collections.OrderedDict(weight=ember.ones(2, 3), bias=ember.arange(4.
 grep -q "weight: float32 of 6 elements, sum 6" "$work/example.out"
 grep -q "bias: float32 of 4 elements, sum 6" "$work/example.out"
 
+echo "== C++ frontend: training an MLP and a CNN (examples/cpp/train.cpp), weights read back in Python"
+"$work/example/ember_train" "$work/cnn.ember" | tee "$work/train.out"
+grep -q "training OK" "$work/train.out"
+PYTHONPATH="$root/python" python3 -c "
+import ember, sys
+state = ember.load(sys.argv[1])
+assert list(state)[:2] == ['0.weight', '0.bias'] and tuple(state['9.weight'].shape) == (2, 32), list(state)" "$work/cnn.ember"
+
 echo "== Out-of-tree backend (examples/backend against the installed package)"
 cmake -S examples/backend -B "$work/backend" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/backend" >/dev/null

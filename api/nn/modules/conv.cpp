@@ -1,0 +1,60 @@
+#include <api/nn/modules/conv.h>
+
+#include <api/nn/init.h>
+#include <aten/Functions.h>
+#include <c10/util/Exception.h>
+
+#include <cmath>
+
+namespace ember::nn {
+
+Conv2dImpl::Conv2dImpl(const Conv2dOptions& options) : Cloneable("Conv2d"), options(options) {
+  EMBER_CHECK_VALUE(options.groups() > 0, "groups must be a positive integer");
+  EMBER_CHECK_VALUE(options.in_channels() % options.groups() == 0, "in_channels must be divisible by groups");
+  EMBER_CHECK_VALUE(options.out_channels() % options.groups() == 0, "out_channels must be divisible by groups");
+  reset();
+}
+
+void Conv2dImpl::reset() {
+  const IntPair& k = options.kernel_size();
+  weight = register_parameter(
+      "weight", ember::empty({options.out_channels(), options.in_channels() / options.groups(), k[0], k[1]}));
+  bias = register_parameter("bias", options.bias() ? ember::empty({options.out_channels()}) : Tensor());
+  reset_parameters();
+}
+
+void Conv2dImpl::reset_parameters() {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
+    if (fan_in != 0) init::uniform_(bias, -1 / std::sqrt(double(fan_in)), 1 / std::sqrt(double(fan_in)));
+  }
+}
+
+Tensor Conv2dImpl::forward(const Tensor& input) {
+  return ember::conv2d(input, weight, bias.defined() ? std::optional<Tensor>(bias) : std::nullopt,
+                       options.stride().ref(), options.padding().ref(), options.dilation().ref(), options.groups());
+}
+
+std::string Conv2dImpl::extra_repr() const {
+  std::string s = std::to_string(options.in_channels()) + ", " + std::to_string(options.out_channels()) +
+                  ", kernel_size=" + py_tuple(options.kernel_size()) + ", stride=" + py_tuple(options.stride());
+  if (!options.padding().all(0)) s += ", padding=" + py_tuple(options.padding());
+  if (!options.dilation().all(1)) s += ", dilation=" + py_tuple(options.dilation());
+  if (options.groups() != 1) s += ", groups=" + std::to_string(options.groups());
+  if (!options.bias()) s += ", bias=False";
+  return s;
+}
+
+Tensor MaxPool2dImpl::forward(const Tensor& input) {
+  return ember::max_pool2d(input, options.kernel_size().ref(), options.stride().ref(), options.padding().ref(),
+                           options.dilation().ref(), options.ceil_mode());
+}
+
+std::string MaxPool2dImpl::extra_repr() const {
+  return "kernel_size=" + py_repr(options.kernel_size()) + ", stride=" + py_repr(options.stride()) +
+         ", padding=" + py_repr(options.padding()) + ", dilation=" + py_repr(options.dilation()) +
+         ", ceil_mode=" + py_repr(options.ceil_mode());
+}
+
+}  // namespace ember::nn

@@ -1,0 +1,58 @@
+#pragma once
+// Conv2d and the 2-d pooling layers.
+
+#include <api/nn/ModuleHolder.h>
+#include <api/nn/options.h>
+
+namespace ember::nn {
+
+struct Conv2dOptions {
+  Conv2dOptions(int64_t in_channels, int64_t out_channels, IntPair kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  EMBER_ARG(int64_t, in_channels);
+  EMBER_ARG(int64_t, out_channels);
+  EMBER_ARG(IntPair, kernel_size);
+  EMBER_ARG(IntPair, stride) = 1;
+  EMBER_ARG(IntPair, padding) = 0;
+  EMBER_ARG(IntPair, dilation) = 1;
+  EMBER_ARG(int64_t, groups) = 1;
+  EMBER_ARG(bool, bias) = true;
+};
+
+class Conv2dImpl : public Cloneable<Conv2dImpl> {
+ public:
+  Conv2dImpl(int64_t in_channels, int64_t out_channels, IntPair kernel_size)
+      : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit Conv2dImpl(const Conv2dOptions& options);
+  void reset() override;
+  void reset_parameters();
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+
+  Conv2dOptions options;
+  Tensor weight;  // [out, in / groups, kh, kw]
+  Tensor bias;
+};
+EMBER_MODULE(Conv2d);
+
+struct MaxPool2dOptions {
+  MaxPool2dOptions(IntPair kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+  EMBER_ARG(IntPair, kernel_size);
+  EMBER_ARG(IntPair, stride);  // the kernel size unless given
+  EMBER_ARG(IntPair, padding) = 0;
+  EMBER_ARG(IntPair, dilation) = 1;
+  EMBER_ARG(bool, ceil_mode) = false;
+};
+
+class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
+ public:
+  MaxPool2dImpl(IntPair kernel_size) : MaxPool2dImpl(MaxPool2dOptions(kernel_size)) {}
+  explicit MaxPool2dImpl(const MaxPool2dOptions& options) : Cloneable("MaxPool2d"), options(options) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+
+  MaxPool2dOptions options;
+};
+EMBER_MODULE(MaxPool2d);
+
+}  // namespace ember::nn

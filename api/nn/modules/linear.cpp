@@ -1,0 +1,43 @@
+#include <api/nn/modules/linear.h>
+
+#include <api/nn/init.h>
+#include <aten/Functions.h>
+
+#include <cmath>
+
+namespace ember::nn {
+
+LinearImpl::LinearImpl(const LinearOptions& options) : Cloneable("Linear"), options(options) { reset(); }
+
+void LinearImpl::reset() {
+  weight = register_parameter("weight", ember::empty({options.out_features(), options.in_features()}));
+  bias = register_parameter("bias", options.bias() ? ember::empty({options.out_features()}) : Tensor());
+  reset_parameters();
+}
+
+// Python's order of draws: the weight, then the bias.
+void LinearImpl::reset_parameters() {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
+    const double bound = fan_in > 0 ? 1 / std::sqrt(double(fan_in)) : 0;
+    init::uniform_(bias, -bound, bound);
+  }
+}
+
+Tensor LinearImpl::forward(const Tensor& input) {
+  return ember::linear(input, weight, bias.defined() ? std::optional<Tensor>(bias) : std::nullopt);
+}
+
+std::string LinearImpl::extra_repr() const {
+  return "in_features=" + std::to_string(options.in_features()) +
+         ", out_features=" + std::to_string(options.out_features()) + ", bias=" + py_repr(options.bias());
+}
+
+Tensor FlattenImpl::forward(const Tensor& input) { return input.flatten(options.start_dim(), options.end_dim()); }
+
+std::string FlattenImpl::extra_repr() const {
+  return "start_dim=" + std::to_string(options.start_dim()) + ", end_dim=" + std::to_string(options.end_dim());
+}
+
+}  // namespace ember::nn

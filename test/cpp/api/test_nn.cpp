@@ -1,0 +1,286 @@
+// The C++ frontend: module trees, options, printing, state_dict, clone,
+// optimizers. Parity with the Python modules on the same weights is
+// test/python/test_cpp_frontend.py's (it runs PythonParity below).
+
+#include <api/nn.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "error_of.h"
+#include "expect/expect_inline.h"
+
+namespace {
+
+using namespace ember;
+using ember::testing::error_of;
+using ember::testing::expect_inline;
+
+template <typename F>
+void expect_error(F&& f, const std::string& text) {
+  const std::string message = error_of(f);
+  EXPECT_NE(message.find(text), std::string::npos) << "expected an error containing \"" << text << "\", got: " << message;
+}
+
+// A user-defined model, as a libtorch user writes one.
+class NetImpl : public nn::Cloneable<NetImpl> {
+ public:
+  NetImpl() : Cloneable("Net") { reset(); }
+  void reset() override {
+    features = register_module("features", nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 4, 3).padding(1)),
+                                                          nn::BatchNorm2d(4), nn::ReLU(), nn::MaxPool2d(2)));
+    head = register_module("head", nn::Linear(4 * 2 * 2, 3));
+    register_buffer("scale", ember::ones({1}));
+  }
+  Tensor forward(const Tensor& x) override { return head(features(x).flatten(1)); }
+
+  nn::Sequential features = nullptr;
+  nn::Linear head = nullptr;
+};
+EMBER_MODULE(Net);
+
+std::vector<std::string> names(const nn::NamedTensors& named) {
+  std::vector<std::string> out;
+  for (const auto& e : named) out.push_back(e.first);
+  return out;
+}
+
+TEST(Module, NamesAreDottedPathsInRegistrationOrder) {
+  Net net;
+  EXPECT_EQ(names(net->named_parameters()),
+            (std::vector<std::string>{"features.0.weight", "features.0.bias", "features.1.weight", "features.1.bias",
+                                      "head.weight", "head.bias"}));
+  EXPECT_EQ(names(net->named_buffers()),
+            (std::vector<std::string>{"scale", "features.1.running_mean", "features.1.running_var",
+                                      "features.1.num_batches_tracked"}));
+  EXPECT_EQ(names(net->state_dict()),
+            (std::vector<std::string>{"scale", "features.0.weight", "features.0.bias", "features.1.weight",
+                                      "features.1.bias", "features.1.running_mean", "features.1.running_var",
+                                      "features.1.num_batches_tracked", "head.weight", "head.bias"}));
+  std::vector<std::string> modules;
+  for (const auto& [name, m] : net->named_modules()) modules.push_back(name + ":" + m->name());
+  EXPECT_EQ(modules, (std::vector<std::string>{":Net", "features:Sequential", "features.0:Conv2d",
+                                               "features.1:BatchNorm2d", "features.2:ReLU", "features.3:MaxPool2d",
+                                               "head:Linear"}));
+  EXPECT_EQ(net->parameters(false).size(), 0u);
+  EXPECT_EQ(net->children().size(), 2u);
+}
+
+TEST(Module, PrintsAsPythonsRepr) {
+  Net net;
+  expect_inline(net->repr(), R"(Net(
+  (features): Sequential(
+    (0): Conv2d(1, 4, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
+    (1): BatchNorm2d(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+    (2): ReLU()
+    (3): MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)
+  )
+  (head): Linear(in_features=16, out_features=3, bias=True)
+))");
+  nn::Sequential more(nn::Dropout(nn::DropoutOptions(0.25)), nn::GELU("tanh"), nn::Softmax(1),
+                      nn::LayerNorm(nn::LayerNormOptions({8}).eps(1e-6)),
+                      nn::Embedding(nn::EmbeddingOptions(10, 3).padding_idx(-1)), nn::Flatten(), nn::SiLU(),
+                      nn::Tanh(), nn::Linear(nn::LinearOptions(2, 2).bias(false)));
+  expect_inline(more->repr(), R"(Sequential(
+  (0): Dropout(p=0.25, inplace=False)
+  (1): GELU(approximate='tanh')
+  (2): Softmax(dim=1)
+  (3): LayerNorm((8,), eps=1e-06, elementwise_affine=True, bias=True)
+  (4): Embedding(10, 3, padding_idx=9)
+  (5): Flatten(start_dim=1, end_dim=-1)
+  (6): SiLU()
+  (7): Tanh()
+  (8): Linear(in_features=2, out_features=2, bias=False)
+))");
+}
+
+TEST(Module, OptionsDefaultsArePythonsKeywordDefaults) {
+  nn::Conv2dOptions conv(3, 16, 3);
+  EXPECT_TRUE(conv.stride().all(1) && conv.padding().all(0) && conv.dilation().all(1));
+  EXPECT_EQ(conv.groups(), 1);
+  EXPECT_TRUE(conv.bias());
+  nn::BatchNormOptions bn(4);
+  EXPECT_EQ(bn.eps(), 1e-5);
+  EXPECT_EQ(bn.momentum(), 0.1);
+  EXPECT_TRUE(bn.affine() && bn.track_running_stats());
+  EXPECT_EQ(nn::DropoutOptions().p(), 0.5);
+  EXPECT_EQ(nn::FlattenOptions().start_dim(), 1);
+  EXPECT_EQ(nn::MaxPool2dOptions(3).stride()[0], 3);
+  EXPECT_EQ(optim::AdamOptions().beta2(), 0.999);
+  EXPECT_EQ(optim::AdamOptions().eps(), 1e-8);
+  EXPECT_EQ(nn::functional::CrossEntropyFuncOptions().ignore_index(), -100);
+}
+
+TEST(Module, ForwardIsTheOpsOfTheModule) {
+  manual_seed(0);
+  nn::Linear fc(4, 3);
+  Tensor x = randn({2, 4});
+  Tensor expected = x.matmul(fc->weight.t()) + fc->bias;
+  EXPECT_TRUE(fc(x).allclose(expected));
+  // Python's initialization bounds: U(-1/sqrt(in), 1/sqrt(in)).
+  EXPECT_LE(fc->weight.abs().max().item<double>(), 0.5);
+  EXPECT_TRUE(fc->weight.requires_grad() && fc->weight.is_leaf());
+
+  Net net;
+  Tensor y = net(randn({5, 1, 4, 4}));
+  EXPECT_EQ(y.sizes(), (std::vector<int64_t>{5, 3}));
+  y.sum().backward();
+  for (const auto& [name, p] : net->named_parameters()) EXPECT_TRUE(p.grad().defined()) << name;
+  EXPECT_EQ(net->features[1]->named_buffers()[2].second.item<int64_t>(), 1);  // num_batches_tracked
+}
+
+TEST(Module, TrainEvalZeroGradApplyTo) {
+  Net net;
+  net->eval();
+  EXPECT_FALSE(net->features[1]->is_training());
+  net->train();
+  EXPECT_TRUE(net->features[1]->is_training());
+
+  net(randn({2, 1, 4, 4})).sum().backward();
+  net->zero_grad();
+  for (const auto& p : net->parameters()) EXPECT_FALSE(p.grad().defined());
+
+  int count = 0;
+  net->apply([&](nn::Module&) { ++count; });
+  EXPECT_EQ(count, 7);
+
+  Tensor weight = net->head->weight;  // a handle the conversion must update
+  net->to(ScalarType::Double);
+  EXPECT_EQ(weight.scalar_type(), ScalarType::Double);
+  EXPECT_EQ(net->features[1]->named_buffers()[2].second.scalar_type(), ScalarType::Long);
+  EXPECT_EQ(net(randn({1, 1, 4, 4}).to(ScalarType::Double)).scalar_type(), ScalarType::Double);
+  expect_error([&] { net->to(ScalarType::Int); }, "floating point or complex dtypes");
+}
+
+TEST(Module, CloneCopiesValuesIntoFreshTensors) {
+  Net net;
+  auto copy = std::dynamic_pointer_cast<NetImpl>(net->clone());
+  ASSERT_NE(copy, nullptr);
+  const auto original = net->state_dict(), cloned = copy->state_dict();
+  ASSERT_EQ(names(original), names(cloned));
+  for (size_t i = 0; i < original.size(); ++i) {
+    EXPECT_TRUE(original[i].second.equal(cloned[i].second)) << original[i].first;
+    EXPECT_FALSE(original[i].second.is_alias_of(cloned[i].second)) << original[i].first;
+  }
+  // The copy's members are its own registered tensors.
+  EXPECT_TRUE(copy->head->weight.is_alias_of(copy->named_parameters()[4].second));
+  Tensor x = randn({2, 1, 4, 4});
+  net->eval();
+  copy->eval();
+  EXPECT_TRUE(net(x).allclose(copy->forward(x)));
+}
+
+TEST(Module, LoadStateDictListsEveryProblem) {
+  Net net, other;
+  other->load_state_dict(net->state_dict());
+  EXPECT_TRUE(other->head->weight.equal(net->head->weight));
+  auto state = net->state_dict();
+  state.erase(state.begin() + 1);                         // features.0.weight missing
+  state.emplace_back("head.extra", ember::zeros({1}));    // unexpected
+  state[7].second = ember::zeros({2, 2});                 // head.weight of the wrong shape
+  const std::string error = error_of([&] { other->load_state_dict(state); });
+  EXPECT_NE(error.find("Error(s) in loading state_dict for Net"), std::string::npos) << error;
+  EXPECT_NE(error.find("Missing key(s) in state_dict: \"features.0.weight\""), std::string::npos) << error;
+  EXPECT_NE(error.find("Unexpected key(s) in state_dict: \"head.extra\""), std::string::npos) << error;
+  EXPECT_NE(error.find("size mismatch for head.weight: copying a param with shape [2, 2] from checkpoint, the shape "
+                       "in current model is [3, 16]"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Module, RegistrationErrors) {
+  nn::Linear fc(2, 2);
+  expect_error([&] { fc->register_parameter("a.b", ember::zeros({1})); }, "can't contain \".\"");
+  expect_error([&] { fc->register_buffer("", ember::zeros({1})); }, "can't be empty");
+  expect_error([&] { nn::Sequential(nn::Softmax(0))[3]; }, "out of range");
+  expect_error([&] { nn::BatchNorm2d(3)(ember::zeros({3})); }, "expected 4D input");
+  expect_error([&] { nn::Module("Bare").forward(ember::zeros({1})); }, "Bare has no forward");
+}
+
+TEST(Optim, SgdWithMomentumIsPythonsUpdate) {
+  Tensor p = ember::tensor({1.0, -2.0}, ScalarType::Double).set_requires_grad(true);
+  optim::SGD sgd({p}, optim::SGDOptions(0.1).momentum(0.9).weight_decay(0.01));
+  for (int step = 0; step < 2; ++step) {
+    sgd.zero_grad();
+    (p * p).sum().backward();
+    sgd.step();
+  }
+  // By hand: g = 2p + 0.01p; buf = g, then 0.9 buf + g; p -= 0.1 buf.
+  double x = 1.0, buf = 0;
+  for (int step = 0; step < 2; ++step) {
+    const double g = 2.01 * x;
+    buf = step == 0 ? g : 0.9 * buf + g;
+    x -= 0.1 * buf;
+  }
+  EXPECT_NEAR(p[0].item<double>(), x, 1e-12);
+}
+
+TEST(Optim, AdamFirstStepMovesByLr) {
+  Tensor p = ember::tensor({1.0, -2.0}).set_requires_grad(true);
+  optim::Adam adam({p}, optim::AdamOptions(0.01));
+  (p * p).sum().backward();
+  adam.step();
+  // Bias-corrected, the first step is lr * sign(grad) (up to eps).
+  EXPECT_NEAR(p[0].item<double>(), 0.99, 1e-6);
+  EXPECT_NEAR(p[1].item<double>(), -1.99, 1e-6);
+  EXPECT_EQ(adam.state(p)["step"].item<double>(), 1.0);
+  optim::AdamW adamw({ember::ones({1}).set_requires_grad(true)});
+  EXPECT_EQ(static_cast<const optim::AdamOptions&>(*adamw.param_groups()[0].options).weight_decay(), 0.01);
+  expect_error([&] { optim::SGD({p, p}, optim::SGDOptions(0.1)); }, "more than one parameter group");
+}
+
+TEST(Optim, AdamOnStridedParametersMatchesTheFusedKernel) {
+  // A transposed parameter takes the op-by-op update; it must agree with the kernel's.
+  manual_seed(3);
+  Tensor dense = randn({3, 4}).set_requires_grad(true);
+  Tensor strided = dense.detach().t().contiguous().t().set_requires_grad(true);
+  ASSERT_FALSE(strided.is_contiguous());
+  for (auto decoupled : {false, true}) {
+    optim::Adam fused({dense}, optim::AdamOptions(0.1).weight_decay(0.1).decoupled_weight_decay(decoupled));
+    optim::Adam composite({strided}, optim::AdamOptions(0.1).weight_decay(0.1).decoupled_weight_decay(decoupled));
+    for (int step = 0; step < 3; ++step) {
+      for (auto* p : {&dense, &strided}) {
+        p->mutable_grad() = Tensor();
+        (*p * *p * *p).sum().backward();
+      }
+      fused.step();
+      composite.step();
+    }
+    EXPECT_TRUE(dense.allclose(strided, 1e-5, 1e-6)) << (dense - strided).abs().max().item<double>();
+  }
+}
+
+// Run by test_cpp_frontend.py with EMBER_PARITY_DIR set: loads the weights
+// and input Python saved, writes this frontend's output, trains a few steps
+// and saves the weights for Python to compare.
+TEST(PythonParity, SameWeightsSameOutputsAndTraining) {
+  const char* dir = std::getenv("EMBER_PARITY_DIR");
+  if (dir == nullptr) GTEST_SKIP() << "run by test/python/test_cpp_frontend.py";
+  const std::string d(dir);
+  Net net;
+  load(*net, d + "/python_weights.ember");
+  const auto inputs = serialize::load_tensors(d + "/inputs.ember");
+  const Tensor x = inputs[0].second, y = inputs[1].second;
+  net->eval();
+  Tensor eval_out = net(x);
+  net->train();
+  optim::SGD sgd(net->parameters(), optim::SGDOptions(0.05).momentum(0.9));
+  std::vector<Tensor> losses;
+  for (int step = 0; step < 3; ++step) {
+    sgd.zero_grad();
+    Tensor loss = nn::functional::cross_entropy(net(x), y, nn::functional::CrossEntropyFuncOptions().label_smoothing(0.1));
+    loss.backward();
+    sgd.step();
+    losses.push_back(loss.detach());
+  }
+  serialize::save_tensors({{"eval_out", eval_out.detach()}, {"losses", ember::stack(losses)}}, d + "/cpp_outputs.ember");
+  save(*net, d + "/cpp_weights.ember");
+  manual_seed(0);
+  Net seeded;
+  save(*seeded, d + "/cpp_seeded.ember");
+}
+
+}  // namespace
