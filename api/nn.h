@@ -1,7 +1,9 @@
 #pragma once
 // The C++ frontend in one header: tensors and autograd (aten/ember.h), the
-// nn modules, nn::functional, nn::init, optim and module serialization.
+// nn modules, nn::functional, nn::init, optim (and lr schedules), data
+// (datasets, DataLoader) and module serialization.
 
+#include <api/data/dataloader.h>
 #include <api/nn/Module.h>
 #include <api/nn/ModuleHolder.h>
 #include <api/nn/functional.h>
@@ -12,6 +14,7 @@
 #include <api/nn/modules/linear.h>
 #include <api/nn/modules/normalization.h>
 #include <api/optim/adam.h>
+#include <api/optim/schedulers.h>
 #include <api/optim/sgd.h>
 #include <api/serialize.h>
 #include <api/tensor.h>

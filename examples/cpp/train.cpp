@@ -1,4 +1,4 @@
-// Trains two models in pure C++ with Ember's frontend (nn, optim,
+// Trains two models in pure C++ with Ember's frontend (nn, optim, data,
 // serialization), on data generated here:
 //  * an MLP that learns which of four Gaussian blobs a 2-d point came from;
 //  * a small CNN that tells horizontal from vertical bars in 8x8 images.
@@ -37,32 +37,31 @@ double accuracy(const Tensor& logits, const Tensor& labels) {
   return logits.argmax(1).eq(labels).to(ScalarType::Double).mean().item<double>();
 }
 
-// Full-batch-free training: shuffled minibatches of 32 for `epochs` epochs.
-// Returns {first epoch's loss, last epoch's loss}.
+// Shuffled minibatches of 32 from a DataLoader (two worker threads
+// collating ahead) for `epochs` epochs. Returns {first epoch's loss, last's}.
 std::pair<double, double> train(nn::Module& model, optim::Optimizer& optimizer, const Tensor& x, const Tensor& y,
                                 int epochs, const char* name) {
+  data::DataLoader loader(std::make_shared<data::TensorDataset>(x, y),
+                          data::DataLoaderOptions(32).shuffle(true).num_workers(2));
+  optim::StepLR schedule(optimizer, 4, 0.5);
   double first = 0, last = 0;
-  const int64_t n = x.size(0), batch = 32;
   for (int epoch = 1; epoch <= epochs; ++epoch) {
     model.train();
-    Tensor order = randperm(n);
     double total = 0;
-    int64_t batches = 0;
-    for (int64_t start = 0; start < n; start += batch) {
-      Tensor index = order.slice(0, start, std::min(n, start + batch));
+    for (const data::Example& batch : loader) {
       optimizer.zero_grad();
-      Tensor loss = nn::functional::cross_entropy(model.forward(x.index_select(0, index)), y.index_select(0, index));
+      Tensor loss = nn::functional::cross_entropy(model.forward(batch.data), batch.target);
       loss.backward();
       optimizer.step();
       total += loss.item<double>();
-      ++batches;
     }
-    last = total / batches;
+    schedule.step();
+    last = total / double(loader.size());
     if (epoch == 1) first = last;
     model.eval();
     c10::NoGradGuard no_grad;
-    std::printf("%s epoch %d/%d  loss %.4f  accuracy %.3f\n", name, epoch, epochs, last,
-                accuracy(model.forward(x), y));
+    std::printf("%s epoch %d/%d  loss %.4f  accuracy %.3f  lr %g\n", name, epoch, epochs, last,
+                accuracy(model.forward(x), y), schedule.get_last_lr()[0]);
   }
   return {first, last};
 }

@@ -70,6 +70,18 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
     for (name, ours), (_, theirs) in zip(net.state_dict().items(), trained.state_dict().items()):
         np.testing.assert_allclose(theirs.numpy(), ours.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
 
+    optimizers = [ember.optim.SGD([ember.zeros(1, requires_grad=True)], lr=0.1) for _ in range(2)]
+    cosine = ember.optim.lr_scheduler.CosineAnnealingLR(optimizers[0], T_max=4, eta_min=0.001)
+    step = ember.optim.lr_scheduler.StepLR(optimizers[1], step_size=2, gamma=0.5)
+    lrs = []
+    for _ in range(10):
+        optimizers[0].step()
+        optimizers[1].step()
+        cosine.step()
+        step.step()
+        lrs += [cosine.get_last_lr()[0], step.get_last_lr()[0]]
+    assert ember.load(tmp_path / "cpp_lrs.ember")["lrs"].tolist() == lrs
+
     ember.manual_seed(0)
     seeded = Net()
     from_cpp = ember.load(tmp_path / "cpp_seeded.ember")

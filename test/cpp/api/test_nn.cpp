@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -281,6 +282,74 @@ TEST(PythonParity, SameWeightsSameOutputsAndTraining) {
   manual_seed(0);
   Net seeded;
   save(*seeded, d + "/cpp_seeded.ember");
+
+  // The lr schedules, step by step.
+  Tensor p = ember::zeros({1}).set_requires_grad(true);
+  optim::SGD cosine_sgd({p}, optim::SGDOptions(0.1)), step_sgd({p}, optim::SGDOptions(0.1));
+  optim::CosineAnnealingLR cosine(cosine_sgd, 4, 0.001);
+  optim::StepLR step_lr(step_sgd, 2, 0.5);
+  std::vector<double> lrs;
+  for (int epoch = 0; epoch < 10; ++epoch) {
+    cosine.step();
+    step_lr.step();
+    lrs.push_back(cosine.get_last_lr()[0]);
+    lrs.push_back(step_lr.get_last_lr()[0]);
+  }
+  Tensor lr_tensor = ember::empty({static_cast<int64_t>(lrs.size())}, ScalarType::Double);
+  for (size_t i = 0; i < lrs.size(); ++i) lr_tensor[static_cast<int64_t>(i)].fill_(lrs[i]);
+  serialize::save_tensors({{"lrs", lr_tensor}}, d + "/cpp_lrs.ember");
+}
+
+TEST(Data, DataLoaderBatchesInOrderOrShuffled) {
+  Tensor x = ember::arange(10, TensorOptions(ScalarType::Float)).view({10, 1});
+  Tensor y = ember::arange(10);
+  auto dataset = std::make_shared<data::TensorDataset>(x, y);
+  for (int64_t workers : {0, 3}) {
+    data::DataLoader loader(dataset, data::DataLoaderOptions(4).num_workers(workers));
+    EXPECT_EQ(loader.size(), 3);
+    std::vector<int64_t> seen, sizes;
+    for (const data::Example& batch : loader) {
+      sizes.push_back(batch.data.size(0));
+      EXPECT_TRUE(batch.data.view({-1}).to(ScalarType::Long).equal(batch.target));
+      for (int64_t i = 0; i < batch.target.size(0); ++i) seen.push_back(batch.target[i].item<int64_t>());
+    }
+    EXPECT_EQ(sizes, (std::vector<int64_t>{4, 4, 2})) << workers;
+    EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})) << workers;
+
+    data::DataLoader shuffled(dataset, data::DataLoaderOptions(3).shuffle(true).drop_last(true).num_workers(workers));
+    EXPECT_EQ(shuffled.size(), 3);
+    std::vector<int64_t> order;
+    for (const auto& batch : shuffled) {
+      EXPECT_EQ(batch.data.size(0), 3);
+      for (int64_t i = 0; i < 3; ++i) order.push_back(batch.target[i].item<int64_t>());
+    }
+    std::vector<int64_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_TRUE(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());  // no repeats
+    EXPECT_NE(order, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  }
+  // Leaving an epoch early stops its workers.
+  data::DataLoader loader(dataset, data::DataLoaderOptions(1).num_workers(2));
+  for (const auto& batch : loader) {
+    if (batch.target.item<int64_t>() == 2) break;
+  }
+}
+
+TEST(Data, ErrorsReachTheCaller) {
+  class Ragged : public data::Dataset {
+   public:
+    data::Example get(int64_t i) const override { return {ember::zeros({i + 1}), Tensor()}; }
+    int64_t size() const override { return 4; }
+  };
+  for (int64_t workers : {0, 2}) {
+    data::DataLoader loader(std::make_shared<Ragged>(), data::DataLoaderOptions(2).num_workers(workers));
+    expect_error([&] {
+      for (const auto& batch : loader) (void)batch;
+    }, "examples of unequal shapes");
+  }
+  expect_error([&] { data::TensorDataset(ember::zeros({3, 2}), ember::zeros({4})); }, "Size mismatch");
+  expect_error([&] { data::DataLoader(std::make_shared<data::TensorDataset>(ember::zeros({3})),
+                                      data::DataLoaderOptions(0)); }, "batch_size should be a positive integer");
 }
 
 }  // namespace
