@@ -20,7 +20,8 @@ std::vector<int64_t> checked_dims(const Tensor& self, IntArrayRef dim, const cha
   std::vector<int64_t> dims;
   std::vector<bool> seen(self.dim(), false);
   for (int64_t d : dim) {
-    const int64_t w = c10::maybe_wrap_dim(d, self.dim());
+    // A 0-d tensor has no dim to transform (wrapping would index past `seen`).
+    const int64_t w = c10::maybe_wrap_dim(d, self.dim(), /*wrap_scalar=*/false);
     EMBER_CHECK(!seen[w], "{}: dims must be unique, but dim {} appears twice", op, w);
     seen[w] = true;
     dims.push_back(w);

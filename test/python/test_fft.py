@@ -163,3 +163,15 @@ def test_errors_name_the_problem():
         ember.fft.irfft(ember.randn(1, dtype=ember.complex64))
     # a batch of nothing is no error
     assert ember.fft.fft(ember.randn(0, 4)).shape == (0, 4)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: ember._fft_r2c(x, [0, -2, 2], 2, False),
+    lambda x: ember._fft_c2c(x.to(ember.complex64), [0], 0, True),
+    lambda x: ember._fft_c2r(x.to(ember.complex64), [-1], 0, 4),
+    lambda x: ember.fft.rfft(x),
+])
+def test_zero_dim_inputs_raise_instead_of_crashing(call):
+    # Found by the fuzz smoke: a 0-d input indexed past the dims' table.
+    with pytest.raises(IndexError, match="[Dd]imension"):
+        call(ember.randn([]))
