@@ -98,7 +98,7 @@ class Module : public std::enable_shared_from_this<Module> {
   // What Python's extra_repr gives: "in_features=4, out_features=2, bias=True".
   virtual std::string extra_repr() const { return ""; }
   // The printed form, as Python's repr().
-  std::string repr() const;
+  virtual std::string repr() const;
 
   // Re-creates the parameters, buffers and children (constructors call it;
   // clone() calls it on the copy).

@@ -242,12 +242,6 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
 
 
 @_export
-@autocast_op("group_norm")
-def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
-    return _F().group_norm(input, num_groups, weight, bias, eps)
-
-
-@_export
 def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
     return _F().instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
 

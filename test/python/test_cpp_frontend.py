@@ -32,6 +32,26 @@ class Net(nn.Module):
         return self.head(self.features(x).flatten(1))
 
 
+class Net2(nn.Module):
+    """test_nn.cpp's Net2Impl: one of each of the other modules."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(2, 4, 3, padding=1)
+        self.gn = nn.GroupNorm(2, 4)
+        self.bn = nn.BatchNorm1d(4)
+        self.pool = nn.AdaptiveAvgPool2d((3, 2))
+        self.blocks = nn.ModuleList([nn.Linear(6, 6), nn.Linear(6, 6)])
+        self.bil = nn.Bilinear(6, 6, 3)
+
+    def forward(self, x):
+        h = F.relu(self.bn(self.gn(self.conv(x))))
+        p = self.pool(h.unsqueeze(1)).flatten(1)
+        for block in self.blocks:
+            p = block(p).tanh()
+        return self.bil(p, p)
+
+
 def _train(net, x, y, steps=3):
     optimizer = ember.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
     losses = []
@@ -51,6 +71,9 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
     x, y = ember.randn(6, 1, 4, 4), ember.randint(0, 3, (6,))
     ember.save(net.state_dict(), tmp_path / "python_weights.ember")
     ember.save({"x": x, "y": y}, tmp_path / "inputs.ember")
+    net2, x2 = Net2(), ember.randn(5, 2, 6)
+    ember.save(net2.state_dict(), tmp_path / "python_weights2.ember")
+    ember.save({"x": x2}, tmp_path / "inputs2.ember")
 
     done = subprocess.run([str(BINARY), "--gtest_filter=PythonParity.*", "--gtest_brief=1"],
                           env={**os.environ, "EMBER_PARITY_DIR": str(tmp_path)}, capture_output=True, text=True,
@@ -81,6 +104,27 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
         step.step()
         lrs += [cosine.get_last_lr()[0], step.get_last_lr()[0]]
     assert ember.load(tmp_path / "cpp_lrs.ember")["lrs"].tolist() == lrs
+
+    cpp2 = ember.load(tmp_path / "cpp_outputs2.ember")
+    net2.eval()
+    with ember.no_grad():
+        np.testing.assert_allclose(cpp2["eval_out"].numpy(), net2(x2).numpy(), rtol=1e-5, atol=1e-6)
+    net2.train()
+    adam = ember.optim.Adam(net2.parameters(), lr=0.01)
+    losses2 = []
+    for _ in range(3):
+        adam.zero_grad()
+        loss = net2(x2).pow(2).mean()
+        loss.backward()
+        adam.step()
+        losses2.append(loss.item())
+    np.testing.assert_allclose(cpp2["losses"].numpy(), losses2, rtol=1e-5)
+    ember.manual_seed(0)
+    seeded2 = Net2()
+    from_cpp2 = ember.load(tmp_path / "cpp_seeded2.ember")
+    assert list(from_cpp2) == list(seeded2.state_dict())
+    for name, tensor in seeded2.state_dict().items():
+        assert ember.equal(from_cpp2[name], tensor), name
 
     ember.manual_seed(0)
     seeded = Net()

@@ -29,4 +29,80 @@ std::shared_ptr<Module> SequentialImpl::clone() const {
   return copy;
 }
 
+void ModuleListImpl::push_back(AnyModule module) {
+  register_module(std::to_string(size()), std::move(module.module));
+  refresh();
+}
+
+void ModuleListImpl::refresh() { items_ = children(); }
+
+std::shared_ptr<Module> ModuleListImpl::operator[](size_t index) const {
+  EMBER_CHECK_INDEX(index < items_.size(), "index {} is out of range for a ModuleList of {} modules", index,
+                    items_.size());
+  return items_[index];
+}
+
+std::vector<std::shared_ptr<Module>>::const_iterator ModuleListImpl::begin() const { return items_.begin(); }
+std::vector<std::shared_ptr<Module>>::const_iterator ModuleListImpl::end() const { return items_.end(); }
+
+std::shared_ptr<Module> ModuleListImpl::clone() const {
+  auto copy = std::make_shared<ModuleListImpl>();
+  for (const auto& child : items_) copy->push_back(AnyModule(child->clone()));
+  copy->train(is_training());
+  return copy;
+}
+
+std::string ModuleListImpl::repr() const {
+  if (items_.empty()) return "ModuleList()";
+  std::string out = "ModuleList(\n";
+  for (size_t start = 0; start < items_.size();) {
+    const std::string text = items_[start]->repr();
+    size_t end = start;
+    while (end + 1 < items_.size() && items_[end + 1]->repr() == text) ++end;
+    std::string line = "(" + std::to_string(start) + "): " + text;
+    if (end != start) {
+      line = "(" + std::to_string(start) + "-" + std::to_string(end) + "): " + std::to_string(end - start + 1) +
+             " x " + text;
+    }
+    std::string indented;
+    for (char c : line) {
+      indented += c;
+      if (c == '\n') indented += "  ";
+    }
+    out += "  " + indented + "\n";
+    start = end + 1;
+  }
+  return out + ")";
+}
+
+void ModuleDictImpl::insert(const std::string& name, AnyModule module) { register_module(name, std::move(module.module)); }
+
+bool ModuleDictImpl::contains(const std::string& name) const {
+  for (const auto& [key, child] : named_children()) {
+    if (key == name) return true;
+  }
+  return false;
+}
+
+std::shared_ptr<Module> ModuleDictImpl::operator[](const std::string& name) const {
+  for (const auto& [key, child] : named_children()) {
+    if (key == name) return child;
+  }
+  EMBER_CHECK_INDEX(false, "ModuleDict has no module named \"{}\"", name);
+  return nullptr;
+}
+
+std::vector<std::string> ModuleDictImpl::keys() const {
+  std::vector<std::string> out;
+  for (const auto& [key, child] : named_children()) out.push_back(key);
+  return out;
+}
+
+std::shared_ptr<Module> ModuleDictImpl::clone() const {
+  auto copy = std::make_shared<ModuleDictImpl>();
+  for (const auto& [key, child] : named_children()) copy->insert(key, AnyModule(child->clone()));
+  copy->train(is_training());
+  return copy;
+}
+
 }  // namespace ember::nn

@@ -46,6 +46,44 @@ std::string Conv2dImpl::extra_repr() const {
   return s;
 }
 
+Conv1dImpl::Conv1dImpl(const Conv1dOptions& options) : Cloneable("Conv1d"), options(options) {
+  EMBER_CHECK_VALUE(options.groups() > 0, "groups must be a positive integer");
+  EMBER_CHECK_VALUE(options.in_channels() % options.groups() == 0, "in_channels must be divisible by groups");
+  EMBER_CHECK_VALUE(options.out_channels() % options.groups() == 0, "out_channels must be divisible by groups");
+  reset();
+}
+
+void Conv1dImpl::reset() {
+  weight = register_parameter(
+      "weight", ember::empty({options.out_channels(), options.in_channels() / options.groups(), options.kernel_size()}));
+  bias = register_parameter("bias", options.bias() ? ember::empty({options.out_channels()}) : Tensor());
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
+    if (fan_in != 0) init::uniform_(bias, -1 / std::sqrt(double(fan_in)), 1 / std::sqrt(double(fan_in)));
+  }
+}
+
+Tensor Conv1dImpl::forward(const Tensor& input) {
+  return ember::conv1d(input, weight, bias.defined() ? std::optional<Tensor>(bias) : std::nullopt, {options.stride()},
+                       {options.padding()}, {options.dilation()}, options.groups());
+}
+
+std::string Conv1dImpl::extra_repr() const {
+  const auto one = [](int64_t v) { return "(" + std::to_string(v) + ",)"; };
+  std::string s = std::to_string(options.in_channels()) + ", " + std::to_string(options.out_channels()) +
+                  ", kernel_size=" + one(options.kernel_size()) + ", stride=" + one(options.stride());
+  if (options.padding() != 0) s += ", padding=" + one(options.padding());
+  if (options.dilation() != 1) s += ", dilation=" + one(options.dilation());
+  if (options.groups() != 1) s += ", groups=" + std::to_string(options.groups());
+  if (!options.bias()) s += ", bias=False";
+  return s;
+}
+
+Tensor AdaptiveAvgPool2dImpl::forward(const Tensor& input) {
+  return ember::adaptive_avg_pool2d(input, output_size.ref());
+}
+
 Tensor MaxPool2dImpl::forward(const Tensor& input) {
   return ember::max_pool2d(input, options.kernel_size().ref(), options.stride().ref(), options.padding().ref(),
                            options.dilation().ref(), options.ceil_mode());

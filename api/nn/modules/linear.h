@@ -30,6 +30,31 @@ class LinearImpl : public Cloneable<LinearImpl> {
 };
 EMBER_MODULE(Linear);
 
+struct BilinearOptions {
+  BilinearOptions(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : in1_features_(in1_features), in2_features_(in2_features), out_features_(out_features) {}
+  EMBER_ARG(int64_t, in1_features);
+  EMBER_ARG(int64_t, in2_features);
+  EMBER_ARG(int64_t, out_features);
+  EMBER_ARG(bool, bias) = true;
+};
+
+// y = x1^T A x2 + b, A [out, in1, in2]; U(-1/sqrt(in1), 1/sqrt(in1)) at first.
+class BilinearImpl : public Cloneable<BilinearImpl> {
+ public:
+  BilinearImpl(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : BilinearImpl(BilinearOptions(in1_features, in2_features, out_features)) {}
+  explicit BilinearImpl(const BilinearOptions& options);
+  void reset() override;
+  Tensor forward(const Tensor& input1, const Tensor& input2);
+  std::string extra_repr() const override;
+
+  BilinearOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+EMBER_MODULE(Bilinear);
+
 struct FlattenOptions {
   EMBER_ARG(int64_t, start_dim) = 1;
   EMBER_ARG(int64_t, end_dim) = -1;

@@ -11,37 +11,74 @@ namespace {
 std::optional<Tensor> maybe(const Tensor& t) { return t.defined() ? std::optional<Tensor>(t) : std::nullopt; }
 }  // namespace
 
-BatchNorm2dImpl::BatchNorm2dImpl(const BatchNormOptions& options) : Cloneable("BatchNorm2d"), options(options) {
-  reset();
-}
-
-void BatchNorm2dImpl::reset() {
+void BatchNormState::register_state(Module& self) {
   const int64_t c = options.num_features();
-  weight = register_parameter("weight", options.affine() ? ember::ones({c}) : Tensor());
-  bias = register_parameter("bias", options.affine() ? ember::zeros({c}) : Tensor());
-  running_mean = register_buffer("running_mean", options.track_running_stats() ? ember::zeros({c}) : Tensor());
-  running_var = register_buffer("running_var", options.track_running_stats() ? ember::ones({c}) : Tensor());
-  num_batches_tracked = register_buffer(
-      "num_batches_tracked", options.track_running_stats() ? ember::zeros({}, ScalarType::Long) : Tensor());
+  const bool track = options.track_running_stats();
+  weight = self.register_parameter("weight", options.affine() ? ember::ones({c}) : Tensor());
+  bias = self.register_parameter("bias", options.affine() ? ember::zeros({c}) : Tensor());
+  running_mean = self.register_buffer("running_mean", track ? ember::zeros({c}) : Tensor());
+  running_var = self.register_buffer("running_var", track ? ember::ones({c}) : Tensor());
+  num_batches_tracked =
+      self.register_buffer("num_batches_tracked", track ? ember::zeros({}, ScalarType::Long) : Tensor());
 }
 
-Tensor BatchNorm2dImpl::forward(const Tensor& input) {
-  EMBER_CHECK_VALUE(input.dim() == 4, "expected 4D input (got {}D input)", input.dim());
-  if (is_training() && options.track_running_stats()) {
+Tensor BatchNormState::normalize(const Module& self, const Tensor& input) {
+  if (self.is_training() && options.track_running_stats()) {
     c10::NoGradGuard no_grad;
     num_batches_tracked.add_(1);
   }
-  const bool use_stats = !is_training() || options.track_running_stats();
-  const bool batch_stats = is_training() || !running_mean.defined();
+  const bool use_stats = !self.is_training() || options.track_running_stats();
+  const bool batch_stats = self.is_training() || !running_mean.defined();
   return ember::batch_norm(input, maybe(weight), maybe(bias), use_stats ? maybe(running_mean) : std::nullopt,
                            use_stats ? maybe(running_var) : std::nullopt, batch_stats, options.momentum(),
                            options.eps(), false);
 }
 
-std::string BatchNorm2dImpl::extra_repr() const {
+std::string BatchNormState::describe() const {
   return std::to_string(options.num_features()) + ", eps=" + py_repr(options.eps()) +
          ", momentum=" + py_repr(options.momentum()) + ", affine=" + py_repr(options.affine()) +
          ", bias=" + py_repr(options.affine()) + ", track_running_stats=" + py_repr(options.track_running_stats());
+}
+
+BatchNorm1dImpl::BatchNorm1dImpl(const BatchNormOptions& options)
+    : Cloneable("BatchNorm1d"), BatchNormState(options) {
+  reset();
+}
+
+Tensor BatchNorm1dImpl::forward(const Tensor& input) {
+  EMBER_CHECK_VALUE(input.dim() == 2 || input.dim() == 3, "expected 2D or 3D input (got {}D input)", input.dim());
+  return normalize(*this, input);
+}
+
+BatchNorm2dImpl::BatchNorm2dImpl(const BatchNormOptions& options)
+    : Cloneable("BatchNorm2d"), BatchNormState(options) {
+  reset();
+}
+
+Tensor BatchNorm2dImpl::forward(const Tensor& input) {
+  EMBER_CHECK_VALUE(input.dim() == 4, "expected 4D input (got {}D input)", input.dim());
+  return normalize(*this, input);
+}
+
+GroupNormImpl::GroupNormImpl(const GroupNormOptions& options) : Cloneable("GroupNorm"), options(options) {
+  EMBER_CHECK_VALUE(options.num_groups() > 0 && options.num_channels() % options.num_groups() == 0,
+                    "num_channels must be divisible by num_groups");
+  reset();
+}
+
+void GroupNormImpl::reset() {
+  const int64_t c = options.num_channels();
+  weight = register_parameter("weight", options.affine() ? ember::ones({c}) : Tensor());
+  bias = register_parameter("bias", options.affine() && options.bias() ? ember::zeros({c}) : Tensor());
+}
+
+Tensor GroupNormImpl::forward(const Tensor& input) {
+  return ember::group_norm(input, options.num_groups(), maybe(weight), maybe(bias), options.eps());
+}
+
+std::string GroupNormImpl::extra_repr() const {
+  return std::to_string(options.num_groups()) + ", " + std::to_string(options.num_channels()) +
+         ", eps=" + py_repr(options.eps()) + ", affine=" + py_repr(options.affine()) + ", bias=" + py_repr(bias.defined());
 }
 
 LayerNormImpl::LayerNormImpl(const LayerNormOptions& options) : Cloneable("LayerNorm"), options(options) { reset(); }

@@ -19,20 +19,62 @@ struct BatchNormOptions {
   EMBER_ARG(bool, track_running_stats) = true;
 };
 
-// Normalizes each channel of [N, C, H, W] input by the batch's statistics
-// while training (updating running_mean/var), by the running ones in eval.
-class BatchNorm2dImpl : public Cloneable<BatchNorm2dImpl> {
+// Normalizes each channel by the batch's statistics while training
+// (updating running_mean/var), by the running ones in eval: BatchNorm1d
+// over [N, C] or [N, C, L], BatchNorm2d over [N, C, H, W].
+class BatchNormState {
+ public:
+  BatchNormOptions options;
+  Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+
+ protected:
+  explicit BatchNormState(const BatchNormOptions& options) : options(options) {}
+  void register_state(Module& self);
+  Tensor normalize(const Module& self, const Tensor& input);
+  std::string describe() const;
+};
+
+class BatchNorm1dImpl : public Cloneable<BatchNorm1dImpl>, public BatchNormState {
+ public:
+  BatchNorm1dImpl(int64_t num_features) : BatchNorm1dImpl(BatchNormOptions(num_features)) {}
+  explicit BatchNorm1dImpl(const BatchNormOptions& options);
+  void reset() override { register_state(*this); }
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override { return describe(); }
+};
+EMBER_MODULE(BatchNorm1d);
+
+class BatchNorm2dImpl : public Cloneable<BatchNorm2dImpl>, public BatchNormState {
  public:
   BatchNorm2dImpl(int64_t num_features) : BatchNorm2dImpl(BatchNormOptions(num_features)) {}
   explicit BatchNorm2dImpl(const BatchNormOptions& options);
+  void reset() override { register_state(*this); }
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override { return describe(); }
+};
+EMBER_MODULE(BatchNorm2d);
+
+struct GroupNormOptions {
+  GroupNormOptions(int64_t num_groups, int64_t num_channels) : num_groups_(num_groups), num_channels_(num_channels) {}
+  EMBER_ARG(int64_t, num_groups);
+  EMBER_ARG(int64_t, num_channels);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(bool, affine) = true;
+  EMBER_ARG(bool, bias) = true;
+};
+
+class GroupNormImpl : public Cloneable<GroupNormImpl> {
+ public:
+  GroupNormImpl(int64_t num_groups, int64_t num_channels) : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
+  explicit GroupNormImpl(const GroupNormOptions& options);
   void reset() override;
   Tensor forward(const Tensor& input) override;
   std::string extra_repr() const override;
 
-  BatchNormOptions options;
-  Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+  GroupNormOptions options;
+  Tensor weight, bias;
 };
-EMBER_MODULE(BatchNorm2d);
+EMBER_MODULE(GroupNorm);
 
 struct LayerNormOptions {
   LayerNormOptions(std::vector<int64_t> normalized_shape) : normalized_shape_(std::move(normalized_shape)) {}

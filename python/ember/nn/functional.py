@@ -117,15 +117,9 @@ def linear(input, weight, bias=None):
     return ember.linear(input, weight, bias)
 
 
-@autocast_op("bilinear")
 def bilinear(input1, input2, weight, bias=None):
     """y = x1^T A x2 + b, with ``weight`` of shape (out, in1, in2)."""
-    # (..., 1, 1, in1) @ (out, in1, in2) -> (..., out, 1, in2), then contract with x2.
-    tmp = ember.matmul(input1.unsqueeze(-2).unsqueeze(-2), weight)
-    out = (tmp * input2.unsqueeze(-2).unsqueeze(-2)).sum(-1).squeeze(-1)
-    if bias is not None:
-        out = out + bias
-    return out
+    return ember.bilinear(input1, input2, weight, bias)
 
 
 def _same_padding(weight, dilation, ndim):
@@ -158,7 +152,6 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return ember.conv2d(input, weight, bias, list(stride), list(_pair(padding)), list(dilation), groups)
 
 
-@autocast_op("conv1d")
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     (stride,), (dilation,) = _single(stride), _single(dilation)
     if isinstance(padding, str):
@@ -177,9 +170,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         else:
             raise RuntimeError(f"Invalid padding string '{padding}'")
     (padding,) = _single(padding)
-    out = ember.conv2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, [1, stride], [0, padding], [1, dilation],
-                       groups)
-    return out.squeeze(-2)
+    return ember.conv1d(input, weight, bias, [stride], [padding], [dilation], groups)
 
 
 # ---- pooling ------------------------------------------------------------------------------
@@ -270,8 +261,10 @@ def _adaptive_pool2d(op, input, output_size, reduce_fn, pool_fn):
 
 
 def adaptive_avg_pool2d(input, output_size):
-    return _adaptive_pool2d("adaptive_avg_pool2d", input, output_size, lambda t, d: t.mean(d, keepdim=True),
-                            lambda t, k: avg_pool2d(t, k))
+    if input.dim() not in (3, 4):
+        raise ValueError(f"adaptive_avg_pool2d: expected a 3D or 4D input, got {input.dim()}D")
+    oh, ow = _pair(_list_with_default(output_size, list(input.shape)))
+    return ember.adaptive_avg_pool2d(input, [input.shape[-2] if oh is None else oh, input.shape[-1] if ow is None else ow])
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -686,24 +679,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return out
 
 
-@autocast_op("group_norm")
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
-    if input.dim() < 2:
-        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
-    n, c = input.shape[0], input.shape[1]
-    if c % num_groups != 0:
-        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
-                           f"shape {input.shape} and num_groups={num_groups}")
-    x = input.reshape([n, num_groups, -1])
-    mean = x.mean([-1], keepdim=True)
-    var = x.var([-1], correction=0, keepdim=True)
-    out = ((x - mean) * ember.rsqrt(var + eps)).reshape(list(input.shape))
-    shape = [1, c] + [1] * (input.dim() - 2)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return ember.group_norm(input, num_groups, weight, bias, eps)
 
 
 def _verify_batch_size(size):

@@ -43,6 +43,37 @@ class NetImpl : public nn::Cloneable<NetImpl> {
 };
 EMBER_MODULE(Net);
 
+// One of each of the other modules, run by PythonParity against Python's Net2.
+class Net2Impl : public nn::Cloneable<Net2Impl> {
+ public:
+  Net2Impl() : Cloneable("Net2") { reset(); }
+  void reset() override {
+    conv = register_module("conv", nn::Conv1d(nn::Conv1dOptions(2, 4, 3).padding(1)));
+    gn = register_module("gn", nn::GroupNorm(2, 4));
+    bn = register_module("bn", nn::BatchNorm1d(4));
+    pool = register_module("pool", nn::AdaptiveAvgPool2d(nn::IntPair{3, 2}));
+    // One at a time: the arguments of one call are made in no set order
+    // (right to left under GCC), and Python's draws come left to right.
+    blocks = register_module("blocks", nn::ModuleList());
+    blocks->push_back(nn::Linear(6, 6));
+    blocks->push_back(nn::Linear(6, 6));
+    bil = register_module("bil", nn::Bilinear(6, 6, 3));
+  }
+  Tensor forward(const Tensor& x) override {
+    Tensor h = bn(gn(conv(x))).relu();            // [N, 4, 6]
+    Tensor p = pool(h.unsqueeze(1)).flatten(1);  // [N, 6]
+    for (const auto& block : *blocks) p = block->forward(p).tanh();
+    return bil(p, p);
+  }
+  nn::Conv1d conv = nullptr;
+  nn::GroupNorm gn = nullptr;
+  nn::BatchNorm1d bn = nullptr;
+  nn::AdaptiveAvgPool2d pool = nullptr;
+  nn::ModuleList blocks = nullptr;
+  nn::Bilinear bil = nullptr;
+};
+EMBER_MODULE(Net2);
+
 std::vector<std::string> names(const nn::NamedTensors& named) {
   std::vector<std::string> out;
   for (const auto& e : named) out.push_back(e.first);
@@ -96,6 +127,33 @@ TEST(Module, PrintsAsPythonsRepr) {
   (7): Tanh()
   (8): Linear(in_features=2, out_features=2, bias=False)
 ))");
+}
+
+TEST(Module, ContainersPrintAndIndexAsPythons) {
+  Net2 net;
+  expect_inline(net->repr(), R"(Net2(
+  (conv): Conv1d(2, 4, kernel_size=(3,), stride=(1,), padding=(1,))
+  (gn): GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)
+  (bn): BatchNorm1d(4, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+  (pool): AdaptiveAvgPool2d(output_size=(3, 2))
+  (blocks): ModuleList(
+    (0-1): 2 x Linear(in_features=6, out_features=6, bias=True)
+  )
+  (bil): Bilinear(in1_features=6, in2_features=6, out_features=3, bias=True)
+))");
+  EXPECT_EQ(names(net->blocks->named_parameters()),
+            (std::vector<std::string>{"0.weight", "0.bias", "1.weight", "1.bias"}));
+  nn::ModuleDict heads;
+  heads->insert("cls", nn::Linear(6, 2));
+  heads->insert("box", nn::Linear(6, 4));
+  EXPECT_EQ(heads->keys(), (std::vector<std::string>{"cls", "box"}));
+  EXPECT_TRUE(heads->contains("box") && !heads->contains("mask"));
+  EXPECT_EQ(heads["box"]->forward(ember::zeros({1, 6})).size(1), 4);
+  expect_error([&] { heads["mask"]; }, "no module named \"mask\"");
+  auto copy = std::dynamic_pointer_cast<nn::ModuleDictImpl>(heads->clone());
+  EXPECT_EQ(copy->keys(), heads->keys());
+  EXPECT_FALSE((*copy)["cls"]->parameters()[0].is_alias_of((*heads)["cls"]->parameters()[0]));
+  EXPECT_EQ(net(ember::randn({3, 2, 6})).sizes(), (std::vector<int64_t>{3, 3}));
 }
 
 TEST(Module, OptionsDefaultsArePythonsKeywordDefaults) {
@@ -282,6 +340,28 @@ TEST(PythonParity, SameWeightsSameOutputsAndTraining) {
   manual_seed(0);
   Net seeded;
   save(*seeded, d + "/cpp_seeded.ember");
+
+  // The second model: same weights, same outputs and losses.
+  Net2 net2;
+  load(*net2, d + "/python_weights2.ember");
+  const Tensor x2 = serialize::load_tensors(d + "/inputs2.ember")[0].second;
+  net2->eval();
+  Tensor eval2 = net2(x2);
+  net2->train();
+  optim::Adam adam(net2->parameters(), optim::AdamOptions(0.01));
+  std::vector<Tensor> losses2;
+  for (int step = 0; step < 3; ++step) {
+    adam.zero_grad();
+    Tensor loss = net2(x2).pow(2).mean();
+    loss.backward();
+    adam.step();
+    losses2.push_back(loss.detach());
+  }
+  serialize::save_tensors({{"eval_out", eval2.detach()}, {"losses", ember::stack(losses2)}},
+                          d + "/cpp_outputs2.ember");
+  manual_seed(0);
+  Net2 seeded2;
+  save(*seeded2, d + "/cpp_seeded2.ember");
 
   // The lr schedules, step by step.
   Tensor p = ember::zeros({1}).set_requires_grad(true);

@@ -2346,6 +2346,71 @@ def conv2d_samples(d):
     ]
 
 
+def conv1d_samples(d):
+    return [
+        Sample((A(d, (2, 3, 7), 30), A(d, (4, 3, 3), 31)), desc="plain"),
+        Sample((A(d, (2, 4, 9), 32), A(d, (6, 2, 3), 33), A(d, (6,), 34), 2, 1, 1, 2), desc="stride_padding_groups"),
+        Sample((A(d, (3, 8), 35), A(d, (2, 3, 2), 36), None, 1, 2, 2), desc="unbatched_dilation"),
+    ]
+
+
+def ref_conv1d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    return ref_conv2d(x[..., None, :], w[:, :, None, :], b, (1, stride), (0, padding), (1, dilation), groups)[..., 0, :]
+
+
+def group_norm_samples(d):
+    return [
+        Sample((A(d, (2, 4, 3), 40), 2), desc="plain"),
+        Sample((A(d, (2, 6, 2, 2), 41), 3, A(d, (6,), 42), A(d, (6,), 43)), desc="affine"),
+        # (With weight: torch 2.13's backward fails without one, "tensor does not have a device".)
+        Sample((A(d, (3, 4, 2), 44), 4, A(d, (4,), 46), A(d, (4,), 45), 1e-3), desc="group_per_channel_eps"),
+    ]
+
+
+def ref_group_norm(x, groups, w=None, b=None, eps=1e-5):
+    n, c = x.shape[:2]
+    xr = x.reshape(n, groups, -1)
+    y = ((xr - xr.mean(-1, keepdims=True)) / np.sqrt(xr.var(-1, keepdims=True) + eps)).reshape(x.shape)
+    shape = [1, c] + [1] * (x.ndim - 2)
+    if w is not None:
+        y = y * w.reshape(shape)
+    if b is not None:
+        y = y + b.reshape(shape)
+    return y
+
+
+def bilinear_samples(d):
+    return [
+        Sample((A(d, (3, 4), 50), A(d, (3, 5), 51), A(d, (2, 4, 5), 52)), desc="plain"),
+        Sample((A(d, (2, 3, 4), 53), A(d, (2, 3, 5), 54), A(d, (2, 4, 5), 55), A(d, (2,), 56)), desc="batched_bias"),
+    ]
+
+
+def ref_bilinear(x1, x2, w, b=None):
+    out = np.einsum("...i,oij,...j->...o", x1, w, x2)
+    return out if b is None else out + b
+
+
+def adaptive_avg_pool_samples(d):
+    return [
+        Sample((A(d, (2, 3, 6, 6), 60), [3, 2]), desc="divisible"),
+        Sample((A(d, (1, 2, 7, 5), 61), [3, 4]), desc="overlapping_windows"),
+        Sample((A(d, (3, 5, 5), 62), [1, 1]), desc="global_unbatched"),
+    ]
+
+
+def ref_adaptive_avg_pool(x, size):
+    h, w = x.shape[-2:]
+    oh, ow = size
+    out = np.zeros(x.shape[:-2] + (oh, ow))
+    for i in range(oh):
+        hs, he = (i * h) // oh, -((-(i + 1) * h) // oh)
+        for j in range(ow):
+            ws, we = (j * w) // ow, -((-(j + 1) * w) // ow)
+            out[..., i, j] = x[..., hs:he, ws:we].mean(axis=(-2, -1))
+    return out
+
+
 def pool_windows(n, k, s, p, ceil_mode):
     span = n + 2 * p - k
     out = (-(-span // s) if ceil_mode else span // s) + 1
@@ -3033,6 +3098,15 @@ OPS = [
     Op("max_pool2d", max_pool_samples, FLOATS + ("int64",), ref_max_pool, torch_fn=lambda *a: F.max_pool2d(*a)),
     Op("avg_pool2d", avg_pool_samples, FLOATS, ref_avg_pool, torch_fn=lambda *a: torch_avg_pool(*a),
        tol=lowp_loose(2.0)),
+    # nn functions composed in C++ (aten/native/NNCompositeOps.cpp), shared by both frontends.
+    Op("conv1d", conv1d_samples, FLOATS, ref_conv1d, torch_fn=lambda *a: F.conv1d(*a), tol=lambda d: 5.0,
+       grad=(0, 1, 2)),
+    Op("group_norm", group_norm_samples, FLOATS, ref_group_norm, torch_fn=lambda *a: F.group_norm(*a),
+       tol=lowp_loose(4.0), grad=(0, 2, 3)),
+    Op("bilinear", bilinear_samples, ("float32", "float64"), ref_bilinear, torch_fn=lambda *a: F.bilinear(*a),
+       grad=(0, 1, 2, 3)),
+    Op("adaptive_avg_pool2d", adaptive_avg_pool_samples, FLOATS, ref_adaptive_avg_pool,
+       torch_fn=lambda *a: F.adaptive_avg_pool2d(*a), tol=lowp_loose(2.0), grad=(0,)),
 ]
 
 
