@@ -8,6 +8,39 @@
 
 namespace ember::optim {
 
+std::vector<std::pair<std::string, serialize::Value>> AdamOptions::to_dict() const {
+  using serialize::Value;
+  return {{"lr", Value::of(lr())},
+          {"betas", Value::tuple({Value::of(beta1()), Value::of(beta2())})},
+          {"eps", Value::of(eps())},
+          {"weight_decay", Value::of(weight_decay())},
+          {"amsgrad", Value::of(false)},
+          {"maximize", Value::of(maximize())},
+          {"foreach", Value::none()},
+          {"capturable", Value::of(false)},
+          {"differentiable", Value::of(false)},
+          {"fused", Value::none()},
+          {"decoupled_weight_decay", Value::of(decoupled_weight_decay())}};
+}
+
+void AdamOptions::from_dict(const serialize::Value& group) {
+  EMBER_CHECK_VALUE(group_number(group, "amsgrad") == 0, "load_state_dict: the C++ Adam has no amsgrad variant yet");
+  lr(group_number(group, "lr"));
+  for (const auto& [key, value] : group.entries) {
+    if (key.string_value == "betas" && value.items.size() == 2) {
+      const auto number = [](const serialize::Value& v) {
+        return v.kind == serialize::Value::Kind::Int ? double(v.int_value) : v.float_value;
+      };
+      beta1(number(value.items[0]));
+      beta2(number(value.items[1]));
+    }
+  }
+  eps(group_number(group, "eps"));
+  weight_decay(group_number(group, "weight_decay"));
+  maximize(group_number(group, "maximize") != 0);
+  decoupled_weight_decay(group_number(group, "decoupled_weight_decay") != 0);
+}
+
 Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults)
     : Optimizer(std::move(groups), defaults.clone()) {
   EMBER_CHECK_VALUE(defaults.lr() >= 0, "Invalid learning rate: {}", defaults.lr());

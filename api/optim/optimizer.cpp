@@ -54,4 +54,86 @@ std::map<std::string, Tensor>& Optimizer::state(const Tensor& param) { return st
 
 bool Optimizer::has_state(const Tensor& param) const { return state_.count(param.unsafeGetTensorImpl()) > 0; }
 
+namespace {
+const serialize::Value* entry(const serialize::Value& dict, const std::string& key) {
+  for (const auto& [k, v] : dict.entries) {
+    if (k.kind == serialize::Value::Kind::String && k.string_value == key) return &v;
+  }
+  return nullptr;
+}
+
+const serialize::Value& required(const serialize::Value& dict, const std::string& key, const char* what) {
+  const serialize::Value* v = entry(dict, key);
+  EMBER_CHECK_VALUE(v != nullptr, "load_state_dict: {} has no \"{}\"", what, key);
+  return *v;
+}
+}  // namespace
+
+double group_number(const serialize::Value& group, const std::string& key) {
+  const serialize::Value& v = required(group, key, "a param group");
+  switch (v.kind) {
+    case serialize::Value::Kind::Float: return v.float_value;
+    case serialize::Value::Kind::Int: return double(v.int_value);
+    case serialize::Value::Kind::Bool: return v.bool_value ? 1.0 : 0.0;
+    default: EMBER_CHECK_VALUE(false, "load_state_dict: param group entry \"{}\" is not a number", key);
+  }
+  return 0;
+}
+
+serialize::Value Optimizer::state_dict() const {
+  using serialize::Value;
+  std::vector<std::pair<Value, Value>> state;
+  std::vector<Value> groups;
+  int64_t index = 0;
+  for (const auto& group : groups_) {
+    std::vector<std::pair<Value, Value>> entries;
+    for (auto& [key, value] : group.options->to_dict()) entries.emplace_back(Value::of(key), value);
+    std::vector<Value> params;
+    for (const auto& p : group.params) {
+      auto it = state_.find(p.unsafeGetTensorImpl());
+      if (it != state_.end() && !it->second.empty()) {
+        std::vector<std::pair<Value, Value>> named;
+        for (const auto& [name, tensor] : it->second) named.emplace_back(Value::of(name), Value::of(tensor));
+        state.emplace_back(Value::of(index), Value::dict(std::move(named)));
+      }
+      params.push_back(Value::of(index++));
+    }
+    entries.emplace_back(Value::of(std::string("params")), Value::list(std::move(params)));
+    groups.push_back(Value::dict(std::move(entries)));
+  }
+  return Value::dict({{Value::of(std::string("state")), Value::dict(std::move(state))},
+                      {Value::of(std::string("param_groups")), Value::list(std::move(groups))}});
+}
+
+void Optimizer::load_state_dict(const serialize::Value& state_dict) {
+  const auto& groups = required(state_dict, "param_groups", "the optimizer state_dict").items;
+  EMBER_CHECK_VALUE(groups.size() == groups_.size(),
+                    "loaded state dict has a different number of parameter groups ({} here, {} in the file)",
+                    groups_.size(), groups.size());
+  std::map<int64_t, Tensor> by_index;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const auto& ids = required(groups[g], "params", "a param group").items;
+    EMBER_CHECK_VALUE(ids.size() == groups_[g].params.size(),
+                      "loaded state dict contains a parameter group that doesn't match the size of optimizer's group "
+                      "({} parameters here, {} in the file)",
+                      groups_[g].params.size(), ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) by_index[ids[i].int_value] = groups_[g].params[i];
+  }
+  // Everything checked: now change the groups and the state.
+  for (size_t g = 0; g < groups.size(); ++g) groups_[g].options->from_dict(groups[g]);
+  state_.clear();
+  for (const auto& [key, named] : required(state_dict, "state", "the optimizer state_dict").entries) {
+    auto it = by_index.find(key.int_value);
+    EMBER_CHECK_VALUE(it != by_index.end(), "load_state_dict: state for parameter {} of no group", key.int_value);
+    const Tensor& param = it->second;
+    auto& slot = state(param);
+    for (const auto& [name, value] : named.entries) {
+      // As Python's: moments follow the parameter's dtype and device; "step" stays as saved.
+      Tensor t = value.tensor.detach().clone();
+      if (name.string_value != "step" && t.is_floating_point()) t = t.to(param.scalar_type()).to(param.device());
+      slot[name.string_value] = t;
+    }
+  }
+}
+
 }  // namespace ember::optim

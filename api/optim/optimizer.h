@@ -5,6 +5,7 @@
 // frontends call), so the two frontends train to the same parameters.
 
 #include <aten/core/Tensor.h>
+#include <aten/serialize/Serialization.h>
 
 #include <map>
 #include <memory>
@@ -19,7 +20,15 @@ struct OptimizerOptions {
   virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
   virtual double get_lr() const = 0;
   virtual void set_lr(double lr) = 0;
+  // The keys and values of Python's param_group dicts (state_dict), and
+  // back from such a dict (load_state_dict).
+  virtual std::vector<std::pair<std::string, serialize::Value>> to_dict() const = 0;
+  virtual void from_dict(const serialize::Value& group) = 0;
 };
+
+// A number or bool entry of a param_group dict, as a double ("lr" may have
+// been written as 1 or 0.1); an error naming the key where it is missing.
+double group_number(const serialize::Value& group, const std::string& key);
 
 struct ParamGroup {
   ParamGroup(std::vector<Tensor> params, std::unique_ptr<OptimizerOptions> options = nullptr)
@@ -52,6 +61,12 @@ class Optimizer {
   // such as "momentum_buffer", "exp_avg", "step".
   std::map<std::string, Tensor>& state(const Tensor& param);
   bool has_state(const Tensor& param) const;
+
+  // Python's optimizer state_dict: {"state": {index: {name: tensor}},
+  // "param_groups": [{options..., "params": [index, ...]}]}, parameters
+  // numbered in group order; either frontend loads the other's.
+  serialize::Value state_dict() const;
+  void load_state_dict(const serialize::Value& state_dict);
 
  protected:
   std::vector<ParamGroup> groups_;

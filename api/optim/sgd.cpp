@@ -6,6 +6,28 @@
 
 namespace ember::optim {
 
+std::vector<std::pair<std::string, serialize::Value>> SGDOptions::to_dict() const {
+  using serialize::Value;
+  return {{"lr", Value::of(lr())},
+          {"momentum", Value::of(momentum())},
+          {"dampening", Value::of(dampening())},
+          {"weight_decay", Value::of(weight_decay())},
+          {"nesterov", Value::of(nesterov())},
+          {"maximize", Value::of(maximize())},
+          {"foreach", Value::none()},
+          {"differentiable", Value::of(false)},
+          {"fused", Value::none()}};
+}
+
+void SGDOptions::from_dict(const serialize::Value& group) {
+  lr(group_number(group, "lr"));
+  momentum(group_number(group, "momentum"));
+  dampening(group_number(group, "dampening"));
+  weight_decay(group_number(group, "weight_decay"));
+  nesterov(group_number(group, "nesterov") != 0);
+  maximize(group_number(group, "maximize") != 0);
+}
+
 SGD::SGD(std::vector<ParamGroup> groups, const SGDOptions& defaults)
     : Optimizer(std::move(groups), defaults.clone()) {
   EMBER_CHECK_VALUE(defaults.lr() >= 0, "Invalid learning rate: {}", defaults.lr());

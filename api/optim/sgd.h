@@ -19,6 +19,8 @@ struct SGDOptions : OptimizerOptions {
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<SGDOptions>(*this); }
   double get_lr() const override { return lr_; }
   void set_lr(double lr) override { lr_ = lr; }
+  std::vector<std::pair<std::string, serialize::Value>> to_dict() const override;
+  void from_dict(const serialize::Value& group) override;
 };
 
 class SGD : public Optimizer {

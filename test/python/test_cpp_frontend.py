@@ -52,6 +52,12 @@ class Net2(nn.Module):
         return self.bil(p, p)
 
 
+def _adam_step(net, optimizer, x):
+    optimizer.zero_grad()
+    net(x).pow(2).mean().backward()
+    optimizer.step()
+
+
 def _train(net, x, y, steps=3):
     optimizer = ember.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
     losses = []
@@ -61,7 +67,7 @@ def _train(net, x, y, steps=3):
         loss.backward()
         optimizer.step()
         losses.append(loss.detach())
-    return ember.stack(losses)
+    return ember.stack(losses), optimizer
 
 
 @pytest.mark.skipif(not BINARY.exists(), reason="needs the C++ test binary of a source build")
@@ -74,6 +80,11 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
     net2, x2 = Net2(), ember.randn(5, 2, 6)
     ember.save(net2.state_dict(), tmp_path / "python_weights2.ember")
     ember.save({"x": x2}, tmp_path / "inputs2.ember")
+    net3 = Net2()
+    adam3 = ember.optim.Adam(net3.parameters(), lr=0.01, betas=(0.8, 0.99))
+    _adam_step(net3, adam3, x2)
+    ember.save(net3.state_dict(), tmp_path / "python_weights3.ember")
+    ember.save(adam3.state_dict(), tmp_path / "python_adam3.ember")
 
     done = subprocess.run([str(BINARY), "--gtest_filter=PythonParity.*", "--gtest_brief=1"],
                           env={**os.environ, "EMBER_PARITY_DIR": str(tmp_path)}, capture_output=True, text=True,
@@ -85,7 +96,8 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
     with ember.no_grad():
         np.testing.assert_allclose(cpp["eval_out"].numpy(), net(x).numpy(), rtol=1e-6, atol=1e-6)
     net.train()
-    np.testing.assert_allclose(cpp["losses"].numpy(), _train(net, x, y).numpy(), rtol=1e-5, atol=1e-6)
+    losses, python_sgd = _train(net, x, y)
+    np.testing.assert_allclose(cpp["losses"].numpy(), losses.numpy(), rtol=1e-5, atol=1e-6)
 
     # C++'s trained weights load into the Python model and agree with Python's training.
     trained = Net()
@@ -125,6 +137,20 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
     assert list(from_cpp2) == list(seeded2.state_dict())
     for name, tensor in seeded2.state_dict().items():
         assert ember.equal(from_cpp2[name], tensor), name
+
+    # Optimizer state both ways: C++'s SGD momentum equals Python's after the same
+    # training, and Python's Adam resumed in C++ takes Python's next step.
+    sgd = ember.optim.SGD(trained.parameters(), lr=0.5)
+    sgd.load_state_dict(ember.load(tmp_path / "cpp_sgd.ember"))
+    assert sgd.param_groups[0]["lr"] == 0.05 and sgd.param_groups[0]["momentum"] == 0.9
+    for p_cpp, p_py in zip(trained.parameters(), net.parameters()):
+        np.testing.assert_allclose(sgd.state[p_cpp]["momentum_buffer"].numpy(),
+                                   python_sgd.state[p_py]["momentum_buffer"].numpy(), rtol=1e-5, atol=1e-6)
+    _adam_step(net3, adam3, x2)
+    resumed = Net2()
+    resumed.load_state_dict(ember.load(tmp_path / "cpp_weights3.ember"))
+    for (name, ours3), (_, theirs3) in zip(net3.state_dict().items(), resumed.state_dict().items()):
+        np.testing.assert_allclose(theirs3.numpy(), ours3.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
 
     ember.manual_seed(0)
     seeded = Net()

@@ -291,6 +291,25 @@ TEST(Optim, AdamFirstStepMovesByLr) {
   expect_error([&] { optim::SGD({p, p}, optim::SGDOptions(0.1)); }, "more than one parameter group");
 }
 
+TEST(Optim, StateDictRoundTripsAndChecksGroups) {
+  Tensor p = ember::ones({2}).set_requires_grad(true), q = ember::ones({3}).set_requires_grad(true);
+  optim::Adam adam({p, q}, optim::AdamOptions(0.1).beta1(0.8));
+  (p.sum() + q.pow(2).sum()).backward();
+  adam.step();
+  optim::Adam other({p.detach().clone().set_requires_grad(true), q.detach().clone().set_requires_grad(true)},
+                    optim::AdamOptions(0.5));
+  other.load_state_dict(adam.state_dict());
+  const auto& loaded = static_cast<const optim::AdamOptions&>(*other.param_groups()[0].options);
+  EXPECT_EQ(loaded.lr(), 0.1);
+  EXPECT_EQ(loaded.beta1(), 0.8);
+  EXPECT_TRUE(other.state(other.param_groups()[0].params[1])["exp_avg"].equal(adam.state(q)["exp_avg"]));
+  EXPECT_EQ(other.state(other.param_groups()[0].params[0])["step"].item<double>(), 1.0);
+  optim::Adam one({p}, optim::AdamOptions());
+  expect_error([&] { one.load_state_dict(adam.state_dict()); }, "doesn't match the size of optimizer's group");
+  optim::SGD sgd({p}, optim::SGDOptions(0.1));
+  expect_error([&] { sgd.load_state_dict(serialize::Value::dict({})); }, "has no \"param_groups\"");
+}
+
 TEST(Optim, AdamOnStridedParametersMatchesTheFusedKernel) {
   // A transposed parameter takes the op-by-op update; it must agree with the kernel's.
   manual_seed(3);
@@ -337,6 +356,18 @@ TEST(PythonParity, SameWeightsSameOutputsAndTraining) {
   }
   serialize::save_tensors({{"eval_out", eval_out.detach()}, {"losses", ember::stack(losses)}}, d + "/cpp_outputs.ember");
   save(*net, d + "/cpp_weights.ember");
+  save(sgd, d + "/cpp_sgd.ember");
+
+  // Python's model and Adam after one step: one more step here.
+  Net2 resumed;
+  load(*resumed, d + "/python_weights3.ember");
+  optim::Adam resumed_adam(resumed->parameters(), optim::AdamOptions(0.5));  // the file's lr replaces 0.5
+  load(resumed_adam, d + "/python_adam3.ember");
+  const Tensor x3 = serialize::load_tensors(d + "/inputs2.ember")[0].second;
+  resumed_adam.zero_grad();
+  resumed(x3).pow(2).mean().backward();
+  resumed_adam.step();
+  save(*resumed, d + "/cpp_weights3.ember");
   manual_seed(0);
   Net seeded;
   save(*seeded, d + "/cpp_seeded.ember");
