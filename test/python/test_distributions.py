@@ -376,3 +376,103 @@ def test_multivariate_normal_forms_agree_and_refuse_bad_calls():
         D.MultivariateNormal(loc, covariance_matrix=cov, scale_tril=cov)
     with pytest.raises(ValueError, match="at least one-dimensional"):
         D.MultivariateNormal(ember.tensor(0.0), covariance_matrix=cov)
+
+
+MIXTURES = {
+    "univariate": lambda lib, t: lib.distributions.MixtureSameFamily(
+        lib.distributions.Categorical(logits=t(LOGITS[:, :3])), lib.distributions.Normal(t(LOC), t(SCALE))),
+    "shared_weights_multivariate": lambda lib, t: lib.distributions.MixtureSameFamily(
+        lib.distributions.Categorical(logits=t(LOGITS[0, :2])),
+        lib.distributions.Independent(lib.distributions.Normal(t(LOC[:, :2]), t(SCALE[:, :2])), 1)),
+    "gamma_components": lambda lib, t: lib.distributions.MixtureSameFamily(
+        lib.distributions.Categorical(probs=t(PROBS)), lib.distributions.Gamma(t(CONC), t(SCALE))),
+}
+
+
+@pytest.mark.parametrize("name", list(MIXTURES))
+def test_mixture_same_family_matches_torch(name):
+    e, t = both(MIXTURES[name])
+    assert tuple(e.batch_shape) == tuple(t.batch_shape) and tuple(e.event_shape) == tuple(t.event_shape)
+    ts = t.sample((5,))
+    np.testing.assert_allclose(N(e.log_prob(ember.from_numpy(ts.numpy()))), t.log_prob(ts).numpy(), rtol=1e-10)
+    for moment in ("mean", "variance"):
+        np.testing.assert_allclose(N(getattr(e, moment)), getattr(t, moment).numpy(), rtol=1e-10)
+    if name != "shared_weights_multivariate":
+        np.testing.assert_allclose(N(e.cdf(ember.from_numpy(ts.numpy()))), t.cdf(ts).numpy(), rtol=1e-10)
+    assert tuple(e.sample((7,)).shape) == (7,) + tuple(ts.shape[1:])
+    expanded_e, expanded_t = e.expand((4,) + tuple(e.batch_shape)), t.expand((4,) + tuple(t.batch_shape))
+    ts = expanded_t.sample()
+    np.testing.assert_allclose(N(expanded_e.log_prob(ember.from_numpy(ts.numpy()))), expanded_t.log_prob(ts).numpy(),
+                               rtol=1e-10)
+
+
+def test_mixture_samples_follow_the_mixture():
+    ember.manual_seed(0)
+    mixture = D.MixtureSameFamily(D.Categorical(probs=ember.tensor([0.25, 0.75])),
+                                  D.Normal(ember.tensor([-3.0, 3.0]), ember.tensor([0.5, 0.5])))
+    x = mixture.sample((20000,))
+    assert abs((x > 0).double().mean().item() - 0.75) < 0.02
+    assert abs(x.mean().item() - mixture.mean.item()) < 0.06
+    assert abs(x.var().item() - mixture.variance.item()) < 0.2
+    with pytest.raises(ValueError, match="does not equal"):
+        D.MixtureSameFamily(D.Categorical(logits=ember.zeros(3)), D.Normal(ember.zeros(2), ember.ones(2)))
+    with pytest.raises(ValueError, match="instance of ember.distributions.Categorical"):
+        D.MixtureSameFamily(D.Normal(0.0, 1.0), D.Normal(ember.zeros(2), ember.ones(2)))
+
+
+RELAXED = {
+    "RelaxedBernoulli_probs": (lambda lib, t: lib.distributions.RelaxedBernoulli(t(0.7), probs=t(PROBS)),
+                               R.uniform(0.05, 0.95, (2, 3))),
+    "RelaxedBernoulli_logits": (lambda lib, t: lib.distributions.RelaxedBernoulli(t(1.3), logits=t(LOC)),
+                                R.uniform(0.05, 0.95, (4, 2, 3))),
+    "RelaxedOneHotCategorical": (lambda lib, t: lib.distributions.RelaxedOneHotCategorical(t(0.5), logits=t(LOGITS)),
+                                 (lambda g: g / g.sum(-1, keepdims=True))(R.uniform(0.1, 1.0, (3, 2, 4)))),
+    "LogitRelaxedBernoulli": (lambda lib, t: lib.distributions.relaxed_bernoulli.LogitRelaxedBernoulli(
+        t(0.4), probs=t(PROBS)),
+                              R.standard_normal((2, 3))),
+    "ExpRelaxedCategorical": (lambda lib, t: lib.distributions.relaxed_categorical.ExpRelaxedCategorical(
+        t(2.0), probs=t(np.exp(LOGITS))),
+                              np.log((lambda g: g / g.sum(-1, keepdims=True))(R.uniform(0.1, 1.0, (2, 4))))),
+}
+
+
+@pytest.mark.parametrize("family", list(RELAXED))
+def test_relaxed_distributions_match_torch(family):
+    make, value = RELAXED[family]
+    e, t = both(make)
+    assert tuple(e.batch_shape) == tuple(t.batch_shape) and tuple(e.event_shape) == tuple(t.event_shape)
+    ev, tv = ember.from_numpy(np.array(value, dtype=np.float64)), torch.from_numpy(np.array(value, dtype=np.float64))
+    np.testing.assert_allclose(N(e.log_prob(ev)), t.log_prob(tv).numpy(), rtol=1e-10, atol=1e-12)
+    # Same seed, same draws: rand is torch's stream.
+    ember.manual_seed(5)
+    torch.manual_seed(5)
+    np.testing.assert_allclose(N(e.rsample((3,))), t.rsample((3,)).numpy(), rtol=1e-10)
+    expanded = e.expand((5,) + tuple(e.batch_shape))
+    assert tuple(expanded.rsample().shape) == (5,) + tuple(e.batch_shape) + tuple(e.event_shape)
+
+
+def test_relaxed_samples_are_differentiable_and_sharpen_as_temperature_falls():
+    logits = ember.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    sample = D.RelaxedOneHotCategorical(ember.tensor(0.5), logits=logits).rsample((64,))
+    (sample[:, 2]).sum().backward()
+    assert logits.grad is not None and bool(ember.isfinite(logits.grad).all())
+    ember.manual_seed(0)
+    cold = D.RelaxedOneHotCategorical(ember.tensor(0.01), logits=logits.detach()).sample((2000,))
+    assert cold.max(-1).values.mean().item() > 0.99  # nearly one-hot
+    frequency = (cold.argmax(-1) == 2).double().mean().item()
+    assert abs(frequency - ember.softmax(logits.detach(), 0)[2].item()) < 0.04
+
+
+@pytest.mark.parametrize("family", ["Normal", "Categorical_logits", "Independent_Normal", "MultivariateNormal_cov",
+                                    "LogNormal", "Gamma", "Dirichlet", "Bernoulli_probs", "Beta", "Poisson"])
+def test_expand_matches_torch(family):
+    make, _ = FAMILIES[family]
+    e, t = both(make)
+    shape = (3,) + tuple(t.batch_shape)
+    ee, tt = e.expand(shape), t.expand(shape)
+    assert tuple(ee.batch_shape) == tuple(tt.batch_shape) and tuple(ee.event_shape) == tuple(tt.event_shape)
+    value = tt.sample()
+    np.testing.assert_allclose(N(ee.log_prob(ember.from_numpy(value.numpy()))), tt.log_prob(value).numpy(),
+                               rtol=1e-10, atol=1e-12)
+    assert tuple(ee.sample().shape) == tuple(value.shape)
+    assert tuple(e.batch_shape) == tuple(t.batch_shape)  # the original is left alone

@@ -19,11 +19,14 @@ from .gumbel import Gumbel
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .poisson import Poisson
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import LogNormal, TransformedDistribution
 from .transforms import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform
@@ -32,6 +35,6 @@ from . import transforms  # noqa: E402
 
 __all__ = ["AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ComposeTransform",
            "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "Independent",
-           "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson",
+           "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
            "SigmoidTransform", "StudentT", "TanhTransform", "TransformedDistribution", "Uniform", "constraints",
            "kl_divergence", "register_kl", "transforms"]

@@ -90,6 +90,23 @@ class Distribution:
     def perplexity(self):
         return ember.exp(self.entropy())
 
+    def expand(self, batch_shape, _instance=None):
+        """This distribution over a larger batch: the parameters broadcast to batch_shape (views, not copies)."""
+        batch_shape = ember.Size(batch_shape)
+        new = type(self).__new__(type(self)) if _instance is None else _instance
+        new.__dict__.update(self.__dict__)
+        for name in self.arg_constraints:
+            value = self.__dict__.get(name)
+            if isinstance(value, ember.Tensor):
+                event = tuple(value.shape[len(self._batch_shape):])
+                new.__dict__[name] = value.expand(tuple(batch_shape) + event)
+        # Distributions held inside (Beta's Dirichlet, a TransformedDistribution's base) over the same batch.
+        for name, value in self.__dict__.items():
+            if isinstance(value, Distribution) and tuple(value.batch_shape) == tuple(self._batch_shape):
+                new.__dict__[name] = value.expand(batch_shape)
+        new._batch_shape = batch_shape
+        return new
+
     def _extended_shape(self, sample_shape=ember.Size()):
         return ember.Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
 

@@ -22,6 +22,12 @@ class Independent(Distribution):
     def has_rsample(self):
         return self.base_dist.has_rsample
 
+    def expand(self, batch_shape, _instance=None):
+        new = super().expand(batch_shape, _instance)
+        reinterpreted = tuple(self.event_shape[:self.reinterpreted_batch_ndims])
+        new.base_dist = self.base_dist.expand(tuple(batch_shape) + reinterpreted)
+        return new
+
     @property
     def support(self):
         return self.base_dist.support

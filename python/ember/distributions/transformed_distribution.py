@@ -46,9 +46,14 @@ class TransformedDistribution(Distribution):
             self._validate_sample(value)
         log_prob = 0.0
         y = value
+        event_dims = len(self.event_shape)
         for t in reversed(self.transforms):
             x = t.inv(y)
-            log_prob = log_prob - t.log_abs_det_jacobian(x, y)
+            # The transforms act elementwise: over an event of several values the log-Jacobian is their sum.
+            jacobian = t.log_abs_det_jacobian(x, y)
+            if event_dims and isinstance(jacobian, ember.Tensor):
+                jacobian = jacobian.sum(list(range(-event_dims, 0)))
+            log_prob = log_prob - jacobian
             y = x
         return log_prob + self.base_dist.log_prob(y)
 

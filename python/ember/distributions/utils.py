@@ -1,6 +1,7 @@
 """Helpers shared by the distributions: broadcasting parameters, converting
 between probabilities and logits, and values computed once on first use."""
 
+import math
 import numbers
 
 import ember
@@ -101,3 +102,8 @@ class OverCategorical:
     @property
     def param_shape(self):
         return self._categorical.param_shape
+
+
+def log_temperature(temperature):
+    """log of a temperature given as a number or a tensor."""
+    return math.log(temperature) if isinstance(temperature, numbers.Number) else temperature.log()
