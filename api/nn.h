@@ -13,6 +13,7 @@
 #include <api/nn/modules/conv.h>
 #include <api/nn/modules/linear.h>
 #include <api/nn/modules/normalization.h>
+#include <api/nn/modules/transformer.h>
 #include <api/optim/adam.h>
 #include <api/optim/schedulers.h>
 #include <api/optim/sgd.h>

@@ -80,6 +80,13 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
     net2, x2 = Net2(), ember.randn(5, 2, 6)
     ember.save(net2.state_dict(), tmp_path / "python_weights2.ember")
     ember.save({"x": x2}, tmp_path / "inputs2.ember")
+    encoder = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True, activation="gelu")
+    x4 = ember.randn(3, 5, 8)
+    causal = ember.ones(5, 5, dtype=ember.bool).triu(1)
+    padding = ember.zeros(3, 5, dtype=ember.bool)
+    padding[1, 3:] = True
+    ember.save(encoder.state_dict(), tmp_path / "python_weights4.ember")
+    ember.save({"x": x4, "causal": causal, "padding": padding}, tmp_path / "inputs4.ember")
     net3 = Net2()
     adam3 = ember.optim.Adam(net3.parameters(), lr=0.01, betas=(0.8, 0.99))
     _adam_step(net3, adam3, x2)
@@ -151,6 +158,22 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
     resumed.load_state_dict(ember.load(tmp_path / "cpp_weights3.ember"))
     for (name, ours3), (_, theirs3) in zip(net3.state_dict().items(), resumed.state_dict().items()):
         np.testing.assert_allclose(theirs3.numpy(), ours3.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+
+    cpp4 = ember.load(tmp_path / "cpp_outputs4.ember")
+    encoder.eval()
+    with ember.no_grad():
+        np.testing.assert_allclose(cpp4["encoded"].numpy(), encoder(x4, causal, padding).numpy(), rtol=1e-5,
+                                   atol=1e-5)
+        weights = encoder.self_attn(x4, x4, x4, key_padding_mask=padding, attn_mask=causal)[1]
+        np.testing.assert_allclose(cpp4["attention"].numpy(), weights.numpy(), rtol=1e-5, atol=1e-6)
+        per_head = encoder.self_attn(x4, x4 * 2, x4, average_attn_weights=False)[1]
+        np.testing.assert_allclose(cpp4["per_head"].numpy(), per_head.numpy(), rtol=1e-5, atol=1e-6)
+    ember.manual_seed(0)
+    seeded4 = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True, activation="gelu")
+    from_cpp4 = ember.load(tmp_path / "cpp_seeded4.ember")
+    assert list(from_cpp4) == list(seeded4.state_dict())
+    for name, tensor in seeded4.state_dict().items():
+        assert ember.equal(from_cpp4[name], tensor), name
 
     ember.manual_seed(0)
     seeded = Net()

@@ -156,6 +156,30 @@ TEST(Module, ContainersPrintAndIndexAsPythons) {
   EXPECT_EQ(net(ember::randn({3, 2, 6})).sizes(), (std::vector<int64_t>{3, 3}));
 }
 
+TEST(Module, AttentionShapesAndErrors) {
+  nn::MultiheadAttention mha(nn::MultiheadAttentionOptions(8, 2).batch_first(true));
+  EXPECT_EQ(names(mha->named_parameters()),
+            (std::vector<std::string>{"in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"}));
+  Tensor x = ember::randn({3, 5, 8});
+  auto [out, weights] = mha->forward(x, x, x);
+  EXPECT_EQ(out.sizes(), (std::vector<int64_t>{3, 5, 8}));
+  EXPECT_EQ(weights.sizes(), (std::vector<int64_t>{3, 5, 5}));
+  EXPECT_TRUE(weights.sum(IntArrayRef({-1})).allclose(ember::ones({3, 5})));
+  auto [single, single_weights] = mha->forward(x[0], x[0], x[0], Tensor(), false);
+  EXPECT_EQ(single.sizes(), (std::vector<int64_t>{5, 8}));
+  EXPECT_FALSE(single_weights.defined());
+  EXPECT_TRUE(single.allclose(out[0], 1e-5, 1e-6));
+  expect_error([&] { mha->forward(x, x, x, Tensor(), true, ember::zeros({4, 4})); },
+               "The shape of the 2D attn_mask is [4, 4], but should be (5, 5).");
+  expect_error([&] { mha->forward(x, x, x, ember::zeros({3, 5}, ScalarType::Long)); },
+               "only bool and floating types of key_padding_mask");
+  expect_error([&] { nn::MultiheadAttention(7, 2); }, "embed_dim must be divisible by num_heads");
+  nn::TransformerEncoderLayer layer(nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(16).norm_first(true));
+  EXPECT_EQ(layer(ember::randn({5, 3, 8})).sizes(), (std::vector<int64_t>{5, 3, 8}));
+  expect_error([&] { nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(8, 2).activation("tanh")); },
+               "activation should be relu/gelu, not tanh");
+}
+
 TEST(Module, OptionsDefaultsArePythonsKeywordDefaults) {
   nn::Conv2dOptions conv(3, 16, 3);
   EXPECT_TRUE(conv.stride().all(1) && conv.padding().all(0) && conv.dilation().all(1));
@@ -393,6 +417,24 @@ TEST(PythonParity, SameWeightsSameOutputsAndTraining) {
   manual_seed(0);
   Net2 seeded2;
   save(*seeded2, d + "/cpp_seeded2.ember");
+
+  // A transformer encoder layer (masks, attention weights, the seeded draws).
+  const auto encoder_options =
+      nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(16).dropout(0.0).batch_first(true).activation("gelu");
+  nn::TransformerEncoderLayer encoder(encoder_options);
+  load(*encoder, d + "/python_weights4.ember");
+  const auto inputs4 = serialize::load_tensors(d + "/inputs4.ember");
+  const Tensor x4 = inputs4[0].second, causal = inputs4[1].second, padding = inputs4[2].second;
+  encoder->eval();
+  Tensor encoded = encoder->forward(x4, causal, padding);
+  Tensor attention = std::get<1>(encoder->self_attn->forward(x4, x4, x4, padding, true, causal));
+  Tensor per_head = std::get<1>(encoder->self_attn->forward(x4, x4 * 2, x4, Tensor(), true, Tensor(), false));
+  serialize::save_tensors({{"encoded", encoded.detach()}, {"attention", attention.detach()},
+                           {"per_head", per_head.detach()}},
+                          d + "/cpp_outputs4.ember");
+  manual_seed(0);
+  nn::TransformerEncoderLayer seeded4(encoder_options);
+  save(*seeded4, d + "/cpp_seeded4.ember");
 
   // The lr schedules, step by step.
   Tensor p = ember::zeros({1}).set_requires_grad(true);
