@@ -1,6 +1,6 @@
 // nn functions written as compositions of other operators (autograd
-// differentiates through them): conv1d, group_norm, bilinear and
-// adaptive_avg_pool2d. They live here rather than in the Python frontend so
+// differentiates through them): conv1d, conv_transpose2d, group_norm,
+// bilinear and adaptive_avg_pool2d. They live here rather than in the Python frontend so
 // that Python's ember.nn.functional and the C++ frontend run the same code.
 
 #include <aten/Functions.h>
@@ -8,6 +8,7 @@
 #include <aten/native/SameDevice.h>
 #include <c10/util/Exception.h>
 
+#include <array>
 #include <vector>
 
 namespace ember::native {
@@ -40,6 +41,69 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Ten
               c10::str_sizes(weight.sizes()));
   const int64_t s = single(stride, "stride"), p = single(padding, "padding"), d = single(dilation, "dilation");
   return ember::conv2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, {1, s}, {0, p}, {1, d}, groups).squeeze(-2);
+}
+
+namespace {
+std::array<int64_t, 2> pair_of(IntArrayRef values, const char* name) {
+  EMBER_CHECK(values.size() == 1 || values.size() == 2,
+              "conv_transpose2d: {} must be an int or a tuple of 2 ints, got {} values", name, values.size());
+  return {values[0], values.back()};
+}
+
+// stride - 1 zeros between neighbours along dim (the input dilation of a
+// transposed convolution): stack with zeros, then flatten the pair.
+Tensor zero_insert(const Tensor& x, int64_t dim, int64_t stride) {
+  if (stride == 1) return x;
+  std::vector<int64_t> zeros_shape = x.sizes().vec();
+  zeros_shape.insert(zeros_shape.begin() + dim + 1, stride - 1);
+  const Tensor spaced = ember::cat({x.unsqueeze(dim + 1), ember::zeros(zeros_shape, x.dtype(), x.device())}, dim + 1);
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape[dim] *= stride;
+  return spaced.reshape(shape).narrow(dim, 0, (x.size(dim) - 1) * stride + 1);
+}
+}  // namespace
+
+// The adjoint of conv2d: the input zero-inserted by stride, padded by
+// dilation (k - 1) - padding (plus output_padding on the right, negative
+// pads crop), convolved with the kernel flipped and its in/out channels
+// swapped per group.
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride_, IntArrayRef padding_, IntArrayRef output_padding_, int64_t groups,
+                        IntArrayRef dilation_) {
+  check_floating(input, "conv_transpose2d", true);
+  EMBER_CHECK(input.dim() == 3 || input.dim() == 4,
+              "conv_transpose2d: expected a 3D (unbatched) or 4D (batched) input, but got an input of size {}",
+              c10::str_sizes(input.sizes()));
+  EMBER_CHECK(weight.dim() == 4, "conv_transpose2d: expected a 4D weight, but got size {}",
+              c10::str_sizes(weight.sizes()));
+  check_same_device("conv_transpose2d", input, weight);
+  if (bias && bias->defined()) check_same_device("conv_transpose2d", input, *bias);
+  const bool unbatched = input.dim() == 3;
+  Tensor x = unbatched ? input.unsqueeze(0) : input;
+  const auto stride = pair_of(stride_, "stride"), padding = pair_of(padding_, "padding");
+  const auto output_padding = pair_of(output_padding_, "output_padding"), dilation = pair_of(dilation_, "dilation");
+  const int64_t in_channels = weight.size(0), group_out = weight.size(1), kh = weight.size(2), kw = weight.size(3);
+  EMBER_CHECK(groups > 0 && in_channels % groups == 0 && x.size(1) == in_channels,
+              "conv_transpose2d: expected input with {} channels (weight {}, groups={}), but got an input of size {}",
+              in_channels, c10::str_sizes(weight.sizes()), groups, c10::str_sizes(x.sizes()));
+  for (int i = 0; i < 2; ++i) {
+    EMBER_CHECK(stride[i] > 0 && dilation[i] > 0 && padding[i] >= 0,
+                "conv_transpose2d: stride and dilation must be positive and padding non-negative");
+    EMBER_CHECK(output_padding[i] < std::max(stride[i], dilation[i]),
+                "conv_transpose2d: output padding must be smaller than either stride or dilation, but got "
+                "output_padding={}, stride={}, dilation={}",
+                output_padding[i], stride[i], dilation[i]);
+  }
+  // (Cin, Cout/g, kh, kw) -> (Cout, Cin/g, kh, kw), flipped in both spatial dims.
+  const Tensor w = weight.reshape({groups, in_channels / groups, group_out, kh, kw})
+                       .transpose(1, 2)
+                       .reshape({groups * group_out, in_channels / groups, kh, kw})
+                       .flip({2, 3});
+  x = zero_insert(zero_insert(x, 2, stride[0]), 3, stride[1]);
+  const int64_t ph = dilation[0] * (kh - 1) - padding[0], pw = dilation[1] * (kw - 1) - padding[1];
+  x = ember::constant_pad_nd(x, {pw, pw + output_padding[1], ph, ph + output_padding[0]}, 0);
+  const Tensor out = ember::conv2d(x, w, bias, {1, 1}, {0, 0}, {dilation[0], dilation[1]}, groups);
+  return unbatched ? out.squeeze(0) : out;
 }
 
 // Each sample's channels in num_groups groups, normalized by the group's

@@ -127,7 +127,8 @@ for _name in ("adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "av
               "channel_shuffle", "conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
               "cosine_similarity", "feature_alpha_dropout", "hardshrink", "max_pool1d", "max_pool3d",
               "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu", "rrelu", "selu", "threshold"):
-    if _name not in globals():
+    # conv1d is an operator too, but torch.conv1d also takes padding="same"/"valid", which F.conv1d handles.
+    if _name not in globals() or _name == "conv1d":
         globals()[_name] = getattr(_F, _name)
 del _name
 from . import distributions, testing  # noqa: E402,F401

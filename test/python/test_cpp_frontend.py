@@ -87,6 +87,8 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
     padding[1, 3:] = True
     ember.save(encoder.state_dict(), tmp_path / "python_weights4.ember")
     ember.save({"x": x4, "causal": causal, "padding": padding}, tmp_path / "inputs4.ember")
+    x5 = ember.randn(2, 4, 5, 5)
+    ember.save({"x": x5}, tmp_path / "inputs5.ember")
     net3 = Net2()
     adam3 = ember.optim.Adam(net3.parameters(), lr=0.01, betas=(0.8, 0.99))
     _adam_step(net3, adam3, x2)
@@ -174,6 +176,15 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
     assert list(from_cpp4) == list(seeded4.state_dict())
     for name, tensor in seeded4.state_dict().items():
         assert ember.equal(from_cpp4[name], tensor), name
+
+    ember.manual_seed(0)
+    up = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2)
+    cpp5 = ember.load(tmp_path / "cpp_outputs5.ember")
+    assert ember.equal(cpp5["weight"], up.weight.detach()) and ember.equal(cpp5["bias"], up.bias.detach())
+    with ember.no_grad():
+        np.testing.assert_allclose(cpp5["out"].numpy(), up(x5).numpy(), rtol=1e-6, atol=1e-6)
+    assert repr(up) == ("ConvTranspose2d(4, 6, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), "
+                        "output_padding=(1, 1), groups=2)")
 
     ember.manual_seed(0)
     seeded = Net()

@@ -46,6 +46,43 @@ std::string Conv2dImpl::extra_repr() const {
   return s;
 }
 
+ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& options)
+    : Cloneable("ConvTranspose2d"), options(options) {
+  EMBER_CHECK_VALUE(options.groups() > 0, "groups must be a positive integer");
+  EMBER_CHECK_VALUE(options.in_channels() % options.groups() == 0, "in_channels must be divisible by groups");
+  EMBER_CHECK_VALUE(options.out_channels() % options.groups() == 0, "out_channels must be divisible by groups");
+  reset();
+}
+
+void ConvTranspose2dImpl::reset() {
+  const IntPair& k = options.kernel_size();
+  weight = register_parameter(
+      "weight", ember::empty({options.in_channels(), options.out_channels() / options.groups(), k[0], k[1]}));
+  bias = register_parameter("bias", options.bias() ? ember::empty({options.out_channels()}) : Tensor());
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
+    if (fan_in != 0) init::uniform_(bias, -1 / std::sqrt(double(fan_in)), 1 / std::sqrt(double(fan_in)));
+  }
+}
+
+Tensor ConvTranspose2dImpl::forward(const Tensor& input) {
+  return ember::conv_transpose2d(input, weight, bias.defined() ? std::optional<Tensor>(bias) : std::nullopt,
+                                 options.stride().ref(), options.padding().ref(), options.output_padding().ref(),
+                                 options.groups(), options.dilation().ref());
+}
+
+std::string ConvTranspose2dImpl::extra_repr() const {
+  std::string s = std::to_string(options.in_channels()) + ", " + std::to_string(options.out_channels()) +
+                  ", kernel_size=" + py_tuple(options.kernel_size()) + ", stride=" + py_tuple(options.stride());
+  if (!options.padding().all(0)) s += ", padding=" + py_tuple(options.padding());
+  if (!options.dilation().all(1)) s += ", dilation=" + py_tuple(options.dilation());
+  if (!options.output_padding().all(0)) s += ", output_padding=" + py_tuple(options.output_padding());
+  if (options.groups() != 1) s += ", groups=" + std::to_string(options.groups());
+  if (!options.bias()) s += ", bias=False";
+  return s;
+}
+
 Conv1dImpl::Conv1dImpl(const Conv1dOptions& options) : Cloneable("Conv1d"), options(options) {
   EMBER_CHECK_VALUE(options.groups() > 0, "groups must be a positive integer");
   EMBER_CHECK_VALUE(options.in_channels() % options.groups() == 0, "in_channels must be divisible by groups");

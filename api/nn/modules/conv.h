@@ -35,6 +35,36 @@ class Conv2dImpl : public Cloneable<Conv2dImpl> {
 };
 EMBER_MODULE(Conv2d);
 
+struct ConvTranspose2dOptions {
+  ConvTranspose2dOptions(int64_t in_channels, int64_t out_channels, IntPair kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  EMBER_ARG(int64_t, in_channels);
+  EMBER_ARG(int64_t, out_channels);
+  EMBER_ARG(IntPair, kernel_size);
+  EMBER_ARG(IntPair, stride) = 1;
+  EMBER_ARG(IntPair, padding) = 0;
+  EMBER_ARG(IntPair, output_padding) = 0;
+  EMBER_ARG(int64_t, groups) = 1;
+  EMBER_ARG(bool, bias) = true;
+  EMBER_ARG(IntPair, dilation) = 1;
+};
+
+// conv2d's adjoint (upsampling by stride); weight [in, out / groups, kh, kw].
+class ConvTranspose2dImpl : public Cloneable<ConvTranspose2dImpl> {
+ public:
+  ConvTranspose2dImpl(int64_t in_channels, int64_t out_channels, IntPair kernel_size)
+      : ConvTranspose2dImpl(ConvTranspose2dOptions(in_channels, out_channels, kernel_size)) {}
+  explicit ConvTranspose2dImpl(const ConvTranspose2dOptions& options);
+  void reset() override;
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+
+  ConvTranspose2dOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+EMBER_MODULE(ConvTranspose2d);
+
 struct Conv1dOptions {
   Conv1dOptions(int64_t in_channels, int64_t out_channels, int64_t kernel_size)
       : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}

@@ -170,7 +170,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         else:
             raise RuntimeError(f"Invalid padding string '{padding}'")
     (padding,) = _single(padding)
-    return ember.conv1d(input, weight, bias, [stride], [padding], [dilation], groups)
+    return _C.conv1d(input, weight, bias, [stride], [padding], [dilation], groups)
 
 
 # ---- pooling ------------------------------------------------------------------------------
@@ -1624,9 +1624,9 @@ from ._windows import adaptive_max_with_indices as _adaptive_max_with_indices  #
 from ._windows import conv_transpose as _conv_transpose  # noqa: E402
 
 
-@autocast_op("conv_transpose2d.input")
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    return _conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return ember.conv_transpose2d(input, weight, bias, _pair(stride), _pair(padding), _pair(output_padding), groups,
+                                  _pair(dilation))
 
 
 from ._embedding_bag import embedding_bag  # noqa: E402

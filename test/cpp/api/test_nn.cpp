@@ -436,6 +436,15 @@ TEST(PythonParity, SameWeightsSameOutputsAndTraining) {
   nn::TransformerEncoderLayer seeded4(encoder_options);
   save(*seeded4, d + "/cpp_seeded4.ember");
 
+  // A transposed convolution: seeded weights, and the output on them.
+  manual_seed(0);
+  nn::ConvTranspose2d up(nn::ConvTranspose2dOptions(4, 6, 3).stride(2).padding(1).output_padding(1).groups(2));
+  const Tensor x5 = serialize::load_tensors(d + "/inputs5.ember")[0].second;
+  serialize::save_tensors({{"weight", up->weight.detach()}, {"bias", up->bias.detach()}, {"out", up(x5).detach()}},
+                          d + "/cpp_outputs5.ember");
+  expect_inline(up->repr(),
+                R"(ConvTranspose2d(4, 6, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), output_padding=(1, 1), groups=2))");
+
   // The lr schedules, step by step.
   Tensor p = ember::zeros({1}).set_requires_grad(true);
   optim::SGD cosine_sgd({p}, optim::SGDOptions(0.1)), step_sgd({p}, optim::SGDOptions(0.1));

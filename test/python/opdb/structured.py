@@ -2358,6 +2358,39 @@ def ref_conv1d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     return ref_conv2d(x[..., None, :], w[:, :, None, :], b, (1, stride), (0, padding), (1, dilation), groups)[..., 0, :]
 
 
+def conv_transpose2d_samples(d):
+    return [
+        Sample((A(d, (2, 3, 4, 5), 70), A(d, (3, 2, 3, 3), 71)), desc="plain"),
+        Sample((A(d, (1, 2, 4, 4), 72), A(d, (2, 3, 3, 2), 73), A(d, (3,), 74), 2, 1, 1), desc="stride_padding_output"),
+        Sample((A(d, (1, 4, 3, 3), 75), A(d, (4, 1, 2, 2), 76), None, 1, 0, 0, 2, 2), desc="groups_dilation"),
+        Sample((A(d, (2, 3, 3), 77), A(d, (2, 2, 3, 3), 78), A(d, (2,), 79), (2, 1), (2, 0)), desc="unbatched_crop"),
+    ]
+
+
+def ref_conv_transpose2d(x, w, b=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    unbatched = x.ndim == 3
+    if unbatched:
+        x = x[None]
+    (sh, sw), (ph, pw), (oph, opw), (dh, dw) = pair(stride), pair(padding), pair(output_padding), pair(dilation)
+    n, cin, h, wd = x.shape
+    _, cog, kh, kw = w.shape
+    cig = cin // groups
+    # Each input pixel scatters its kernel-weighted copy into the full output, which is then cropped by padding.
+    full = np.zeros((n, cog * groups, (h - 1) * sh + dh * (kh - 1) + 1 + oph, (wd - 1) * sw + dw * (kw - 1) + 1 + opw))
+    for g in range(groups):
+        for i in range(h):
+            for j in range(wd):
+                contribution = np.einsum("nc,cokl->nokl", x[:, g * cig:(g + 1) * cig, i, j], w[g * cig:(g + 1) * cig])
+                full[:, g * cog:(g + 1) * cog, i * sh:i * sh + dh * (kh - 1) + 1:dh,
+                     j * sw:j * sw + dw * (kw - 1) + 1:dw] += contribution
+    oh = (h - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1
+    ow = (wd - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1
+    out = full[:, :, ph:ph + oh, pw:pw + ow]
+    if b is not None:
+        out = out + b.reshape(1, -1, 1, 1)
+    return out[0] if unbatched else out
+
+
 def group_norm_samples(d):
     return [
         Sample((A(d, (2, 4, 3), 40), 2), desc="plain"),
@@ -3101,6 +3134,8 @@ OPS = [
     # nn functions composed in C++ (aten/native/NNCompositeOps.cpp), shared by both frontends.
     Op("conv1d", conv1d_samples, FLOATS, ref_conv1d, torch_fn=lambda *a: F.conv1d(*a), tol=lambda d: 5.0,
        grad=(0, 1, 2)),
+    Op("conv_transpose2d", conv_transpose2d_samples, FLOATS, ref_conv_transpose2d, aten="conv_transpose2d",
+       torch_fn=lambda *a: F.conv_transpose2d(*a), tol=lambda d: 5.0, grad=(0, 1, 2)),
     Op("group_norm", group_norm_samples, FLOATS, ref_group_norm, torch_fn=lambda *a: F.group_norm(*a),
        tol=lowp_loose(4.0), grad=(0, 2, 3)),
     Op("bilinear", bilinear_samples, ("float32", "float64"), ref_bilinear, torch_fn=lambda *a: F.bilinear(*a),
