@@ -238,8 +238,8 @@ void Module::to(Device device, ScalarType dtype) {
   to(device);
 }
 
-void Module::zero_grad(bool set_to_none) {
-  for (Tensor& p : parameters()) {
+void zero_grad(const std::vector<Tensor>& parameters, bool set_to_none) {
+  for (const Tensor& p : parameters) {
     if (!p.grad().defined()) continue;
     if (set_to_none) {
       p.mutable_grad() = Tensor();
@@ -249,6 +249,8 @@ void Module::zero_grad(bool set_to_none) {
     }
   }
 }
+
+void Module::zero_grad(bool set_to_none) { nn::zero_grad(parameters(), set_to_none); }
 
 void Module::apply(const std::function<void(Module&)>& fn) {
   for (auto& child : children_) child.second->apply(fn);
@@ -264,6 +266,11 @@ Tensor Module::forward(const Tensor&) {
   EMBER_CHECK(false, "{} has no forward(Tensor): it cannot be called with one tensor (or chained in a Sequential)",
               name_);
   return Tensor();
+}
+
+void Module::clone_children_into(Module& copy) const {
+  for (const auto& [name, child] : children_) copy.register_module(name, child->clone());
+  copy.train(training_);
 }
 
 void Module::clear_registrations() {

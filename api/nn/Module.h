@@ -105,6 +105,9 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual void reset() {}
 
  protected:
+  // Containers' clone(): clones of this module's children registered in
+  // `copy` under the same names, and this module's mode.
+  void clone_children_into(Module& copy) const;
   // For clone(): this module's registrations are dropped (the copy made by
   // the copy constructor shares the original's tensors and children).
   void clear_registrations();
@@ -133,6 +136,10 @@ class Module : public std::enable_shared_from_this<Module> {
 };
 
 std::ostream& operator<<(std::ostream& out, const Module& module);
+
+// The gradients of `parameters` dropped (set_to_none) or zeroed in place:
+// Module::zero_grad and Optimizer::zero_grad.
+void zero_grad(const std::vector<Tensor>& parameters, bool set_to_none = true);
 
 // Gives a module clone(): copy-construct, reset() for fresh tensors and
 // children, then copy the values in. Sequential-like containers, whose

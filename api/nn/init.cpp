@@ -89,4 +89,11 @@ Tensor kaiming_normal_(Tensor tensor, double a, FanMode mode, const std::string&
   return init::normal_(std::move(tensor), 0.0, std);
 }
 
+void linear_layer_defaults_(const Tensor& weight, const Tensor& bias) {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (!bias.defined()) return;
+  const int64_t fan_in = calculate_fan_in_and_fan_out(weight).first;
+  if (fan_in != 0) init::uniform_(bias, -1 / std::sqrt(double(fan_in)), 1 / std::sqrt(double(fan_in)));
+}
+
 }  // namespace ember::nn::init

@@ -31,4 +31,9 @@ Tensor kaiming_uniform_(Tensor tensor, double a = 0, FanMode mode = FanMode::Fan
 Tensor kaiming_normal_(Tensor tensor, double a = 0, FanMode mode = FanMode::FanIn,
                        const std::string& nonlinearity = "leaky_relu");
 
+// The default of Python's Linear and convolution layers: kaiming_uniform_(a
+// = sqrt 5) on the weight, U(-1/sqrt(fan_in), 1/sqrt(fan_in)) on the bias
+// (when defined, and fan_in is not 0), drawn in that order.
+void linear_layer_defaults_(const Tensor& weight, const Tensor& bias);
+
 }  // namespace ember::nn::init

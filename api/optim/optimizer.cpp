@@ -1,5 +1,7 @@
 #include <api/optim/optimizer.h>
 
+#include <api/nn/Module.h>
+
 #include <c10/util/Exception.h>
 
 #include <set>
@@ -37,17 +39,7 @@ void Optimizer::add_param_group(ParamGroup group) {
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
-  for (auto& group : groups_) {
-    for (auto& p : group.params) {
-      if (!p.grad().defined()) continue;
-      if (set_to_none) {
-        p.mutable_grad() = Tensor();
-      } else {
-        p.mutable_grad() = p.grad().detach();
-        p.mutable_grad().zero_();
-      }
-    }
-  }
+  for (auto& group : groups_) nn::zero_grad(group.params, set_to_none);
 }
 
 std::map<std::string, Tensor>& Optimizer::state(const Tensor& param) { return state_[param.unsafeGetTensorImpl()]; }

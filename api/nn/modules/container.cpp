@@ -24,8 +24,7 @@ Tensor SequentialImpl::forward(const Tensor& input) {
 
 std::shared_ptr<Module> SequentialImpl::clone() const {
   auto copy = std::make_shared<SequentialImpl>();
-  for (const auto& [name, child] : named_children()) copy->push_back(name, AnyModule(child->clone()));
-  copy->train(is_training());
+  clone_children_into(*copy);
   return copy;
 }
 
@@ -47,8 +46,8 @@ std::vector<std::shared_ptr<Module>>::const_iterator ModuleListImpl::end() const
 
 std::shared_ptr<Module> ModuleListImpl::clone() const {
   auto copy = std::make_shared<ModuleListImpl>();
-  for (const auto& child : items_) copy->push_back(AnyModule(child->clone()));
-  copy->train(is_training());
+  clone_children_into(*copy);
+  copy->refresh();
   return copy;
 }
 
@@ -100,8 +99,7 @@ std::vector<std::string> ModuleDictImpl::keys() const {
 
 std::shared_ptr<Module> ModuleDictImpl::clone() const {
   auto copy = std::make_shared<ModuleDictImpl>();
-  for (const auto& [key, child] : named_children()) copy->insert(key, AnyModule(child->clone()));
-  copy->train(is_training());
+  clone_children_into(*copy);
   return copy;
 }
 

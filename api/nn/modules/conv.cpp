@@ -8,10 +8,16 @@
 
 namespace ember::nn {
 
+namespace {
+void check_groups(int64_t in_channels, int64_t out_channels, int64_t groups) {
+  EMBER_CHECK_VALUE(groups > 0, "groups must be a positive integer");
+  EMBER_CHECK_VALUE(in_channels % groups == 0, "in_channels must be divisible by groups");
+  EMBER_CHECK_VALUE(out_channels % groups == 0, "out_channels must be divisible by groups");
+}
+}  // namespace
+
 Conv2dImpl::Conv2dImpl(const Conv2dOptions& options) : Cloneable("Conv2d"), options(options) {
-  EMBER_CHECK_VALUE(options.groups() > 0, "groups must be a positive integer");
-  EMBER_CHECK_VALUE(options.in_channels() % options.groups() == 0, "in_channels must be divisible by groups");
-  EMBER_CHECK_VALUE(options.out_channels() % options.groups() == 0, "out_channels must be divisible by groups");
+  check_groups(options.in_channels(), options.out_channels(), options.groups());
   reset();
 }
 
@@ -23,13 +29,7 @@ void Conv2dImpl::reset() {
   reset_parameters();
 }
 
-void Conv2dImpl::reset_parameters() {
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
-    if (fan_in != 0) init::uniform_(bias, -1 / std::sqrt(double(fan_in)), 1 / std::sqrt(double(fan_in)));
-  }
-}
+void Conv2dImpl::reset_parameters() { init::linear_layer_defaults_(weight, bias); }
 
 Tensor Conv2dImpl::forward(const Tensor& input) {
   return ember::conv2d(input, weight, bias.defined() ? std::optional<Tensor>(bias) : std::nullopt,
@@ -48,9 +48,7 @@ std::string Conv2dImpl::extra_repr() const {
 
 ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& options)
     : Cloneable("ConvTranspose2d"), options(options) {
-  EMBER_CHECK_VALUE(options.groups() > 0, "groups must be a positive integer");
-  EMBER_CHECK_VALUE(options.in_channels() % options.groups() == 0, "in_channels must be divisible by groups");
-  EMBER_CHECK_VALUE(options.out_channels() % options.groups() == 0, "out_channels must be divisible by groups");
+  check_groups(options.in_channels(), options.out_channels(), options.groups());
   reset();
 }
 
@@ -59,11 +57,7 @@ void ConvTranspose2dImpl::reset() {
   weight = register_parameter(
       "weight", ember::empty({options.in_channels(), options.out_channels() / options.groups(), k[0], k[1]}));
   bias = register_parameter("bias", options.bias() ? ember::empty({options.out_channels()}) : Tensor());
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
-    if (fan_in != 0) init::uniform_(bias, -1 / std::sqrt(double(fan_in)), 1 / std::sqrt(double(fan_in)));
-  }
+  init::linear_layer_defaults_(weight, bias);
 }
 
 Tensor ConvTranspose2dImpl::forward(const Tensor& input) {
@@ -84,9 +78,7 @@ std::string ConvTranspose2dImpl::extra_repr() const {
 }
 
 Conv1dImpl::Conv1dImpl(const Conv1dOptions& options) : Cloneable("Conv1d"), options(options) {
-  EMBER_CHECK_VALUE(options.groups() > 0, "groups must be a positive integer");
-  EMBER_CHECK_VALUE(options.in_channels() % options.groups() == 0, "in_channels must be divisible by groups");
-  EMBER_CHECK_VALUE(options.out_channels() % options.groups() == 0, "out_channels must be divisible by groups");
+  check_groups(options.in_channels(), options.out_channels(), options.groups());
   reset();
 }
 
@@ -94,11 +86,7 @@ void Conv1dImpl::reset() {
   weight = register_parameter(
       "weight", ember::empty({options.out_channels(), options.in_channels() / options.groups(), options.kernel_size()}));
   bias = register_parameter("bias", options.bias() ? ember::empty({options.out_channels()}) : Tensor());
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
-    if (fan_in != 0) init::uniform_(bias, -1 / std::sqrt(double(fan_in)), 1 / std::sqrt(double(fan_in)));
-  }
+  init::linear_layer_defaults_(weight, bias);
 }
 
 Tensor Conv1dImpl::forward(const Tensor& input) {

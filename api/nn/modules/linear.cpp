@@ -15,15 +15,7 @@ void LinearImpl::reset() {
   reset_parameters();
 }
 
-// Python's order of draws: the weight, then the bias.
-void LinearImpl::reset_parameters() {
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).first;
-    const double bound = fan_in > 0 ? 1 / std::sqrt(double(fan_in)) : 0;
-    init::uniform_(bias, -bound, bound);
-  }
-}
+void LinearImpl::reset_parameters() { init::linear_layer_defaults_(weight, bias); }
 
 Tensor LinearImpl::forward(const Tensor& input) {
   return ember::linear(input, weight, bias.defined() ? std::optional<Tensor>(bias) : std::nullopt);

@@ -10,10 +10,10 @@ from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, log_temperature, logits_to_probs, probs_to_logits
+from .utils import OverRelaxedBase, SuccessProbability, broadcast_all, clamp_probs, log_temperature
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(SuccessProbability, Distribution):
     """The logit of a RelaxedBernoulli sample: (logit(u) + logits) / temperature for u ~ U(0, 1)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -21,29 +21,11 @@ class LogitRelaxedBernoulli(Distribution):
     has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
         self.temperature = temperature
+        param = self._take_probability(probs, logits)
         given = probs if probs is not None else logits
-        (param,) = broadcast_all(given)
-        if probs is not None:
-            self.probs = param
-        else:
-            self.logits = param
         batch_shape = ember.Size() if isinstance(given, numbers.Number) else param.shape
         super().__init__(batch_shape, validate_args=validate_args)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return (self.__dict__["probs"] if "probs" in self.__dict__ else self.__dict__["logits"]).shape
 
     def rsample(self, sample_shape=ember.Size()):
         shape = self._extended_shape(sample_shape)
@@ -59,7 +41,7 @@ class LogitRelaxedBernoulli(Distribution):
         return log_temperature(self.temperature) + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(OverRelaxedBase, TransformedDistribution):
     """sigmoid of a LogitRelaxedBernoulli sample: values in (0, 1) that approach Bernoulli(probs) draws as the
     temperature approaches 0."""
 
@@ -70,15 +52,3 @@ class RelaxedBernoulli(TransformedDistribution):
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         base = LogitRelaxedBernoulli(temperature, probs, logits, validate_args=validate_args)
         super().__init__(base, SigmoidTransform(), validate_args=validate_args)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

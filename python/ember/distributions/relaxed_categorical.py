@@ -12,10 +12,10 @@ from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
-from .utils import broadcast_all, clamp_probs, log_temperature
+from .utils import OverCategorical, OverRelaxedBase, broadcast_all, clamp_probs, log_temperature
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(OverCategorical, Distribution):
     """The log of a RelaxedOneHotCategorical sample: log_softmax((logits + Gumbel noise) / temperature)."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -27,18 +27,6 @@ class ExpRelaxedCategorical(Distribution):
         self.temperature = temperature
         super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
                          validate_args=validate_args)
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def rsample(self, sample_shape=ember.Size()):
         shape = self._extended_shape(sample_shape)
@@ -58,7 +46,7 @@ class ExpRelaxedCategorical(Distribution):
         return (score - score.logsumexp(dim=-1, keepdim=True)).sum(-1) + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(OverRelaxedBase, TransformedDistribution):
     """exp of an ExpRelaxedCategorical sample: points of the simplex that approach one-hot draws of
     OneHotCategorical(probs) as the temperature approaches 0."""
 
@@ -69,15 +57,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         base = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
         super().__init__(base, ExpTransform(), validate_args=validate_args)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

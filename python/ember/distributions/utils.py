@@ -104,6 +104,22 @@ class OverCategorical:
         return self._categorical.param_shape
 
 
+class OverRelaxedBase:
+    """For a relaxed distribution made by transforming ``self.base_dist``: its temperature, probs and logits."""
+
+    @property
+    def temperature(self):
+        return self.base_dist.temperature
+
+    @property
+    def probs(self):
+        return self.base_dist.probs
+
+    @property
+    def logits(self):
+        return self.base_dist.logits
+
+
 def log_temperature(temperature):
     """log of a temperature given as a number or a tensor."""
     return math.log(temperature) if isinstance(temperature, numbers.Number) else temperature.log()
