@@ -52,6 +52,13 @@ class Net2(nn.Module):
         return self.bil(p, p)
 
 
+def _assert_same_state(state, module):
+    """state (a file's state_dict) holds exactly module's names and values."""
+    assert list(state) == list(module.state_dict())
+    for name, tensor in module.state_dict().items():
+        assert ember.equal(state[name], tensor), name
+
+
 def _adam_step(net, optimizer, x):
     optimizer.zero_grad()
     net(x).pow(2).mean().backward()
@@ -142,10 +149,7 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
     np.testing.assert_allclose(cpp2["losses"].numpy(), losses2, rtol=1e-5)
     ember.manual_seed(0)
     seeded2 = Net2()
-    from_cpp2 = ember.load(tmp_path / "cpp_seeded2.ember")
-    assert list(from_cpp2) == list(seeded2.state_dict())
-    for name, tensor in seeded2.state_dict().items():
-        assert ember.equal(from_cpp2[name], tensor), name
+    _assert_same_state(ember.load(tmp_path / "cpp_seeded2.ember"), seeded2)
 
     # Optimizer state both ways: C++'s SGD momentum equals Python's after the same
     # training, and Python's Adam resumed in C++ takes Python's next step.
@@ -172,10 +176,7 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
         np.testing.assert_allclose(cpp4["per_head"].numpy(), per_head.numpy(), rtol=1e-5, atol=1e-6)
     ember.manual_seed(0)
     seeded4 = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True, activation="gelu")
-    from_cpp4 = ember.load(tmp_path / "cpp_seeded4.ember")
-    assert list(from_cpp4) == list(seeded4.state_dict())
-    for name, tensor in seeded4.state_dict().items():
-        assert ember.equal(from_cpp4[name], tensor), name
+    _assert_same_state(ember.load(tmp_path / "cpp_seeded4.ember"), seeded4)
 
     ember.manual_seed(0)
     up = nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2)
@@ -188,7 +189,4 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
 
     ember.manual_seed(0)
     seeded = Net()
-    from_cpp = ember.load(tmp_path / "cpp_seeded.ember")
-    assert list(from_cpp) == list(seeded.state_dict())
-    for name, tensor in seeded.state_dict().items():
-        assert ember.equal(from_cpp[name], tensor), name
+    _assert_same_state(ember.load(tmp_path / "cpp_seeded.ember"), seeded)
