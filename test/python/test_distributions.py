@@ -476,3 +476,28 @@ def test_expand_matches_torch(family):
                                rtol=1e-10, atol=1e-12)
     assert tuple(ee.sample().shape) == tuple(value.shape)
     assert tuple(e.batch_shape) == tuple(t.batch_shape)  # the original is left alone
+
+
+def test_von_mises_density_moments_and_samples():
+    scipy_stats = pytest.importorskip("scipy.stats")
+    scipy_special = pytest.importorskip("scipy.special")
+    loc, concentration = np.array([0.5, -2.0, 3.0]), np.array([2.0, 0.1, 50.0])
+    e, t = both(lambda lib, to: lib.distributions.VonMises(to(loc), to(concentration)))
+    values = np.array([[0.3, -1.0, 3.1], [2.0, 0.0, -3.1]])
+    exact = scipy_stats.vonmises.logpdf(values, concentration, loc=loc)
+    np.testing.assert_allclose(N(e.log_prob(ember.from_numpy(values))), exact, rtol=1e-12)
+    # torch's log I0 is a polynomial fit, off by up to 3e-7 (SciPy above is exact).
+    np.testing.assert_allclose(N(e.log_prob(ember.from_numpy(values))), t.log_prob(torch.from_numpy(values)).numpy(),
+                               atol=1e-6)
+    np.testing.assert_allclose(N(e.variance), 1 - scipy_special.i1e(concentration) / scipy_special.i0e(concentration),
+                               rtol=1e-12)
+    np.testing.assert_allclose(N(e.variance), t.variance.numpy(), atol=1e-6)
+    np.testing.assert_allclose(N(e.mean), loc)
+    ember.manual_seed(0)
+    draws = N(e.sample((20000,)))
+    assert draws.shape == (20000, 3) and draws.min() >= -np.pi and draws.max() < np.pi
+    resultant = np.hypot(np.cos(draws).mean(0), np.sin(draws).mean(0))
+    np.testing.assert_allclose(resultant, 1 - N(e.variance), atol=0.015)
+    direction = np.arctan2(np.sin(draws).mean(0), np.cos(draws).mean(0))
+    assert abs(direction[0] - 0.5) < 0.03 and abs(direction[2] - 3.0) < 0.01
+    assert tuple(e.expand((4, 3)).sample().shape) == (4, 3)

@@ -31,10 +31,12 @@ from .studentT import StudentT
 from .transformed_distribution import LogNormal, TransformedDistribution
 from .transforms import AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform
 from .uniform import Uniform
+from .von_mises import VonMises
 from . import transforms  # noqa: E402
 
 __all__ = ["AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ComposeTransform",
            "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "Independent",
            "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-           "SigmoidTransform", "StudentT", "TanhTransform", "TransformedDistribution", "Uniform", "constraints",
+           "SigmoidTransform", "StudentT", "TanhTransform", "TransformedDistribution", "Uniform", "VonMises",
+           "constraints",
            "kl_divergence", "register_kl", "transforms"]
