@@ -65,6 +65,8 @@ FAMILIES = {
         t(LOC), precision_matrix=t(SPD_BATCH)), R.standard_normal((2, 3))),
     "MultivariateNormal_tril": (lambda lib, t: lib.distributions.MultivariateNormal(
         t(LOC[0]), scale_tril=t(np.linalg.cholesky(SPD_BATCH))), R.standard_normal((5, 1, 3))),
+    "LowRankMultivariateNormal": (lambda lib, t: lib.distributions.LowRankMultivariateNormal(
+        t(LOC), t(SPD[:, :2]), t(SCALE)), R.standard_normal((4, 2, 3))),
     "Poisson": (lambda lib, t: lib.distributions.Poisson(t(RATE * 3)), R.integers(0, 8, (4, 3))),
     "Binomial_probs": (lambda lib, t: lib.distributions.Binomial(10, probs=t(PROBS)), R.integers(0, 11, (2, 2, 3))),
     "Binomial_logits": (lambda lib, t: lib.distributions.Binomial(t(np.full((2, 3), 7.0)), logits=t(LOC)),
@@ -210,7 +212,8 @@ def test_validation_can_be_turned_off_and_bad_forms_are_refused():
 
 
 @pytest.mark.parametrize("family", ["Cauchy", "Gumbel", "Geometric_probs", "LogNormal", "Gamma", "Chi2", "Beta",
-                                    "Dirichlet", "StudentT", "Poisson", "Binomial_probs", "MultivariateNormal_cov"])
+                                    "Dirichlet", "StudentT", "Poisson", "Binomial_probs", "MultivariateNormal_cov",
+                                    "LowRankMultivariateNormal"])
 def test_samples_for_a_seed_match_torch(family):
     make, _ = FAMILIES[family]
     e, t = both(make)
@@ -464,7 +467,8 @@ def test_relaxed_samples_are_differentiable_and_sharpen_as_temperature_falls():
 
 
 @pytest.mark.parametrize("family", ["Normal", "Categorical_logits", "Independent_Normal", "MultivariateNormal_cov",
-                                    "LogNormal", "Gamma", "Dirichlet", "Bernoulli_probs", "Beta", "Poisson"])
+                                    "LogNormal", "Gamma", "Dirichlet", "Bernoulli_probs", "Beta", "Poisson",
+                                    "LowRankMultivariateNormal"])
 def test_expand_matches_torch(family):
     make, _ = FAMILIES[family]
     e, t = both(make)
@@ -501,3 +505,11 @@ def test_von_mises_density_moments_and_samples():
     direction = np.arctan2(np.sin(draws).mean(0), np.cos(draws).mean(0))
     assert abs(direction[0] - 0.5) < 0.03 and abs(direction[2] - 3.0) < 0.01
     assert tuple(e.expand((4, 3)).sample().shape) == (4, 3)
+
+
+def test_low_rank_normal_matrices_match_torch():
+    e, t = both(FAMILIES["LowRankMultivariateNormal"][0])
+    for name in ("covariance_matrix", "precision_matrix", "scale_tril"):
+        np.testing.assert_allclose(N(getattr(e, name)), getattr(t, name).numpy(), rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="cov_factor must be a batch of matrices"):
+        D.LowRankMultivariateNormal(ember.zeros(3), ember.zeros(2, 1), ember.ones(3))

@@ -19,6 +19,7 @@ from .gumbel import Gumbel
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -36,7 +37,7 @@ from . import transforms  # noqa: E402
 
 __all__ = ["AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ComposeTransform",
            "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "Independent",
-           "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+           "Laplace", "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
            "SigmoidTransform", "StudentT", "TanhTransform", "TransformedDistribution", "Uniform", "VonMises",
            "constraints",
            "kl_divergence", "register_kl", "transforms"]
