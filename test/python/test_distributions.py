@@ -67,6 +67,9 @@ FAMILIES = {
         t(LOC[0]), scale_tril=t(np.linalg.cholesky(SPD_BATCH))), R.standard_normal((5, 1, 3))),
     "LowRankMultivariateNormal": (lambda lib, t: lib.distributions.LowRankMultivariateNormal(
         t(LOC), t(SPD[:, :2]), t(SCALE)), R.standard_normal((4, 2, 3))),
+    "HalfNormal": (lambda lib, t: lib.distributions.HalfNormal(t(SCALE)), np.abs(R.standard_normal((4, 2, 3)))),
+    "HalfCauchy": (lambda lib, t: lib.distributions.HalfCauchy(t(SCALE)), np.abs(R.standard_normal((2, 3)))),
+    "Pareto": (lambda lib, t: lib.distributions.Pareto(t(SCALE), t(CONC)), SCALE + R.uniform(0.0, 3.0, (2, 3))),
     "Poisson": (lambda lib, t: lib.distributions.Poisson(t(RATE * 3)), R.integers(0, 8, (4, 3))),
     "Binomial_probs": (lambda lib, t: lib.distributions.Binomial(10, probs=t(PROBS)), R.integers(0, 11, (2, 2, 3))),
     "Binomial_logits": (lambda lib, t: lib.distributions.Binomial(t(np.full((2, 3), 7.0)), logits=t(LOC)),
@@ -94,7 +97,8 @@ def test_log_prob_entropy_and_moments_match_torch(family):
         np.testing.assert_allclose(N(getattr(e, moment)), getattr(t, moment).numpy(), rtol=1e-10, equal_nan=True)
 
 
-@pytest.mark.parametrize("family", ["Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gumbel", "LogNormal"])
+@pytest.mark.parametrize("family", ["Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gumbel", "LogNormal",
+                                    "HalfNormal", "HalfCauchy", "Pareto"])
 def test_cdf_and_icdf_match_torch(family):
     make, value = FAMILIES[family]
     e, t = both(make)
@@ -213,7 +217,7 @@ def test_validation_can_be_turned_off_and_bad_forms_are_refused():
 
 @pytest.mark.parametrize("family", ["Cauchy", "Gumbel", "Geometric_probs", "LogNormal", "Gamma", "Chi2", "Beta",
                                     "Dirichlet", "StudentT", "Poisson", "Binomial_probs", "MultivariateNormal_cov",
-                                    "LowRankMultivariateNormal"])
+                                    "LowRankMultivariateNormal", "HalfNormal", "HalfCauchy", "Pareto"])
 def test_samples_for_a_seed_match_torch(family):
     make, _ = FAMILIES[family]
     e, t = both(make)

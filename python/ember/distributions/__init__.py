@@ -16,6 +16,8 @@ from .exponential import Exponential
 from .gamma import Chi2, Gamma
 from .geometric import Geometric
 from .gumbel import Gumbel
+from .half_cauchy import HalfCauchy
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
@@ -25,6 +27,7 @@ from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
@@ -36,8 +39,8 @@ from .von_mises import VonMises
 from . import transforms  # noqa: E402
 
 __all__ = ["AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ComposeTransform",
-           "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "Independent",
-           "Laplace", "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-           "SigmoidTransform", "StudentT", "TanhTransform", "TransformedDistribution", "Uniform", "VonMises",
-           "constraints",
-           "kl_divergence", "register_kl", "transforms"]
+           "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfCauchy",
+           "HalfNormal", "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily",
+           "Multinomial", "MultivariateNormal", "Normal", "OneHotCategorical", "Pareto", "Poisson", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "SigmoidTransform", "StudentT", "TanhTransform", "TransformedDistribution",
+           "Uniform", "VonMises", "constraints", "kl_divergence", "register_kl", "transforms"]
