@@ -77,17 +77,22 @@ FAMILIES = {
     "Multinomial": (lambda lib, t: lib.distributions.Multinomial(6, logits=t(LOGITS)),
                     np.array([[1, 2, 0, 3], [0, 0, 6, 0]])),
 }
+def log_prob_like_torch(make, value):
+    """The distribution make() builds on ember and on torch, checked for equal shapes and log_prob at value."""
+    e, t = both(make)
+    assert tuple(e.batch_shape) == tuple(t.batch_shape) and tuple(e.event_shape) == tuple(t.event_shape)
+    ev, tv = ember.from_numpy(np.array(value, dtype=np.float64)), torch.from_numpy(np.array(value, dtype=np.float64))
+    np.testing.assert_allclose(N(e.log_prob(ev)), t.log_prob(tv).numpy(), rtol=1e-10, atol=1e-12)
+    return e, t
+
+
 # torch gives these no entropy (or none in closed form for a batch of different counts).
 NO_ENTROPY = {"Poisson", "Binomial_logits"}
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_log_prob_entropy_and_moments_match_torch(family):
-    make, value = FAMILIES[family]
-    e, t = both(make)
-    assert tuple(e.batch_shape) == tuple(t.batch_shape) and tuple(e.event_shape) == tuple(t.event_shape)
-    ev, tv = ember.from_numpy(np.array(value, dtype=np.float64)), torch.from_numpy(np.array(value, dtype=np.float64))
-    np.testing.assert_allclose(N(e.log_prob(ev)), t.log_prob(tv).numpy(), rtol=1e-10, atol=1e-12)
+    e, t = log_prob_like_torch(*FAMILIES[family])
     if family not in NO_ENTROPY:
         # torch's Multinomial takes log(n!) in float32 (lgamma of an integer tensor)
         np.testing.assert_allclose(N(e.entropy()), t.entropy().numpy(), rtol=1e-7 if family == "Multinomial" else 1e-10)
@@ -445,11 +450,7 @@ RELAXED = {
 
 @pytest.mark.parametrize("family", list(RELAXED))
 def test_relaxed_distributions_match_torch(family):
-    make, value = RELAXED[family]
-    e, t = both(make)
-    assert tuple(e.batch_shape) == tuple(t.batch_shape) and tuple(e.event_shape) == tuple(t.event_shape)
-    ev, tv = ember.from_numpy(np.array(value, dtype=np.float64)), torch.from_numpy(np.array(value, dtype=np.float64))
-    np.testing.assert_allclose(N(e.log_prob(ev)), t.log_prob(tv).numpy(), rtol=1e-10, atol=1e-12)
+    e, t = log_prob_like_torch(*RELAXED[family])
     # Same seed, same draws: rand is torch's stream.
     ember.manual_seed(5)
     torch.manual_seed(5)

@@ -1621,7 +1621,6 @@ from ._windows import (  # noqa: E402
     max_unpool2d, max_unpool3d,
 )
 from ._windows import adaptive_max_with_indices as _adaptive_max_with_indices  # noqa: E402
-from ._windows import conv_transpose as _conv_transpose  # noqa: E402
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
