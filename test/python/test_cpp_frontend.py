@@ -96,6 +96,9 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
     ember.save({"x": x4, "causal": causal, "padding": padding}, tmp_path / "inputs4.ember")
     x5 = ember.randn(2, 4, 5, 5)
     ember.save({"x": x5}, tmp_path / "inputs5.ember")
+    q6, k6, v6 = ember.randn(2, 3, 8), ember.randn(2, 4, 6), ember.randn(2, 4, 5)
+    pad6 = ember.tensor([[False, False, True, True], [False, False, False, False]])
+    ember.save({"q": q6, "k": k6, "v": v6, "padding": pad6}, tmp_path / "inputs6.ember")
     net3 = Net2()
     adam3 = ember.optim.Adam(net3.parameters(), lr=0.01, betas=(0.8, 0.99))
     _adam_step(net3, adam3, x2)
@@ -190,3 +193,12 @@ def test_state_dict_crosses_python_cpp_python(tmp_path):
     ember.manual_seed(0)
     seeded = Net()
     _assert_same_state(ember.load(tmp_path / "cpp_seeded.ember"), seeded)
+
+    ember.manual_seed(0)
+    cross = nn.MultiheadAttention(8, 2, kdim=6, vdim=5, add_bias_kv=True, add_zero_attn=True, batch_first=True)
+    _assert_same_state(ember.load(tmp_path / "cpp_seeded6.ember"), cross.eval())
+    cpp6 = ember.load(tmp_path / "cpp_outputs6.ember")
+    with ember.no_grad():
+        out6, weights6 = cross(q6, k6, v6, key_padding_mask=pad6)
+    np.testing.assert_allclose(cpp6["out"].numpy(), out6.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(cpp6["weights"].numpy(), weights6.numpy(), rtol=1e-5, atol=1e-6)

@@ -7,7 +7,12 @@
 
 namespace ember::nn {
 
-LinearImpl::LinearImpl(const LinearOptions& options) : Cloneable("Linear"), options(options) { reset(); }
+LinearImpl::LinearImpl(const LinearOptions& options) : LinearImpl(options, "Linear") {}
+
+LinearImpl::LinearImpl(const LinearOptions& options, std::string type_name)
+    : Cloneable(std::move(type_name)), options(options) {
+  reset();
+}
 
 void LinearImpl::reset() {
   weight = register_parameter("weight", ember::empty({options.out_features(), options.in_features()}));

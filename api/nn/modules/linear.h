@@ -19,6 +19,9 @@ class LinearImpl : public Cloneable<LinearImpl> {
  public:
   LinearImpl(int64_t in_features, int64_t out_features) : LinearImpl(LinearOptions(in_features, out_features)) {}
   explicit LinearImpl(const LinearOptions& options);
+  // A Linear printed under another type name (attention's out_proj is
+  // Python's NonDynamicallyQuantizableLinear, a Linear by another name).
+  LinearImpl(const LinearOptions& options, std::string type_name);
   void reset() override;
   void reset_parameters();
   Tensor forward(const Tensor& input) override;

@@ -33,16 +33,37 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& 
   reset();
 }
 
-// Python's order of draws: out_proj's own initialization, then the input projection.
+bool MultiheadAttentionImpl::qkv_same_embed_dim() const {
+  return options.kdim() == options.embed_dim() && options.vdim() == options.embed_dim();
+}
+
+// Python's order of draws: out_proj's own initialization, then the input
+// projections, then bias_k and bias_v.
 void MultiheadAttentionImpl::reset() {
   const int64_t e = options.embed_dim();
-  in_proj_weight = register_parameter("in_proj_weight", ember::empty({3 * e, e}));
-  in_proj_bias = register_parameter("in_proj_bias", options.bias() ? ember::empty({3 * e}) : Tensor());
-  out_proj = register_module("out_proj", Linear(LinearOptions(e, e).bias(options.bias())));
-  init::xavier_uniform_(in_proj_weight);
+  const bool packed = qkv_same_embed_dim();
+  const auto weight = [&](const char* name, bool used, IntArrayRef shape) {
+    return register_parameter(name, used ? ember::empty(shape) : Tensor());
+  };
+  q_proj_weight = weight("q_proj_weight", !packed, {e, e});
+  k_proj_weight = weight("k_proj_weight", !packed, {e, options.kdim()});
+  v_proj_weight = weight("v_proj_weight", !packed, {e, options.vdim()});
+  in_proj_weight = weight("in_proj_weight", packed, {3 * e, e});
+  in_proj_bias = weight("in_proj_bias", options.bias(), {3 * e});
+  out_proj = register_module(
+      "out_proj", Linear(std::make_shared<LinearImpl>(LinearOptions(e, e).bias(options.bias()),
+                                                       "NonDynamicallyQuantizableLinear")));
+  bias_k = weight("bias_k", options.add_bias_kv(), {1, 1, e});
+  bias_v = weight("bias_v", options.add_bias_kv(), {1, 1, e});
+  for (Tensor* w : {&in_proj_weight, &q_proj_weight, &k_proj_weight, &v_proj_weight})
+    if (w->defined()) init::xavier_uniform_(*w);
   if (in_proj_bias.defined()) {
     init::zeros_(in_proj_bias);
     init::zeros_(out_proj->bias);
+  }
+  if (bias_k.defined()) {
+    init::xavier_normal_(bias_k);
+    init::xavier_normal_(bias_v);
   }
 }
 
@@ -69,23 +90,29 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query_i
   Tensor attn_mask = additive_mask(attn_mask_in, query.scalar_type(), "attn_mask");
 
   const int64_t length = query.size(0), batch = query.size(1), e = query.size(2), heads = options.num_heads();
-  const int64_t head_dim = e / heads, source = key.size(0);
+  const int64_t head_dim = e / heads;
+  int64_t source = key.size(0);
   EMBER_CHECK(e == options.embed_dim(), "was expecting embedding dimension of {}, but got {}", options.embed_dim(), e);
-  EMBER_CHECK(key.sizes() == value.sizes(), "key shape {} does not match value shape {}",
-              c10::str_sizes(key.sizes()), c10::str_sizes(value.sizes()));
+  const bool packed = qkv_same_embed_dim();
+  if (packed) {
+    EMBER_CHECK(key.sizes() == value.sizes(), "key shape {} does not match value shape {}",
+                c10::str_sizes(key.sizes()), c10::str_sizes(value.sizes()));
+  } else {
+    EMBER_CHECK(key.size(0) == value.size(0) && key.size(1) == value.size(1),
+                "key's sequence and batch dims ({}, {}) do not match value's ({}, {})", key.size(0), key.size(1),
+                value.size(0), value.size(1));
+  }
 
   Tensor q, k, v;
-  if (self_attention) {  // one product for all three, as Python's packed projection
+  if (packed && self_attention) {  // one product for all three, as Python's packed projection
     const auto qkv = ember::linear(query, in_proj_weight, maybe(in_proj_bias)).chunk(3, -1);
     q = qkv[0].contiguous(), k = qkv[1].contiguous(), v = qkv[2].contiguous();
   } else {
-    q = ember::linear(query, part(in_proj_weight, 0, e), maybe(part(in_proj_bias, 0, e)));
-    k = ember::linear(key, part(in_proj_weight, 1, e), maybe(part(in_proj_bias, 1, e)));
-    v = ember::linear(value, part(in_proj_weight, 2, e), maybe(part(in_proj_bias, 2, e)));
+    const auto w = [&](const Tensor& separate, int64_t i) { return packed ? part(in_proj_weight, i, e) : separate; };
+    q = ember::linear(query, w(q_proj_weight, 0), maybe(part(in_proj_bias, 0, e)));
+    k = ember::linear(key, w(k_proj_weight, 1), maybe(part(in_proj_bias, 1, e)));
+    v = ember::linear(value, w(v_proj_weight, 2), maybe(part(in_proj_bias, 2, e)));
   }
-  q = q.reshape({length, batch * heads, head_dim}).transpose(0, 1);
-  k = k.reshape({source, batch * heads, head_dim}).transpose(0, 1);
-  v = v.reshape({source, batch * heads, head_dim}).transpose(0, 1);
 
   if (attn_mask.defined()) {
     if (attn_mask.dim() == 2) {
@@ -105,6 +132,28 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query_i
                     key_padding_mask.size(1) == source,
                 "key_padding_mask should be of shape ({}, {}), got {}", batch, source,
                 c10::str_sizes(key_padding_mask.sizes()));
+  }
+  // Extra key positions every query may attend to: masks gain a column of 0.
+  const auto attend_extra_key = [&] {
+    if (attn_mask.defined()) attn_mask = ember::constant_pad_nd(attn_mask, {0, 1});
+    if (key_padding_mask.defined()) key_padding_mask = ember::constant_pad_nd(key_padding_mask, {0, 1});
+  };
+  if (bias_k.defined()) {
+    k = ember::cat({k, bias_k.expand({1, batch, e})});
+    v = ember::cat({v, bias_v.expand({1, batch, e})});
+    attend_extra_key();
+  }
+  q = q.reshape({length, batch * heads, head_dim}).transpose(0, 1);
+  k = k.reshape({k.size(0), batch * heads, head_dim}).transpose(0, 1);
+  v = v.reshape({v.size(0), batch * heads, head_dim}).transpose(0, 1);
+  if (options.add_zero_attn()) {
+    const Tensor zero = ember::zeros({batch * heads, 1, head_dim}, k.scalar_type(), k.device());
+    k = ember::cat({k, zero}, 1);
+    v = ember::cat({v, zero}, 1);
+    attend_extra_key();
+  }
+  source = k.size(1);
+  if (key_padding_mask.defined()) {
     const Tensor per_head =
         key_padding_mask.view({batch, 1, 1, source}).expand({batch, heads, 1, source}).reshape({batch * heads, 1, source});
     attn_mask = attn_mask.defined() ? attn_mask + per_head : per_head;

@@ -15,11 +15,20 @@
 namespace ember::nn {
 
 struct MultiheadAttentionOptions {
-  MultiheadAttentionOptions(int64_t embed_dim, int64_t num_heads) : embed_dim_(embed_dim), num_heads_(num_heads) {}
+  MultiheadAttentionOptions(int64_t embed_dim, int64_t num_heads)
+      : embed_dim_(embed_dim), num_heads_(num_heads), kdim_(embed_dim), vdim_(embed_dim) {}
   EMBER_ARG(int64_t, embed_dim);
   EMBER_ARG(int64_t, num_heads);
   EMBER_ARG(double, dropout) = 0.0;
   EMBER_ARG(bool, bias) = true;
+  // Learned key and value rows appended to every sequence.
+  EMBER_ARG(bool, add_bias_kv) = false;
+  // A zero key and value appended after the projection (and after bias_kv).
+  EMBER_ARG(bool, add_zero_attn) = false;
+  // Feature sizes of key and value; when either differs from embed_dim the
+  // projections are separate weights (q/k/v_proj_weight), as in Python.
+  EMBER_ARG(int64_t, kdim);
+  EMBER_ARG(int64_t, vdim);
   EMBER_ARG(bool, batch_first) = false;
 };
 
@@ -35,9 +44,13 @@ class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
                                      const Tensor& key_padding_mask = {}, bool need_weights = true,
                                      const Tensor& attn_mask = {}, bool average_attn_weights = true);
 
+  // Whether query, key and value share one packed in_proj_weight.
+  bool qkv_same_embed_dim() const;
+
   MultiheadAttentionOptions options;
-  Tensor in_proj_weight, in_proj_bias;
+  Tensor in_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, in_proj_bias;
   Linear out_proj = nullptr;
+  Tensor bias_k, bias_v;
 };
 EMBER_MODULE(MultiheadAttention);
 

@@ -445,6 +445,20 @@ TEST(PythonParity, SameWeightsSameOutputsAndTraining) {
   expect_inline(up->repr(),
                 R"(ConvTranspose2d(4, 6, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), output_padding=(1, 1), groups=2))");
 
+  // Attention with every option: separate key/value sizes, bias_kv, zero attention.
+  manual_seed(0);
+  nn::MultiheadAttention cross(
+      nn::MultiheadAttentionOptions(8, 2).kdim(6).vdim(5).add_bias_kv(true).add_zero_attn(true).batch_first(true));
+  const auto inputs6 = serialize::load_tensors(d + "/inputs6.ember");
+  const Tensor q6 = inputs6[0].second, k6 = inputs6[1].second, v6 = inputs6[2].second, pad6 = inputs6[3].second;
+  cross->eval();
+  const auto [attended, attention6] = cross->forward(q6, k6, v6, pad6);
+  save(*cross, d + "/cpp_seeded6.ember");
+  serialize::save_tensors({{"out", attended.detach()}, {"weights", attention6.detach()}}, d + "/cpp_outputs6.ember");
+  expect_inline(cross->repr(), R"(MultiheadAttention(
+  (out_proj): NonDynamicallyQuantizableLinear(in_features=8, out_features=8, bias=True)
+))");
+
   // The lr schedules, step by step.
   Tensor p = ember::zeros({1}).set_requires_grad(true);
   optim::SGD cosine_sgd({p}, optim::SGDOptions(0.1)), step_sgd({p}, optim::SGDOptions(0.1));
