@@ -11,7 +11,7 @@ namespace ember::autograd {
 
 // The keys a kernel at the Autograd key passes the call on with.
 inline c10::DispatchKeySet below_autograd(c10::DispatchKeySet ks) {
-  return ks - (c10::DispatchKeySet{c10::DispatchKey::Autograd, c10::DispatchKey::Python} | c10::kAutocastKeys);
+  return ks.below(c10::DispatchKey::Autograd);
 }
 
 inline bool is_differentiable_type(const Tensor& t) {

@@ -145,6 +145,15 @@ def cases(quick, device="cpu"):
                lambda x, k=kind: _recurrent_step(x, k), lambda x, k=kind: _recurrent_step(x, k), None)
     yield ("nn: LSTMCell step [64,512] -> 512, fwd", arrays((64, 512), (64, 512), (64, 512)), _lstm_cell_step,
            _lstm_cell_step, None)
+    # An MLP block with GELU written out (GPT-2 style): eager, then traced with
+    # the pointwise chain fused into one loop (ember.jit.optimize_for_inference).
+    # The torch column is eager torch in both rows of a pair.
+    gelu_in = arrays((1024, 2048))
+    yield ("jit: GELU written out [1024,2048], eager", gelu_in, _new_gelu, _new_gelu, None)
+    yield ("jit: GELU written out [1024,2048], traced + fused", gelu_in, _traced(_new_gelu), _new_gelu, None)
+    block = arrays((256, 512), (512, 2048), (2048,), (2048, 512))
+    yield ("jit: MLP block with it [256,512] -> 2048 -> 512, eager", block, _gelu_block, _gelu_block, None)
+    yield ("jit: MLP block with it, traced + fused", block, _traced(_gelu_block), _gelu_block, None)
     yield ("optim: AdamW step, 8 x [256,256]", arrays(*[(256, 256)] * 8), _adamw_step, _adamw_step, None)
     if device == "cpu":
         images = arrays((128 if quick else 256, 3, 224, 224))
@@ -183,6 +192,25 @@ def cases(quick, device="cpu"):
         yield ("conv2d [8,64,56,56] 3x3x64", arrays((8, 64, 56, 56), (64, 64, 3, 3)),
                lambda x, w: ember.conv2d(x, w, padding=1), lambda x, w: torch.nn.functional.conv2d(x, w, padding=1),
                None)
+
+
+def _new_gelu(x):
+    return 0.5 * x * (1.0 + (0.7978845608028654 * (x + 0.044715 * x * x * x)).tanh())
+
+
+def _gelu_block(x, w1, b1, w2):
+    return _new_gelu(x @ w1 + b1) @ w2
+
+
+def _traced(fn):
+    """fn traced on its first inputs and optimized for inference (elementwise fusion)."""
+    program = []
+
+    def run(*inputs):
+        if not program:
+            program.append(ember.jit.optimize_for_inference(ember.jit.trace(fn, inputs)))
+        return program[0](*inputs)
+    return run
 
 
 def _recorded_add(a, b):

@@ -42,6 +42,11 @@ import ember, sys
 state = ember.load(sys.argv[1])
 assert list(state)[:2] == ['0.weight', '0.bias'] and tuple(state['9.weight'].shape) == (2, 32), list(state)" "$work/cnn.ember"
 
+echo "== Programs traced in Python run from C++ (examples/trace_models.py, examples/cpp/run_traced.cpp)"
+PYTHONPATH="$root/python" python3 examples/trace_models.py "$work/traced"
+"$work/example/ember_run_traced" "$work/traced" | tee "$work/traced.out"
+grep -q "all programs match Python" "$work/traced.out"
+
 echo "== Out-of-tree backend (examples/backend against the installed package)"
 cmake -S examples/backend -B "$work/backend" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/backend" >/dev/null

@@ -3,6 +3,8 @@
 #include <aten/core/ExpandUtils.h>
 #include <aten/native/TensorIterator.h>
 
+#include <c10/core/LocalDispatchKeySet.h>
+
 #include <algorithm>
 #include <numeric>
 
@@ -77,6 +79,9 @@ bool can_cast(ScalarType from, ScalarType to) {
 }
 
 Tensor wrapped_scalar_tensor(const Scalar& s) {
+  // A Python number is a value, not a computation: a trace records the
+  // number where the tensor is read (jit/tracer.cpp), not this call.
+  c10::ExcludeDispatchKeyGuard not_traced(c10::DispatchKey::Tracer);
   Tensor t = ember::scalar_tensor(s, s.type());
   t.unsafeGetTensorImpl()->set_wrapped_number(true);
   return t;

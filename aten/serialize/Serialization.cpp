@@ -32,11 +32,9 @@ T get_le(const char* p) {
 }
 
 ScalarType parse_dtype(const std::string& name, const std::string& file) {
-  for (int i = 0; i < c10::kNumScalarTypes; ++i) {
-    const auto t = static_cast<ScalarType>(i);
-    if (c10::python_name(t) == name) return t;
-  }
-  EMBER_CHECK(false, "ember.load: {} is corrupt: unknown dtype '{}'", file, name);
+  const auto t = c10::scalar_type_named(name);
+  EMBER_CHECK(t.has_value(), "ember.load: {} is corrupt: unknown dtype '{}'", file, name);
+  return *t;
 }
 
 // Writing: storages are numbered in order of first use.

@@ -9,7 +9,7 @@ namespace {
 constexpr std::string_view kKeyNames[] = {
     "Undefined", "CPU",    "CUDA",    "Meta",
     "PrivateUse1", "SparseCPU", "BackendSelect", "Negative", "Conjugate", "ADInplaceOrView", "Autograd",
-    "AutocastCPU", "AutocastCUDA", "Python", "NumKeys", "CompositeExplicitAutograd",
+    "Tracer", "AutocastCPU", "AutocastCUDA", "Python", "NumKeys", "CompositeExplicitAutograd",
     "CompositeImplicitAutograd"};
 constexpr int kNumKeyNames = static_cast<int>(std::size(kKeyNames));
 static_assert(kNumKeyNames == static_cast<int>(DispatchKey::CompositeImplicitAutograd) + 1);

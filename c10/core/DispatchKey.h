@@ -30,6 +30,11 @@ enum class DispatchKey : uint8_t {
   Conjugate,
   ADInplaceOrView,
   Autograd,
+  // Program tracing (ember.jit.trace): on while a tracer is open on the
+  // thread (the thread-local included set). Above Autograd, as in PyTorch, so
+  // a program records the ops it called (aten::linear), not what autograd's
+  // composite kernels decompose them into.
+  Tracer,
   // Mixed precision, one key per device type that has a policy: on while an
   // autocast region for that device is open (the thread-local included set).
   AutocastCPU,
@@ -79,6 +84,9 @@ class DispatchKeySet {
   constexpr bool operator==(DispatchKeySet o) const { return bits_ == o.bits_; }
   constexpr bool operator!=(DispatchKeySet o) const { return bits_ != o.bits_; }
 
+  // The keys of this set of lower priority than k.
+  constexpr DispatchKeySet below(DispatchKey k) const { return from_raw(bits_ & (bit(k) - 1)); }
+
   DispatchKey highestPriorityKey() const {
     return bits_ == 0 ? DispatchKey::Undefined : static_cast<DispatchKey>(63 - __builtin_clzll(bits_));
   }
@@ -94,8 +102,5 @@ class DispatchKeySet {
   }
   uint64_t bits_ = 0;
 };
-
-// Every autocast key: what kernels below autocast drop from their keys.
-constexpr DispatchKeySet kAutocastKeys{DispatchKey::AutocastCPU, DispatchKey::AutocastCUDA};
 
 }  // namespace c10

@@ -90,4 +90,12 @@ ScalarType get_default_complex_dtype() {
   return get_default_dtype() == ScalarType::Double ? ScalarType::ComplexDouble : ScalarType::ComplexFloat;
 }
 
+std::optional<ScalarType> scalar_type_named(std::string_view name) {
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    const auto t = static_cast<ScalarType>(i);
+    if (python_name(t) == name) return t;
+  }
+  return std::nullopt;
+}
+
 }  // namespace c10

@@ -10,6 +10,7 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <tuple>
 
@@ -106,6 +107,8 @@ inline const ScalarTypeInfo& info(ScalarType t) {
 
 inline std::string_view toString(ScalarType t) { return t == ScalarType::Undefined ? "Undefined" : info(t).cpp_name; }
 inline std::string_view python_name(ScalarType t) { return info(t).name; }
+// The dtype of a Python name ("float32"); nullopt for none.
+std::optional<ScalarType> scalar_type_named(std::string_view python_name);
 inline size_t elementSize(ScalarType t) { return static_cast<size_t>(info(t).itemsize); }
 inline bool isFloatingType(ScalarType t) { return info(t).kind == TypeKind::Floating; }
 inline bool isComplexType(ScalarType t) { return info(t).kind == TypeKind::Complex; }

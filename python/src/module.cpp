@@ -14,4 +14,5 @@ PYBIND11_MODULE(_C, m) {
   ember::python::init_autocast(m);
   ember::python::init_fast_calls(m);
   ember::python::init_distributed(m);
+  ember::python::init_jit(m);
 }

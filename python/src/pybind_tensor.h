@@ -171,6 +171,7 @@ void init_indexing(TensorClass& cls);
 void init_operators(TensorClass& cls);
 void init_functions(py::module_& m);
 void init_dispatch(py::module_& m);
+void init_jit(py::module_& m);
 void init_autograd(py::module_& m, TensorClass& cls);
 void init_serialization(py::module_& m);
 void init_devices(py::module_& m);

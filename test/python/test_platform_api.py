@@ -296,8 +296,6 @@ def test_jit_queries_and_decorators_keep_eager_code_running():
     scripted = ember.jit.script(ember.nn.Linear(2, 2))
     assert isinstance(scripted, ember.nn.Linear)
     assert f(1) == 2 and g(2) == 4 and h(1) == 0
-    with pytest.raises(NotImplementedError, match="ember.jit.trace: tracing programs is not supported"):
-        ember.jit.trace(ember.nn.Linear(2, 2), ember.ones(1, 2))
 
 
 @pytest.mark.skipif(ember.cuda.is_available(), reason="checks the machine without a GPU")

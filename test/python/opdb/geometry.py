@@ -154,6 +154,7 @@ SAMPLES.update({
                                                          -100),
     "nll_loss_backward": lambda d: ember.nll_loss_backward(t(d), t(d, 4, 3, 2), ember.zeros(4, 2, dtype=ember.int64, device=d),
                                                            t(d, 3), 2, -100, t(d)),
+    "_fused_elementwise": lambda d: ember._fused_elementwise([t(d, 2, 3), t(d, 3)], "mul(%0,%1);tanh($0)"),
     "_adam_step_": lambda d: ember._adam_step_(t(d, 3), t(d, 3), t(d, 3), t(d, 3).abs(), 2.0, 0.1, 0.9, 0.99, 0.01, 1e-8,
                                                False, True),
     "_safe_softmax": lambda d: ember._safe_softmax(t(d, 3, 4), 1),

@@ -1,0 +1,15 @@
+#pragma once
+// The elementwise fusion pass: a chain of float32 pointwise ops on the CPU
+// (add, mul, tanh, gelu, ...) becomes one aten::_fused_elementwise call that
+// runs the whole chain in one TensorIterator loop, block by block in cache
+// (aten/native/FusedElementwise.cpp). For inference: the fused op has no
+// derivative.
+
+#include <jit/ir/ir.h>
+
+namespace ember::jit {
+
+// Returns how many chains it fused.
+int fuse_elementwise(Graph& graph);
+
+}  // namespace ember::jit
