@@ -31,12 +31,18 @@ class Module {
   // Names as the traced module's state_dict has them ("fc1.weight").
   const std::vector<std::pair<std::string, Tensor>>& named_parameters() const { return parameters_; }
   size_t num_inputs() const { return graph_->inputs().size() - parameters_.size(); }
+  // The parameters that were trainable where the program was traced. A
+  // program runs for inference: none of its tensors requires grad after
+  // jit::load (Python's ember.jit.load makes these nn.Parameters again).
+  const std::vector<std::string>& trainable() const { return trainable_; }
+  void set_trainable(std::vector<std::string> names) { trainable_ = std::move(names); }
   // Every operator the program calls ("aten::linear"), sorted, once each.
   std::vector<std::string> operator_names() const;
 
  private:
   std::shared_ptr<Graph> graph_;
   std::vector<std::pair<std::string, Tensor>> parameters_;
+  std::vector<std::string> trainable_;
 };
 
 void save(const Module& module, const std::string& path);

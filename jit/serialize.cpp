@@ -55,6 +55,16 @@ struct ConstantEncoder {
   FileValue operator()(const Generator&) const { EMBER_CHECK(false, "a program cannot hold a Generator"); }
 };
 
+// The parameter as the file holds it: its memory without autograd state (a
+// program loads for inference, where no autograd library may be present),
+// marked "Parameter" if it was trainable.
+FileValue encode_parameter(const Tensor& t) {
+  const c10::TensorImpl& impl = *t.unsafeGetTensorImpl();
+  Tensor plain(c10::make_intrusive<c10::TensorImpl>(impl.storage(), impl.dtype(), impl.sizes(), impl.strides(),
+                                                    impl.storage_offset(), impl.version_counter()));
+  return FileValue::of(plain, t.requires_grad() ? "Parameter" : "Tensor");
+}
+
 FileValue encode_constant(const IValue& c) {
   return std::visit(ConstantEncoder{}, c.payload());
 }
@@ -98,7 +108,8 @@ void save(const Module& module, const std::string& path) {
   }
   for (const auto* v : graph.outputs()) outputs.push_back(numbered(v));
   std::vector<std::pair<FileValue, FileValue>> parameters;
-  for (const auto& [name, tensor] : module.named_parameters()) parameters.emplace_back(FileValue::of(name), FileValue::of(tensor));
+  for (const auto& [name, tensor] : module.named_parameters())
+    parameters.emplace_back(FileValue::of(name), encode_parameter(tensor));
   const auto key = [](const char* k) { return FileValue::of(std::string(k)); };
   serialize::save(FileValue::dict({{key("ember_program"), FileValue::of(kProgramVersion)},
                                {key("code"), FileValue::of(graph.str())},
@@ -132,11 +143,13 @@ class Reader {
       values_.push_back(graph->add_input(in.items[0].string_value, meta(in.items[1]).first));
     }
     std::vector<std::pair<std::string, Tensor>> parameters;
+    std::vector<std::string> trainable;
     const FileValue& params = field(root, "parameters");
     check(params.kind == Kind::Dict || params.kind == Kind::OrderedDict, "has bad parameters");
     for (const auto& [name, tensor] : params.entries) {
       check(name.kind == Kind::String && tensor.kind == Kind::Tensor, "has a bad parameter");
       parameters.emplace_back(name.string_value, tensor.tensor);
+      if (tensor.string_value == "Parameter") trainable.push_back(name.string_value);
       values_.push_back(graph->add_input(name.string_value, TensorMeta::of(tensor.tensor)));
     }
     const auto& constants = list(field(root, "constants"), "constants");
@@ -154,7 +167,9 @@ class Reader {
       read_call(*graph, kind, node);
     }
     for (const FileValue& out : list(field(root, "outputs"), "outputs")) graph->add_output(value(out));
-    return Module(std::move(graph), std::move(parameters));
+    Module module(std::move(graph), std::move(parameters));
+    module.set_trainable(std::move(trainable));
+    return module;
   }
 
  private:

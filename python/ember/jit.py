@@ -15,6 +15,7 @@ import typing
 import collections
 import inspect
 import os
+import tempfile
 import warnings
 
 import ember
@@ -94,7 +95,18 @@ def _input_names(fn, count):
 
 
 class _Holder(ember.nn.Module):
-    """A submodule of a TracedModule: holds tensors under their traced names."""
+    """A submodule of a TracedModule: holds tensors under their traced names,
+    printed with the class name of the module it stands for."""
+
+    def __init__(self, original_name="Module"):
+        super().__init__()
+        self._original_name = original_name
+
+    def _get_name(self):
+        return self._original_name
+
+    def extra_repr(self):
+        return f"original_name={self._original_name}"
 
 
 class TracedModule(ember.nn.Module):
@@ -102,8 +114,9 @@ class TracedModule(ember.nn.Module):
     from, under the same names (so state_dict and load_state_dict carry over).
     Calling it runs the graph on the inputs and its current tensors."""
 
-    def __init__(self, graph, state, num_inputs, structure=None, kinds=None):
+    def __init__(self, graph, state, num_inputs, structure=None, kinds=None, names=None):
         super().__init__()
+        self._names = names or {}
         self._graph = graph
         self._num_inputs = num_inputs
         self._state_names = [name for name, _ in state]
@@ -111,9 +124,9 @@ class TracedModule(ember.nn.Module):
         for name, tensor in state:
             *path, leaf = name.split(".")
             owner = self
-            for part in path:
+            for depth, part in enumerate(path):
                 if part not in owner._modules:
-                    owner.add_module(part, _Holder())
+                    owner.add_module(part, _Holder(self._names.get(".".join(path[:depth + 1]), "Module")))
                 owner = owner._modules[part]
             if (kinds or {}).get(name) == "buffer" or not isinstance(tensor, ember.nn.Parameter):
                 owner.register_buffer(leaf, tensor)
@@ -151,8 +164,11 @@ class TracedModule(ember.nn.Module):
     def save(self, f):
         save(self, f)
 
+    def _get_name(self):
+        return self._names.get("", type(self).__name__)
+
     def extra_repr(self):
-        return f"original_name={type(self).__name__}"
+        return f"original_name={self._get_name()}"
 
 
 ScriptModule = TracedModule
@@ -178,6 +194,9 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
             raise TypeError(f"ember.jit.trace: example input {i} is {type(x).__name__}, not a tensor")
     module = func if isinstance(func, ember.nn.Module) else None
     state, kinds = [], {}
+    names = {"": getattr(func, "__name__", type(func).__name__)}
+    if module is not None:
+        names = {prefix: type(m).__name__ for prefix, m in module.named_modules()}
     if module is not None:
         for name, p in module.named_parameters():
             state.append((name, p))
@@ -197,7 +216,7 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
         graph = tracer.finish()
     for message in dict.fromkeys(tracer.warnings):
         warnings.warn(message, TracerWarning, stacklevel=2)
-    traced = TracedModule(graph, state, len(example_inputs), structure, kinds)
+    traced = TracedModule(graph, state, len(example_inputs), structure, kinds, names)
     if module is not None:
         traced.train(module.training)
     return traced
@@ -213,10 +232,28 @@ def optimize_for_inference(traced, other_methods=None):
     return traced
 
 
-def export_op_list(traced):
-    """The operators the program calls ("aten::linear", ...), sorted: the
-    allow-list of a selective build."""
-    return list(traced._program().operator_names())
+def export_op_list(traced, path=None):
+    """The operators a build must register to load and run the program,
+    sorted ("aten::addmm", "aten::linear", ...): the ones its graph calls, the
+    ones their kernels and decompositions call in turn, and the ones loading
+    a program file and saving its outputs call, found by doing that once (the program runs on
+    zeros of the shapes it was traced with). With ``path``, also writes them
+    as the allow-list of a selective build (``-DEMBER_OP_ALLOWLIST=path``)."""
+    program = traced._program()
+    types = traced.graph.input_types()[:program.num_inputs()]
+    inputs = [ember.zeros(sizes, dtype=dtype) for dtype, sizes in types]
+    with tempfile.TemporaryDirectory() as scratch:
+        file = os.path.join(scratch, "program.ember")
+        program.save(file)
+        with _C._OperatorLog(nested=True) as log, ember.no_grad():
+            outputs = _C._jit.load(file).run(inputs)
+            ember.save({f"output{i}": out for i, out in enumerate(outputs)}, os.path.join(scratch, "out.ember"))
+    names = sorted(set(log.names))
+    if path is not None:
+        with open(path, "w") as f:
+            f.write("# Operators a selective build registers (ember.jit.export_op_list).\n")
+            f.writelines(f"- {name}\n" for name in names)
+    return names
 
 
 def save(m, f, _extra_files=None):
@@ -232,6 +269,6 @@ def load(f, map_location=None, _extra_files=None):
     if map_location is not None and ember.device(map_location).type != "cpu":
         raise NotImplementedError("ember.jit.load: map_location other than the CPU is not supported yet")
     program = _C._jit.load(os.fspath(f))
-    state = [(name, ember.nn.Parameter(t, requires_grad=t.requires_grad) if t.requires_grad else t)
-             for name, t in program.named_parameters()]
+    trainable = set(program.trainable())
+    state = [(name, ember.nn.Parameter(t) if name in trainable else t) for name, t in program.named_parameters()]
     return TracedModule(program.graph, state, program.num_inputs(), None)

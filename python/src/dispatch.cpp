@@ -216,8 +216,10 @@ KernelFunction python_kernel(py::function fn, bool pass_op_name = false) {
 }
 
 // `with ember._C._OperatorLog() as log: ...` then log.names: the overloads
-// called at the top level inside the block.
+// called at the top level inside the block (with nested=True, also those
+// called inside them).
 struct PyOperatorLog {
+  bool nested = false;
   std::unique_ptr<OperatorLog> open;
   std::vector<std::string> names;
   std::vector<int64_t> starts_ns, durations_ns;
@@ -251,7 +253,7 @@ void init_dispatch(py::module_& m) {
   bind_key_guard<c10::ExcludeDispatchKeyGuard>(m, "_ExcludeDispatchKey");
   bind_key_guard<c10::IncludeDispatchKeyGuard>(m, "_IncludeDispatchKey");
   py::class_<PyOperatorLog>(m, "_OperatorLog")
-      .def(py::init<>())
+      .def(py::init([](bool nested) { return PyOperatorLog{nested, nullptr, {}, {}, {}}; }), py::arg("nested") = false)
       .def(
           "__enter__",
           [](PyOperatorLog& self) -> PyOperatorLog& {
@@ -259,7 +261,7 @@ void init_dispatch(py::module_& m) {
             self.names.clear();
             self.starts_ns.clear();
             self.durations_ns.clear();
-            self.open = std::make_unique<OperatorLog>();
+            self.open = std::make_unique<OperatorLog>(self.nested);
             return self;
           },
           py::return_value_policy::reference)

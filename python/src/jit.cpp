@@ -28,10 +28,17 @@ void init_jit(py::module_& m) {
   py::class_<jit::Graph, GraphPtr>(jit, "Graph")
       .def("__str__", &jit::Graph::str)
       .def("node_kinds", &node_kinds)
-      .def("input_names", [](const jit::Graph& g) {
-        std::vector<std::string> names;
-        for (const auto* v : g.inputs()) names.push_back(v->name());
-        return names;
+      .def("input_names",
+           [](const jit::Graph& g) {
+             std::vector<std::string> names;
+             for (const auto* v : g.inputs()) names.push_back(v->name());
+             return names;
+           })
+      // Per input: (dtype, sizes) as traced.
+      .def("input_types", [](const jit::Graph& g) {
+        std::vector<std::pair<ScalarType, std::vector<int64_t>>> types;
+        for (const auto* v : g.inputs()) types.emplace_back(v->meta()->dtype, v->meta()->sizes);
+        return types;
       });
 
   py::class_<jit::Tracer>(jit, "Tracer")
@@ -65,6 +72,7 @@ void init_jit(py::module_& m) {
       .def_property_readonly("graph", &jit::Module::graph_ptr)
       .def("named_parameters", &jit::Module::named_parameters)
       .def("num_inputs", &jit::Module::num_inputs)
+      .def("trainable", &jit::Module::trainable)
       .def("operator_names", &jit::Module::operator_names)
       .def("save", [](const jit::Module& program, const std::string& path) { jit::save(program, path); });
   jit.def("load", &jit::load);

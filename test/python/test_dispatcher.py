@@ -129,6 +129,15 @@ aten::detach""")
         self.assertEqual(inner.names, ["aten::ones", "aten::exp"])
         self.assertEqual(outer.names, ["aten::ones", "aten::neg", "aten::ones", "aten::exp"])
 
+    def test_a_nested_log_also_sees_the_calls_inside_calls(self):
+        x, w = ember.ones(2, 3), ember.ones(4, 3)
+        with ember._C._OperatorLog() as top, ember._C._OperatorLog(nested=True) as everything:
+            ember.nn.functional.linear(x, w)
+        self.assertEqual(top.names, ["aten::linear"])  # an open nested log changes nothing for the others
+        self.assertEqual(everything.names[0], "aten::linear")
+        self.assertIn("aten::t", everything.names)  # linear's decomposition, then its kernels' calls
+        self.assertIn("aten::mm", everything.names)
+
 
 def test_python_fallback_sees_each_top_level_call_and_calls_on():
     log = []

@@ -490,13 +490,17 @@ def _info_for(f: NativeFunction, infos: dict[str, DifferentiabilityInfo]) -> tup
     return None, False
 
 
-def generate(functions: list[NativeFunction], derivative_entries: list[dict]) -> dict[str, str]:
+def generate(functions: list[NativeFunction], derivative_entries: list[dict],
+             registered: Optional[list[NativeFunction]] = None) -> dict[str, str]:
+    """The autograd nodes and the Autograd-key kernels of `registered` (all
+    functions by default; a selective build passes its operators)."""
     infos = parse_derivatives(derivative_entries, functions)
+    selected = None if registered is None else {id(f) for f in registered}
     plans: dict[str, NodePlan] = {}
     kernels = []
     registrations = []
     for f in functions:
-        if not _needs_kernel(f):
+        if not _needs_kernel(f) or (selected is not None and id(f) not in selected):
             continue
         info, from_functional = _info_for(f, infos)
         plan = None

@@ -188,6 +188,33 @@ def gen_native_functions_h(functions: list[NativeFunction]) -> str:
 BACKEND_LIBRARY_KEYS = ("CUDA",)
 
 
+def load_op_allowlist(path: str) -> set[str]:
+    """A selective build's operators ("aten::add.Tensor"), one `- name` line
+    each, as ember.jit.export_op_list writes them (comments allowed)."""
+    names = set()
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            if not line.startswith("- "):
+                raise SystemExit(f"{path}:{number}: expected '- aten::name.overload', got {line!r}")
+            names.add(line[2:].strip())
+    return names
+
+
+def select(functions: list[NativeFunction], allowlist: set[str] | None) -> list[NativeFunction]:
+    """The operators a build registers: all, or those on the allow-list."""
+    if allowlist is None:
+        return functions
+    known = {f"aten::{f.schema.full_name}" for f in functions}
+    unknown = sorted(allowlist - known)
+    if unknown:
+        raise SystemExit(f"the operator allow-list names operators native_functions.yaml does not define: "
+                         f"{', '.join(unknown[:10])}")
+    return [f for f in functions if f"aten::{f.schema.full_name}" in allowlist]
+
+
 def gen_register_cpp(functions: list[NativeFunction], backend: str | None = None) -> str:
     """Registrations of the core library (backend None: every op's schema and
     the kernels of all other keys) or of one backend library's key."""
@@ -231,8 +258,13 @@ def main(argv=None) -> int:
     parser.add_argument("--derivatives", required=True)
     parser.add_argument("--templates", required=True)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--op-allowlist", help="register only these operators (a selective build)")
     args = parser.parse_args(argv)
     functions = load(args.yaml)
+    # A selective build declares every operator (the C++ API and the
+    # autograd nodes stay whole) but registers only the listed ones: the
+    # kernels nothing registers are then dropped by the linker.
+    registered = select(functions, load_op_allowlist(args.op_allowlist) if args.op_allowlist else None)
     aten = os.path.join(args.out, "aten", "generated")
     outputs = {
         os.path.join(aten, "Functions.h"): gen_functions_h(functions),
@@ -240,12 +272,12 @@ def main(argv=None) -> int:
         os.path.join(aten, "TensorBody.h"): gen_tensor_body(functions, os.path.join(args.templates, "TensorBody.h")),
         os.path.join(aten, "TensorMethods.cpp"): gen_tensor_methods_cpp(functions),
         os.path.join(aten, "NativeFunctions.h"): gen_native_functions_h(functions),
-        os.path.join(aten, "RegisterNativeFunctions.cpp"): gen_register_cpp(functions),
-        **{os.path.join(aten, f"Register{key}.cpp"): gen_register_cpp(functions, key) for key in BACKEND_LIBRARY_KEYS},
+        os.path.join(aten, "RegisterNativeFunctions.cpp"): gen_register_cpp(registered),
+        **{os.path.join(aten, f"Register{key}.cpp"): gen_register_cpp(registered, key) for key in BACKEND_LIBRARY_KEYS},
         os.path.join(args.out, "python", "generated", "python_bindings.cpp"): pygen.gen_bindings(functions),
     }
     derivatives = load_entries(args.derivatives)
-    for name, content in autograd_gen.generate(functions, derivatives).items():
+    for name, content in autograd_gen.generate(functions, derivatives, registered).items():
         outputs[os.path.join(args.out, "autograd", "generated", name)] = content
     for path, content in outputs.items():
         write_if_changed(path, content)

@@ -6,10 +6,14 @@
 // reach", which is how the operator database's tests find operators without
 // samples.
 //
+// A nested log records those inner calls too: every operator the code
+// reached, through kernels and decompositions (what a selective build of a
+// program must register; ember.jit.export_op_list).
+//
 // It rides on the Python dispatch key: opening a log adds that key to the
 // thread's included keys, and a boxed fallback on it records the call and
-// passes it on with the key excluded. Nothing is registered, and no call pays
-// anything, until the first log is opened.
+// passes it on (with the key excluded, unless a nested log is open). Nothing
+// is registered, and no call pays anything, until the first log is opened.
 
 #include <c10/core/LocalDispatchKeySet.h>
 
@@ -21,7 +25,7 @@ namespace ember {
 
 class OperatorLog {
  public:
-  OperatorLog();
+  explicit OperatorLog(bool nested = false);
   ~OperatorLog();
   OperatorLog(const OperatorLog&) = delete;
   OperatorLog& operator=(const OperatorLog&) = delete;
@@ -38,6 +42,7 @@ class OperatorLog {
   std::vector<std::string> names_;
   std::vector<int64_t> starts_ns_, durations_ns_;
   OperatorLog* outer_;  // a log opened inside another records into both
+  bool nested_;
   c10::IncludeDispatchKeyGuard include_python_key_;
 };
 
