@@ -140,7 +140,9 @@ class Reader {
     auto graph = std::make_shared<Graph>();
     for (const FileValue& in : list(field(root, "inputs"), "inputs")) {
       check(in.kind == Kind::Tuple && in.items.size() == 2 && in.items[0].kind == Kind::String, "has a bad input");
-      values_.push_back(graph->add_input(in.items[0].string_value, meta(in.items[1]).first));
+      auto tensor = meta(in.items[1]).first;
+      check(tensor.has_value(), "has an input that is not a tensor");
+      values_.push_back(graph->add_input(in.items[0].string_value, std::move(tensor)));
     }
     std::vector<std::pair<std::string, Tensor>> parameters;
     std::vector<std::string> trainable;

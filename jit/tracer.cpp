@@ -5,8 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <mutex>
-
 namespace ember::jit {
 
 namespace {
@@ -14,17 +12,6 @@ namespace {
 thread_local Tracer* open_tracer = nullptr;
 
 void record_and_pass_on(const OperatorHandle& op, c10::DispatchKeySet ks, Stack& stack);
-
-// Never destroyed: the fallback must outlive every thread that may dispatch.
-Library* fallback_library = nullptr;
-
-void install_fallback_once() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    fallback_library = new Library(Library::Kind::IMPL, "_", c10::DispatchKey::Tracer);
-    fallback_library->fallback(KernelFunction::makeFromBoxed(&record_and_pass_on));
-  });
-}
 
 }  // namespace
 
@@ -120,7 +107,7 @@ void record_and_pass_on(const OperatorHandle& op, c10::DispatchKeySet ks, Stack&
 
 Tracer::Tracer() : graph_(std::make_shared<Graph>()) {
   EMBER_CHECK(open_tracer == nullptr, "a tracer is already open on this thread: traces do not nest");
-  install_fallback_once();
+  install_mode_fallback(c10::DispatchKey::Tracer, &record_and_pass_on);
   include_tracer_key_.emplace(c10::DispatchKey::Tracer);
   open_tracer = this;
 }

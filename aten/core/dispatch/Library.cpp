@@ -1,5 +1,8 @@
 #include <aten/core/dispatch/Library.h>
 
+#include <map>
+#include <mutex>
+
 namespace ember {
 
 Library::Library(Kind kind, std::string ns, std::optional<c10::DispatchKey> key)
@@ -57,5 +60,16 @@ StaticLibraryInit::StaticLibraryInit(Library::Kind kind, const char* ns, std::op
   init(*libraries->back());
 }
 }  // namespace detail
+
+void install_mode_fallback(c10::DispatchKey key, KernelFunction::BoxedFn fn) {
+  static std::mutex mutex;
+  // Never destroyed; held here (not dropped) so that leak checkers see them reachable.
+  static auto* installed = new std::map<c10::DispatchKey, std::unique_ptr<Library>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (installed->count(key)) return;
+  auto library = std::make_unique<Library>(Library::Kind::IMPL, "_", key);
+  library->fallback(KernelFunction::makeFromBoxed(std::move(fn)));
+  installed->emplace(key, std::move(library));
+}
 
 }  // namespace ember

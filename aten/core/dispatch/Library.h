@@ -63,6 +63,11 @@ class Library {
   std::set<std::pair<std::string, c10::DispatchKey>> implemented_;  // (op, key) pairs this library registered
 };
 
+// A boxed fallback at a mode key (the operator log's Python key, the
+// tracer's key), registered by the first call for that key and kept until
+// the process exits: threads may dispatch through it until then.
+void install_mode_fallback(c10::DispatchKey key, KernelFunction::BoxedFn fn);
+
 namespace detail {
 // Runs a registration function on a Library that lives until program exit.
 struct StaticLibraryInit {

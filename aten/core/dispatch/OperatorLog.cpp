@@ -3,7 +3,6 @@
 #include <aten/core/dispatch/Library.h>
 
 #include <chrono>
-#include <mutex>
 #include <optional>
 
 namespace ember {
@@ -16,19 +15,6 @@ thread_local OperatorLog* innermost_log = nullptr;
 thread_local int recorded_depth = 0;
 
 void record_and_pass_on(const OperatorHandle& op, c10::DispatchKeySet ks, Stack& stack);
-
-// Never destroyed: a fallback must outlive every thread that may still
-// dispatch. Held here rather than dropped, so that leak checkers see it
-// reachable.
-Library* fallback_library = nullptr;
-
-void install_fallback_once() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    fallback_library = new Library(Library::Kind::IMPL, "_", c10::DispatchKey::Python);
-    fallback_library->fallback(KernelFunction::makeFromBoxed(&record_and_pass_on));
-  });
-}
 
 }  // namespace
 
@@ -87,7 +73,8 @@ void record_and_pass_on(const OperatorHandle& op, c10::DispatchKeySet ks, Stack&
 OperatorLog::OperatorLog(bool nested)
     : outer_(innermost_log),
       nested_(nested),
-      include_python_key_((install_fallback_once(), c10::DispatchKey::Python)) {
+      include_python_key_(
+          (install_mode_fallback(c10::DispatchKey::Python, &record_and_pass_on), c10::DispatchKey::Python)) {
   innermost_log = this;
 }
 
