@@ -76,6 +76,16 @@ FAMILIES = {
                         R.integers(0, 8, (2, 3))),
     "Multinomial": (lambda lib, t: lib.distributions.Multinomial(6, logits=t(LOGITS)),
                     np.array([[1, 2, 0, 3], [0, 0, 6, 0]])),
+    "Weibull": (lambda lib, t: lib.distributions.Weibull(t(SCALE), t(CONC)), R.uniform(0.1, 3.0, (2, 3))),
+    "Kumaraswamy": (lambda lib, t: lib.distributions.Kumaraswamy(t(CONC), t(SCALE)), R.uniform(0.01, 0.99, (3, 2, 3))),
+    "InverseGamma": (lambda lib, t: lib.distributions.InverseGamma(t(CONC), t(SCALE)), R.uniform(0.1, 5.0, (2, 3))),
+    "FisherSnedecor": (lambda lib, t: lib.distributions.FisherSnedecor(t(CONC * 3), t(SCALE * 4)),
+                       R.uniform(0.1, 4.0, (2, 3))),
+    "NegativeBinomial_probs": (lambda lib, t: lib.distributions.NegativeBinomial(t(np.full((2, 3), 4.0)),
+                                                                                probs=t(PROBS)),
+                               R.integers(0, 9, (2, 2, 3))),
+    "NegativeBinomial_logits": (lambda lib, t: lib.distributions.NegativeBinomial(3.0, logits=t(LOC)),
+                                R.integers(0, 9, (2, 3))),
 }
 def log_prob_like_torch(make, value):
     """The distribution make() builds on ember and on torch, checked for equal shapes and log_prob at value."""
@@ -87,7 +97,10 @@ def log_prob_like_torch(make, value):
 
 
 # torch gives these no entropy (or none in closed form for a batch of different counts).
-NO_ENTROPY = {"Poisson", "Binomial_logits"}
+NO_ENTROPY = {"Poisson", "Binomial_logits", "FisherSnedecor", "NegativeBinomial_probs", "NegativeBinomial_logits"}
+# torch's Kumaraswamy mode is NaN for every a, b > 1, and its Weibull mode raises
+# a negative number to 1/k for k < 1: test_modes_where_torch_is_wrong checks ours.
+TORCH_MODE_WRONG = {"Weibull", "Kumaraswamy"}
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
@@ -97,13 +110,13 @@ def test_log_prob_entropy_and_moments_match_torch(family):
         # torch's Multinomial takes log(n!) in float32 (lgamma of an integer tensor)
         np.testing.assert_allclose(N(e.entropy()), t.entropy().numpy(), rtol=1e-7 if family == "Multinomial" else 1e-10)
     for moment in ("mean", "mode", "variance", "stddev"):
-        if family.startswith("Multinomial") and moment == "mode":
+        if (family.startswith("Multinomial") or family in TORCH_MODE_WRONG) and moment == "mode":
             continue
         np.testing.assert_allclose(N(getattr(e, moment)), getattr(t, moment).numpy(), rtol=1e-10, equal_nan=True)
 
 
 @pytest.mark.parametrize("family", ["Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gumbel", "LogNormal",
-                                    "HalfNormal", "HalfCauchy", "Pareto"])
+                                    "HalfNormal", "HalfCauchy", "Pareto", "Weibull"])
 def test_cdf_and_icdf_match_torch(family):
     make, value = FAMILIES[family]
     e, t = both(make)
@@ -222,7 +235,8 @@ def test_validation_can_be_turned_off_and_bad_forms_are_refused():
 
 @pytest.mark.parametrize("family", ["Cauchy", "Gumbel", "Geometric_probs", "LogNormal", "Gamma", "Chi2", "Beta",
                                     "Dirichlet", "StudentT", "Poisson", "Binomial_probs", "MultivariateNormal_cov",
-                                    "LowRankMultivariateNormal", "HalfNormal", "HalfCauchy", "Pareto"])
+                                    "LowRankMultivariateNormal", "HalfNormal", "HalfCauchy", "Pareto", "Weibull",
+                                    "Kumaraswamy", "InverseGamma", "FisherSnedecor"])
 def test_samples_for_a_seed_match_torch(family):
     make, _ = FAMILIES[family]
     e, t = both(make)
@@ -518,3 +532,32 @@ def test_low_rank_normal_matrices_match_torch():
         np.testing.assert_allclose(N(getattr(e, name)), getattr(t, name).numpy(), rtol=1e-10, atol=1e-12)
     with pytest.raises(ValueError, match="cov_factor must be a batch of matrices"):
         D.LowRankMultivariateNormal(ember.zeros(3), ember.zeros(2, 1), ember.ones(3))
+
+
+def test_modes_where_torch_is_wrong():
+    """The grid maximum of the density, where torch's formulas give NaN (Kumaraswamy) or 1 (Weibull, k = 0.5)."""
+    grid = ember.linspace(1e-4, 1 - 1e-4, 99991, dtype=ember.float64).unsqueeze(-1)
+    k = D.Kumaraswamy(ember.tensor([2.0, 5.0, 1.0], dtype=ember.float64), ember.tensor([3.0, 1.5, 4.0], dtype=ember.float64))
+    best = N(grid[k.log_prob(grid).argmax(0), 0])
+    np.testing.assert_allclose(N(k.mode), best, atol=2e-4)  # (the grid starts at 1e-4)
+    np.testing.assert_allclose(N(k.mode), [np.sqrt(1 / 5), (4 / 6.5) ** 0.2, 0.0], rtol=1e-12)
+    assert np.isnan(N(D.Kumaraswamy(ember.tensor([0.5]), ember.tensor([2.0])).mode)).all()
+    w = D.Weibull(ember.tensor([1.0, 2.0], dtype=ember.float64), ember.tensor([0.5, 3.0], dtype=ember.float64))
+    np.testing.assert_allclose(N(w.mode), [0.0, 2 * (2 / 3) ** (1 / 3)], rtol=1e-12)
+
+
+def test_negative_binomial_and_straight_through_samples():
+    ember.manual_seed(5)
+    nb = D.NegativeBinomial(ember.tensor([4.0, 0.0]), probs=ember.tensor([0.3, 0.6]))
+    draws = N(nb.sample((40000,)))
+    np.testing.assert_allclose(draws[:, 0].mean(), 4 * 0.3 / 0.7, rtol=0.03)
+    np.testing.assert_allclose(draws[:, 0].var(), 4 * 0.3 / 0.7 ** 2, rtol=0.06)
+    assert (draws[:, 1] == 0).all() and nb.log_prob(ember.tensor([0.0, 0.0]))[1].item() == 0.0
+    logits = ember.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+    st = D.OneHotCategoricalStraightThrough(logits=logits)
+    draw = st.rsample((5,))
+    assert ((draw.detach() == 0) | (draw.detach() == 1)).all() and (draw.detach().sum(-1) == 1).all()
+    (draw * ember.tensor([1.0, 2.0, 3.0])).sum().backward()  # the gradient of the probabilities, 5 times
+    probs = ember.softmax(logits.detach(), -1)
+    c = ember.tensor([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(N(logits.grad), N(5 * probs * (c - (probs * c).sum())), rtol=1e-6)
