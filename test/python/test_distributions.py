@@ -561,3 +561,52 @@ def test_negative_binomial_and_straight_through_samples():
     probs = ember.softmax(logits.detach(), -1)
     c = ember.tensor([1.0, 2.0, 3.0])
     np.testing.assert_allclose(N(logits.grad), N(5 * probs * (c - (probs * c).sum())), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["PowerTransform", "SoftplusTransform", "AbsTransform",
+                                  "CumulativeDistributionTransform"])
+def test_more_transforms_match_torch(name):
+    x_np = R.uniform(0.2, 3.0, (2, 3))
+    make = {
+        "PowerTransform": lambda lib, t: lib.distributions.PowerTransform(t(CONC)),
+        "SoftplusTransform": lambda lib, t: lib.distributions.SoftplusTransform(),
+        "AbsTransform": lambda lib, t: lib.distributions.AbsTransform(),
+        "CumulativeDistributionTransform": lambda lib, t: lib.distributions.CumulativeDistributionTransform(
+            lib.distributions.Exponential(t(RATE))),
+    }[name]
+    e, t = both(make)
+    ex, tx = ember.from_numpy(x_np), torch.from_numpy(x_np)
+    ey, ty = e(ex), t(tx)
+    np.testing.assert_allclose(N(ey), ty.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(N(e.inv(ey)), t.inv(ty).numpy(), rtol=1e-10)
+    if name != "AbsTransform":  # not bijective: no Jacobian
+        np.testing.assert_allclose(N(e.log_abs_det_jacobian(ex, ey)), t.log_abs_det_jacobian(tx, ty).numpy(),
+                                   rtol=1e-10, atol=1e-12)
+        # and a density through it
+        ed = D.TransformedDistribution(D.Gamma(ember.from_numpy(CONC), 1.0), [e])
+        td = TD.TransformedDistribution(TD.Gamma(torch.from_numpy(CONC), 1.0), [t])
+        v = np.array(N(ed.sample()))
+        np.testing.assert_allclose(N(ed.log_prob(ember.from_numpy(v))), td.log_prob(torch.from_numpy(v)).numpy(),
+                                   rtol=1e-9, atol=1e-12)
+
+
+def test_generalized_pareto_matches_torch_in_float32():
+    """torch's GeneralizedPareto fails in float64 (isclose against a float32 zero): compared in float32."""
+    # concentrations -0.5 (bounded support), 0 (the exponential) and 0.3 (a heavy tail)
+    params = [p.astype(np.float32) for p in (LOC, SCALE, np.array([-0.5, 0.0, 0.3]))]
+    e = D.GeneralizedPareto(*[ember.from_numpy(p) for p in params])
+    t = TD.GeneralizedPareto(*[torch.from_numpy(p) for p in params])
+    v = (LOC + SCALE * R.uniform(0.0, 1.9, (2, 3))).astype(np.float32)
+    ev, tv = ember.from_numpy(v), torch.from_numpy(v)
+    for method in ("log_prob", "cdf", "log_survival_function"):
+        np.testing.assert_allclose(N(getattr(e, method)(ev)), getattr(t, method)(tv).numpy(), rtol=2e-5, atol=1e-6)
+    p = ember.full((2, 3), 0.3)
+    np.testing.assert_allclose(N(e.icdf(p)), t.icdf(torch.full((2, 3), 0.3)).numpy(), rtol=1e-5)
+    for moment in ("mean", "mode", "variance"):
+        np.testing.assert_allclose(N(getattr(e, moment)), getattr(t, moment).numpy(), rtol=1e-5, equal_nan=True)
+    np.testing.assert_allclose(N(e.entropy()), t.entropy().numpy(), rtol=1e-6)
+    ember.manual_seed(3)
+    torch.manual_seed(3)
+    np.testing.assert_allclose(N(e.sample((4,))), t.sample((4,)).numpy(), rtol=1e-5)
+    assert N(e.support.check(ember.from_numpy(LOC.astype(np.float32) + 10 * SCALE.astype(np.float32))))[:, 0].tolist() \
+        == [False, False]  # past loc - scale / c for c = -0.5

@@ -11,7 +11,8 @@ import ember.nn.functional as F
 
 from . import constraints
 
-__all__ = ["AffineTransform", "ComposeTransform", "ExpTransform", "SigmoidTransform", "TanhTransform", "Transform"]
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform", "ExpTransform",
+           "PowerTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform", "Transform"]
 
 
 class Transform:
@@ -182,3 +183,83 @@ class TanhTransform(Transform):
     def log_abs_det_jacobian(self, x, y):
         # log(1 - tanh(x)^2), written to stay finite for large |x|.
         return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
+
+
+class PowerTransform(Transform):
+    """y = x ** exponent on positive x."""
+
+    domain = constraints.positive
+    codomain = constraints.positive
+
+    def __init__(self, exponent, cache_size=0):
+        super().__init__(cache_size)
+        self.exponent = exponent
+
+    @property
+    def sign(self):
+        if isinstance(self.exponent, (int, float)):
+            return 1 if self.exponent > 0 else -1 if self.exponent < 0 else 0
+        return self.exponent.sign()
+
+    def _call(self, x):
+        return x.pow(self.exponent)
+
+    def _inverse(self, y):
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x, y):
+        # |d/dx x^p| = |p| y / x
+        return (self.exponent * y / x).abs().log()
+
+
+class SoftplusTransform(Transform):
+    """y = log(1 + exp(x)), onto the positive numbers."""
+
+    codomain = constraints.positive
+
+    def _call(self, x):
+        return F.softplus(x)
+
+    def _inverse(self, y):
+        # log(exp(y) - 1), written as y + log(-expm1(-y)) to stay finite for large y
+        return y + ember.log(-ember.expm1(-y))
+
+    def log_abs_det_jacobian(self, x, y):
+        return -F.softplus(-x)
+
+
+class AbsTransform(Transform):
+    """y = |x|: not bijective; the inverse picks the positive preimage."""
+
+    bijective = False
+    codomain = constraints.positive
+
+    def _call(self, x):
+        return x.abs()
+
+    def _inverse(self, y):
+        return y
+
+
+class CumulativeDistributionTransform(Transform):
+    """y = distribution.cdf(x), onto (0, 1); the inverse is its icdf."""
+
+    codomain = constraints.unit_interval
+    sign = 1
+
+    def __init__(self, distribution, cache_size=0):
+        super().__init__(cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
