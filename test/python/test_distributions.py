@@ -86,6 +86,11 @@ FAMILIES = {
                                R.integers(0, 9, (2, 2, 3))),
     "NegativeBinomial_logits": (lambda lib, t: lib.distributions.NegativeBinomial(3.0, logits=t(LOC)),
                                 R.integers(0, 9, (2, 3))),
+    # probabilities inside the Taylor region around 1/2 and outside it
+    "ContinuousBernoulli_probs": (lambda lib, t: lib.distributions.ContinuousBernoulli(
+        probs=t(np.array([0.4995, 0.2, 0.93]))), R.uniform(0.0, 1.0, (4, 3))),
+    "ContinuousBernoulli_logits": (lambda lib, t: lib.distributions.ContinuousBernoulli(logits=t(LOC)),
+                                   R.uniform(0.0, 1.0, (2, 3))),
 }
 def log_prob_like_torch(make, value):
     """The distribution make() builds on ember and on torch, checked for equal shapes and log_prob at value."""
@@ -100,7 +105,7 @@ def log_prob_like_torch(make, value):
 NO_ENTROPY = {"Poisson", "Binomial_logits", "FisherSnedecor", "NegativeBinomial_probs", "NegativeBinomial_logits"}
 # torch's Kumaraswamy mode is NaN for every a, b > 1, and its Weibull mode raises
 # a negative number to 1/k for k < 1: test_modes_where_torch_is_wrong checks ours.
-TORCH_MODE_WRONG = {"Weibull", "Kumaraswamy"}
+TORCH_MODE_WRONG = {"Weibull", "Kumaraswamy", "ContinuousBernoulli_probs", "ContinuousBernoulli_logits"}  # (or none)
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))
@@ -116,7 +121,8 @@ def test_log_prob_entropy_and_moments_match_torch(family):
 
 
 @pytest.mark.parametrize("family", ["Normal", "Uniform", "Exponential", "Laplace", "Cauchy", "Gumbel", "LogNormal",
-                                    "HalfNormal", "HalfCauchy", "Pareto", "Weibull"])
+                                    "HalfNormal", "HalfCauchy", "Pareto", "Weibull",
+                                    "ContinuousBernoulli_probs", "ContinuousBernoulli_logits"])
 def test_cdf_and_icdf_match_torch(family):
     make, value = FAMILIES[family]
     e, t = both(make)
@@ -236,7 +242,7 @@ def test_validation_can_be_turned_off_and_bad_forms_are_refused():
 @pytest.mark.parametrize("family", ["Cauchy", "Gumbel", "Geometric_probs", "LogNormal", "Gamma", "Chi2", "Beta",
                                     "Dirichlet", "StudentT", "Poisson", "Binomial_probs", "MultivariateNormal_cov",
                                     "LowRankMultivariateNormal", "HalfNormal", "HalfCauchy", "Pareto", "Weibull",
-                                    "Kumaraswamy", "InverseGamma", "FisherSnedecor"])
+                                    "Kumaraswamy", "InverseGamma", "FisherSnedecor", "ContinuousBernoulli_probs"])
 def test_samples_for_a_seed_match_torch(family):
     make, _ = FAMILIES[family]
     e, t = both(make)
@@ -544,6 +550,8 @@ def test_modes_where_torch_is_wrong():
     assert np.isnan(N(D.Kumaraswamy(ember.tensor([0.5]), ember.tensor([2.0])).mode)).all()
     w = D.Weibull(ember.tensor([1.0, 2.0], dtype=ember.float64), ember.tensor([0.5, 3.0], dtype=ember.float64))
     np.testing.assert_allclose(N(w.mode), [0.0, 2 * (2 / 3) ** (1 / 3)], rtol=1e-12)
+    cb = D.ContinuousBernoulli(probs=ember.tensor([0.2, 0.5, 0.7]))  # torch has none: monotone densities
+    np.testing.assert_array_equal(N(cb.mode), [0.0, np.nan, 1.0])
 
 
 def test_negative_binomial_and_straight_through_samples():
