@@ -12,7 +12,6 @@ exactly what it computes eagerly.
 
 import typing
 
-import collections
 import inspect
 import os
 import tempfile
