@@ -15,6 +15,13 @@ __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDis
            "PowerTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform", "Transform"]
 
 
+def _sign(value):
+    """The sign of a number (an int) or of each element of a tensor."""
+    if isinstance(value, (int, float)):
+        return 1 if value > 0 else -1 if value < 0 else 0
+    return value.sign()
+
+
 class Transform:
     bijective = True
     sign = 1
@@ -136,9 +143,7 @@ class AffineTransform(Transform):
 
     @property
     def sign(self):
-        if isinstance(self.scale, (int, float)):
-            return 1 if self.scale > 0 else -1 if self.scale < 0 else 0
-        return self.scale.sign()
+        return _sign(self.scale)
 
     def _call(self, x):
         return self.loc + self.scale * x
@@ -197,9 +202,7 @@ class PowerTransform(Transform):
 
     @property
     def sign(self):
-        if isinstance(self.exponent, (int, float)):
-            return 1 if self.exponent > 0 else -1 if self.exponent < 0 else 0
-        return self.exponent.sign()
+        return _sign(self.exponent)
 
     def _call(self, x):
         return x.pow(self.exponent)
