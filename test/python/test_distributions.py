@@ -618,3 +618,27 @@ def test_generalized_pareto_matches_torch_in_float32():
     np.testing.assert_allclose(N(e.sample((4,))), t.sample((4,)).numpy(), rtol=1e-5)
     assert N(e.support.check(ember.from_numpy(LOC.astype(np.float32) + 10 * SCALE.astype(np.float32))))[:, 0].tolist() \
         == [False, False]  # past loc - scale / c for c = -0.5
+
+
+def test_stick_breaking_and_logistic_normal_match_torch():
+    x_np = R.standard_normal((2, 3))
+    e, t = D.StickBreakingTransform(), TD.StickBreakingTransform()
+    ex, tx = ember.from_numpy(x_np), torch.from_numpy(x_np)
+    ey, ty = e(ex), t(tx)
+    assert tuple(ey.shape) == (2, 4) and np.allclose(N(ey).sum(-1), 1.0)
+    np.testing.assert_allclose(N(ey), ty.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(N(e.inv(ey)), t.inv(ty).numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(N(e.log_abs_det_jacobian(ex, ey)), t.log_abs_det_jacobian(tx, ty).numpy(), rtol=1e-10)
+    assert e.forward_shape((5, 3)) == (5, 4) and e.inv.forward_shape((5, 4)) == (5, 3)
+    # the distribution: a [2]-batch of 4-simplices from 3 normals each; and one without a batch
+    for loc, scale in ((LOC, SCALE), (LOC[0], 0.5)):
+        e_d, t_d = both(lambda lib, t, loc=loc, scale=scale: lib.distributions.LogisticNormal(
+            t(loc), t(scale) if isinstance(scale, np.ndarray) else scale))
+        assert tuple(e_d.batch_shape) == tuple(t_d.batch_shape) and tuple(e_d.event_shape) == tuple(t_d.event_shape)
+        value = R.uniform(0.1, 1.0, (5, *loc.shape[:-1], 4))
+        value = value / value.sum(-1, keepdims=True)  # points of the 4-simplex
+        np.testing.assert_allclose(N(e_d.log_prob(ember.from_numpy(value))), t_d.log_prob(torch.from_numpy(value)).numpy(),
+                                   rtol=1e-9)
+        ember.manual_seed(4)
+        torch.manual_seed(4)
+        np.testing.assert_allclose(N(e_d.sample((3,))), t_d.sample((3,)).numpy(), rtol=1e-12)

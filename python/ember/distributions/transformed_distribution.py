@@ -2,12 +2,15 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
-from .transforms import ComposeTransform, ExpTransform, Transform
+from .independent import Independent
+from .transforms import ComposeTransform, ExpTransform, Transform, sum_rightmost
 
 
 class TransformedDistribution(Distribution):
-    """The distribution of transforms(x) for x drawn from base_distribution
-    (elementwise transforms; log_prob subtracts the log-Jacobians)."""
+    """The distribution of transforms(x) for x drawn from base_distribution;
+    log_prob subtracts the log-Jacobians. A transform over events (one whose
+    domain has event dims, as StickBreakingTransform's vectors) reads the
+    base's rightmost batch dims as event dims, and may change the event shape."""
 
     arg_constraints = {}
 
@@ -16,9 +19,23 @@ class TransformedDistribution(Distribution):
             transforms = [transforms]
         elif not isinstance(transforms, list) or not all(isinstance(t, Transform) for t in transforms):
             raise ValueError(f"transforms must be a Transform or a list of Transforms, but was {transforms}")
-        self.base_dist = base_distribution
         self.transforms = transforms
-        super().__init__(base_distribution.batch_shape, base_distribution.event_shape, validate_args=validate_args)
+        transform = ComposeTransform(transforms)
+        base_shape = tuple(base_distribution.batch_shape) + tuple(base_distribution.event_shape)
+        base_event_dims = len(base_distribution.event_shape)
+        if len(base_shape) < transform.domain.event_dim:
+            raise ValueError(f"base_distribution needs at least {transform.domain.event_dim} dimensions, but got "
+                             f"{base_shape}")
+        shape = tuple(transform.forward_shape(base_shape))
+        expanded = tuple(transform.inverse_shape(shape))
+        if expanded != base_shape:
+            base_distribution = base_distribution.expand(expanded[:len(expanded) - base_event_dims])
+        if transform.domain.event_dim > base_event_dims:
+            base_distribution = Independent(base_distribution, transform.domain.event_dim - base_event_dims)
+        self.base_dist = base_distribution
+        event_dims = transform.codomain.event_dim + max(base_event_dims - transform.domain.event_dim, 0)
+        cut = len(shape) - event_dims
+        super().__init__(ember.Size(shape[:cut]), ember.Size(shape[cut:]), validate_args=validate_args)
 
     @property
     def has_rsample(self):
@@ -49,13 +66,11 @@ class TransformedDistribution(Distribution):
         event_dims = len(self.event_shape)
         for t in reversed(self.transforms):
             x = t.inv(y)
-            # The transforms act elementwise: over an event of several values the log-Jacobian is their sum.
-            jacobian = t.log_abs_det_jacobian(x, y)
-            if event_dims and isinstance(jacobian, ember.Tensor):
-                jacobian = jacobian.sum(list(range(-event_dims, 0)))
-            log_prob = log_prob - jacobian
+            event_dims += t.domain.event_dim - t.codomain.event_dim
+            # A log-Jacobian per transform event, summed over the rest of the distribution's event.
+            log_prob = log_prob - sum_rightmost(t.log_abs_det_jacobian(x, y), event_dims - t.domain.event_dim)
             y = x
-        return log_prob + self.base_dist.log_prob(y)
+        return log_prob + sum_rightmost(self.base_dist.log_prob(y), event_dims - len(self.base_dist.event_shape))
 
     def _monotone(self, value):
         """A probability mapped through the transforms' direction (a decreasing one flips it)."""

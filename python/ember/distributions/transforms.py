@@ -12,7 +12,15 @@ import ember.nn.functional as F
 from . import constraints
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform", "ExpTransform",
-           "PowerTransform", "SigmoidTransform", "SoftplusTransform", "TanhTransform", "Transform"]
+           "PowerTransform", "SigmoidTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
+           "Transform"]
+
+
+def sum_rightmost(value, dims):
+    """value summed over its `dims` rightmost dims (a number stays as it is)."""
+    if dims <= 0 or not isinstance(value, ember.Tensor):
+        return value
+    return value.reshape(*value.shape[:value.dim() - dims], -1).sum(-1)
 
 
 def _sign(value):
@@ -63,6 +71,13 @@ class Transform:
     def log_abs_det_jacobian(self, x, y):
         raise NotImplementedError
 
+    # The shape of y for an x of `shape`, and back (a transform over events may change them).
+    def forward_shape(self, shape):
+        return shape
+
+    def inverse_shape(self, shape):
+        return shape
+
     def __repr__(self):
         return f"{type(self).__name__}()"
 
@@ -79,6 +94,20 @@ class _InverseTransform(Transform):
     @property
     def sign(self):
         return self._inv.sign
+
+    @property
+    def domain(self):
+        return self._inv.codomain
+
+    @property
+    def codomain(self):
+        return self._inv.domain
+
+    def forward_shape(self, shape):
+        return self._inv.inverse_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self._inv.forward_shape(shape)
 
     def __call__(self, x):
         return self._inv._inv_call(x)
@@ -112,11 +141,44 @@ class ComposeTransform(Transform):
             y = p.inv(y)
         return y
 
+    @property
+    def domain(self):
+        if not self.parts:
+            return constraints.real
+        # The events the first part reads: as many dims as any later part needs, traced back.
+        event_dim = self.parts[-1].codomain.event_dim
+        for part in reversed(self.parts):
+            event_dim = max(event_dim + part.domain.event_dim - part.codomain.event_dim, part.domain.event_dim)
+        first = self.parts[0].domain
+        return constraints.independent(first, event_dim - first.event_dim) if event_dim > first.event_dim else first
+
+    @property
+    def codomain(self):
+        if not self.parts:
+            return constraints.real
+        event_dim = self.parts[0].domain.event_dim
+        for part in self.parts:
+            event_dim = max(event_dim + part.codomain.event_dim - part.domain.event_dim, part.codomain.event_dim)
+        last = self.parts[-1].codomain
+        return constraints.independent(last, event_dim - last.event_dim) if event_dim > last.event_dim else last
+
+    def forward_shape(self, shape):
+        for part in self.parts:
+            shape = part.forward_shape(shape)
+        return shape
+
+    def inverse_shape(self, shape):
+        for part in reversed(self.parts):
+            shape = part.inverse_shape(shape)
+        return shape
+
     def log_abs_det_jacobian(self, x, y):
         total = 0
+        event_dim = self.domain.event_dim
         for p in self.parts:
             y = p(x)
-            total = total + p.log_abs_det_jacobian(x, y)
+            total = total + sum_rightmost(p.log_abs_det_jacobian(x, y), event_dim - p.domain.event_dim)
+            event_dim += p.codomain.event_dim - p.domain.event_dim
             x = y
         return total
 
@@ -140,6 +202,12 @@ class AffineTransform(Transform):
     def __init__(self, loc, scale, event_dim=0, cache_size=0):
         super().__init__(cache_size)
         self.loc, self.scale, self.event_dim = loc, scale, event_dim
+
+    @property
+    def domain(self):
+        return constraints.independent(constraints.real, self.event_dim) if self.event_dim else constraints.real
+
+    codomain = domain
 
     @property
     def sign(self):
@@ -266,3 +334,41 @@ class CumulativeDistributionTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         return self.distribution.log_prob(x)
+
+
+class StickBreakingTransform(Transform):
+    """Unconstrained vectors of K - 1 values onto the simplex of K: each value
+    (shifted by the log of the pieces still to come, so that 0 maps to the
+    simplex's center) breaks off the sigmoid of itself from what remains."""
+
+    domain = constraints.independent(constraints.real, 1)
+    codomain = constraints.simplex
+
+    @staticmethod
+    def _log_pieces_left(k, like):
+        """log(k), log(k - 1), ..., log(1) for k values."""
+        return (k + 1 - ember.ones(k, dtype=like.dtype, device=like.device).cumsum(-1)).log()
+
+    def _call(self, x):
+        z = (x - self._log_pieces_left(x.shape[-1], x)).sigmoid()
+        remaining = (1 - z).cumprod(-1)
+        return F.pad(z, [0, 1], value=1) * F.pad(remaining, [1, 0], value=1)
+
+    def _inverse(self, y):
+        head = y[..., :-1]
+        left = (1 - head.cumsum(-1)).clamp(min=ember.finfo(y.dtype).tiny)
+        return head.log() - left.log() + self._log_pieces_left(head.shape[-1], y)
+
+    def log_abs_det_jacobian(self, x, y):
+        shifted = x - self._log_pieces_left(x.shape[-1], x)
+        return (-shifted + F.logsigmoid(shifted) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return (*shape[:-1], shape[-1] + 1)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return (*shape[:-1], shape[-1] - 1)
