@@ -642,3 +642,31 @@ def test_stick_breaking_and_logistic_normal_match_torch():
         ember.manual_seed(4)
         torch.manual_seed(4)
         np.testing.assert_allclose(N(e_d.sample((3,))), t_d.sample((3,)).numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["Independent", "Reshape", "Softmax", "LowerCholesky", "PositiveDefinite"])
+def test_event_transforms_match_torch(name):
+    make = {
+        "Independent": lambda lib: lib.distributions.IndependentTransform(lib.distributions.ExpTransform(), 1),
+        "Reshape": lambda lib: lib.distributions.ReshapeTransform((3, 3), (9,)),
+        "Softmax": lambda lib: lib.distributions.SoftmaxTransform(),
+        "LowerCholesky": lambda lib: lib.distributions.LowerCholeskyTransform(),
+        "PositiveDefinite": lambda lib: lib.distributions.PositiveDefiniteTransform(),
+    }[name]
+    e, t = make(ember), make(torch)
+    x_np = R.standard_normal((2, 3, 3))
+    ex, tx = ember.from_numpy(x_np), torch.from_numpy(x_np)
+    ey, ty = e(ex), t(tx)
+    np.testing.assert_allclose(N(ey), ty.numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(N(e.inv(ey)), t.inv(ty).numpy(), rtol=1e-9, atol=1e-12)
+    assert (e.domain.event_dim, e.codomain.event_dim) == (t.domain.event_dim, t.codomain.event_dim)
+    assert tuple(e.forward_shape((4, 3, 3))) == tuple(t.forward_shape((4, 3, 3)))
+    if name in ("Independent", "Reshape"):
+        np.testing.assert_allclose(N(e.log_abs_det_jacobian(ex, ey)), t.log_abs_det_jacobian(tx, ty).numpy(),
+                                   rtol=1e-12)
+    if name == "Reshape":
+        # a 9-vector normal read as 3x3 matrices: the density is the base's
+        ed = D.TransformedDistribution(D.Normal(ember.zeros(9, dtype=ember.float64), 1.0), [e.inv])
+        td = TD.TransformedDistribution(TD.Normal(torch.zeros(9, dtype=torch.float64), 1.0), [t.inv])
+        assert tuple(ed.event_shape) == tuple(td.event_shape) == (3, 3)
+        np.testing.assert_allclose(N(ed.log_prob(ex)), td.log_prob(tx).numpy(), rtol=1e-12)

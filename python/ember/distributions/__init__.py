@@ -42,8 +42,9 @@ from .relaxed_categorical import RelaxedOneHotCategorical
 from .studentT import StudentT
 from .transformed_distribution import LogNormal, TransformedDistribution
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, CumulativeDistributionTransform,
-                         ExpTransform, PowerTransform, SigmoidTransform, SoftplusTransform, StickBreakingTransform,
-                         TanhTransform, Transform)
+                         ExpTransform, IndependentTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
+                         PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform,
+                         StickBreakingTransform, TanhTransform, Transform)
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
@@ -52,9 +53,11 @@ from . import transforms  # noqa: E402
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
            "ComposeTransform", "ContinuousBernoulli", "CumulativeDistributionTransform", "Dirichlet", "Distribution",
            "ExpTransform", "Exponential", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel",
-           "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace", "LogNormal",
-           "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal",
-           "NegativeBinomial", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson",
-           "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "SoftplusTransform",
-           "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
-           "VonMises", "Weibull", "constraints", "kl_divergence", "register_kl", "transforms"]
+           "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "InverseGamma", "Kumaraswamy", "Laplace",
+           "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "LowerCholeskyTransform", "MixtureSameFamily",
+           "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PositiveDefiniteTransform", "PowerTransform",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StickBreakingTransform", "StudentT", "TanhTransform", "Transform",
+           "TransformedDistribution", "Uniform", "VonMises", "Weibull", "constraints", "kl_divergence", "register_kl",
+           "transforms"]

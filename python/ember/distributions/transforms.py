@@ -12,8 +12,9 @@ import ember.nn.functional as F
 from . import constraints
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform", "ExpTransform",
-           "PowerTransform", "SigmoidTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
-           "Transform"]
+           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
+           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
+           "TanhTransform", "Transform"]
 
 
 def sum_rightmost(value, dims):
@@ -372,3 +373,132 @@ class StickBreakingTransform(Transform):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return (*shape[:-1], shape[-1] - 1)
+
+
+class IndependentTransform(Transform):
+    """base_transform with its `reinterpreted_batch_ndims` rightmost batch dims
+    read as event dims: the same values, the log-Jacobian summed over them."""
+
+    def __init__(self, base_transform, reinterpreted_batch_ndims, cache_size=0):
+        super().__init__(cache_size)
+        self.base_transform = base_transform
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    @property
+    def domain(self):
+        return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
+
+    @property
+    def codomain(self):
+        return constraints.independent(self.base_transform.codomain, self.reinterpreted_batch_ndims)
+
+    @property
+    def bijective(self):
+        return self.base_transform.bijective
+
+    @property
+    def sign(self):
+        return self.base_transform.sign
+
+    def _call(self, x):
+        if x.dim() < self.domain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform(x)
+
+    def _inverse(self, y):
+        if y.dim() < self.codomain.event_dim:
+            raise ValueError("Too few dimensions on input")
+        return self.base_transform.inv(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return sum_rightmost(self.base_transform.log_abs_det_jacobian(x, y), self.reinterpreted_batch_ndims)
+
+    def forward_shape(self, shape):
+        return self.base_transform.forward_shape(shape)
+
+    def inverse_shape(self, shape):
+        return self.base_transform.inverse_shape(shape)
+
+
+class ReshapeTransform(Transform):
+    """Events of in_shape reshaped to out_shape (a unit Jacobian)."""
+
+    def __init__(self, in_shape, out_shape, cache_size=0):
+        self.in_shape, self.out_shape = ember.Size(in_shape), ember.Size(out_shape)
+        if self.in_shape.numel() != self.out_shape.numel():
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size)
+
+    @property
+    def domain(self):
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @property
+    def codomain(self):
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def _call(self, x):
+        return x.reshape(*x.shape[:x.dim() - len(self.in_shape)], *self.out_shape)
+
+    def _inverse(self, y):
+        return y.reshape(*y.shape[:y.dim() - len(self.out_shape)], *self.in_shape)
+
+    def log_abs_det_jacobian(self, x, y):
+        return x.new_zeros(x.shape[:x.dim() - len(self.in_shape)])
+
+    def _split(self, shape, event):
+        if len(shape) < len(event):
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - len(event)
+        if tuple(shape[cut:]) != tuple(event):
+            raise ValueError(f"Shape mismatch: expected {tuple(shape[cut:])} but got {tuple(event)}")
+        return tuple(shape[:cut])
+
+    def forward_shape(self, shape):
+        return self._split(shape, self.in_shape) + tuple(self.out_shape)
+
+    def inverse_shape(self, shape):
+        return self._split(shape, self.out_shape) + tuple(self.in_shape)
+
+
+class SoftmaxTransform(Transform):
+    """Vectors onto the simplex by softmax; not bijective (the inverse gives the
+    log, one of the preimages), so it has no Jacobian."""
+
+    bijective = False
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+
+    def _call(self, x):
+        return ember.softmax(x, -1)
+
+    def _inverse(self, y):
+        return y.log()
+
+
+class LowerCholeskyTransform(Transform):
+    """Square matrices onto lower-triangular ones with a positive diagonal: the
+    strict lower triangle kept, the diagonal exponentiated."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.lower_cholesky
+
+    def _call(self, x):
+        return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
+
+    def _inverse(self, y):
+        return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
+
+
+class PositiveDefiniteTransform(Transform):
+    """Square matrices onto positive-definite ones: L L^T for L = LowerCholeskyTransform()(x)."""
+
+    domain = constraints.independent(constraints.real, 2)
+    codomain = constraints.positive_definite
+
+    def _call(self, x):
+        lower = LowerCholeskyTransform()(x)
+        return lower @ lower.mT
+
+    def _inverse(self, y):
+        return LowerCholeskyTransform().inv(ember.linalg.cholesky(y))
