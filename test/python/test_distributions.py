@@ -670,3 +670,45 @@ def test_event_transforms_match_torch(name):
         td = TD.TransformedDistribution(TD.Normal(torch.zeros(9, dtype=torch.float64), 1.0), [t.inv])
         assert tuple(ed.event_shape) == tuple(td.event_shape) == (3, 3)
         np.testing.assert_allclose(N(ed.log_prob(ex)), td.log_prob(tx).numpy(), rtol=1e-12)
+
+
+def test_exponential_family_entropy_from_the_log_normalizer():
+    """A user's exponential family: the exponential distribution (eta = -rate, A = -log(-eta), h = 1) and the
+    normal (eta = (mu / s^2, -1 / (2 s^2)), A = -eta1^2 / (4 eta2) - log(-2 eta2) / 2, E log h = -log(2 pi) / 2)."""
+
+    class MyExponential(D.ExponentialFamily):
+        def __init__(self, rate):
+            self.rate = rate
+            super().__init__(rate.shape)
+
+        @property
+        def _natural_params(self):
+            return (-self.rate,)
+
+        def _log_normalizer(self, eta):
+            return -(-eta).log()
+
+        @property
+        def _mean_carrier_measure(self):
+            return 0
+
+    class MyNormal(MyExponential):
+        def __init__(self, loc, scale):
+            self.loc, self.scale = loc, scale
+            D.ExponentialFamily.__init__(self, loc.shape)
+
+        @property
+        def _natural_params(self):
+            return self.loc / self.scale.pow(2), -0.5 / self.scale.pow(2)
+
+        def _log_normalizer(self, eta1, eta2):
+            return -eta1.pow(2) / (4 * eta2) - 0.5 * (-2 * eta2).log()
+
+        @property
+        def _mean_carrier_measure(self):
+            return -0.5 * np.log(2 * np.pi)  # E[log h] for h(x) = (2 pi)^(-1/2)
+
+    rate = ember.from_numpy(RATE)
+    np.testing.assert_allclose(N(MyExponential(rate).entropy()), N(D.Exponential(rate).entropy()), rtol=1e-12)
+    loc, scale = ember.from_numpy(LOC), ember.from_numpy(SCALE)
+    np.testing.assert_allclose(N(MyNormal(loc, scale).entropy()), N(D.Normal(loc, scale).entropy()), rtol=1e-12)
