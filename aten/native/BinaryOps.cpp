@@ -262,6 +262,10 @@ double fixed_exponent(const Tensor& exponent) {
 }  // namespace
 
 Tensor pow_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
+  // A Python number as the exponent is torch's pow.Tensor_Scalar, and its check.
+  EMBER_CHECK(!(exponent.unsafeGetTensorImpl()->is_wrapped_number() && c10::isIntegralType(self.dtype(), false) &&
+                c10::isIntegralType(exponent.dtype(), false) && exponent.item().toLong() < 0),
+              "Integers to negative integer powers are not allowed.");
   auto iter = TensorIterator::binary_op(out, self, exponent, "pow");
   EMBER_CHECK_NOT_IMPLEMENTED(iter.common_dtype() != ScalarType::Bool, "\"pow\" not implemented for 'Bool'");
   visit_supported<AnyType>(iter, "pow", [&](auto tag) {
@@ -270,11 +274,12 @@ Tensor pow_out(const Tensor& self, const Tensor& exponent, const Tensor& out) {
     if constexpr (std::is_integral_v<T>) {
       cpu::cpu_kernel(iter, [](T base, T exp) -> T {
         if constexpr (std::is_signed_v<T>) {
-          // Integer division semantics, as torch: 1/base^k truncates to 0 unless |base| is 1.
+          // Integer division semantics, as torch: 1/base^k truncates to 0 unless
+          // |base| is 1, and torch's kernel gives 0 for a zero base too (no error:
+          // the check against negative powers is pow.Tensor_Scalar's alone).
           if (exp < 0) {
             if (base == 1) return T(1);
             if (base == -1) return static_cast<T>((exp % 2) ? -1 : 1);
-            EMBER_CHECK(base != 0, "ZeroDivisionError");
             return T(0);
           }
         }

@@ -33,3 +33,15 @@ def test_division_by_zero_is_an_error_not_a_crash():
         ember.tensor([-(2 ** 63)]) // 0
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         ember.tensor([5], dtype=ember.int32) % 0
+
+
+def test_integer_pow_with_negative_exponents_matches_torch():
+    # Elementwise (torch's kernel): 1/base^k truncates to 0, a zero base included, unless |base| is 1.
+    # (This was an error raised inside the kernel, which crashed the sanitizer build: a fuzz-smoke find.)
+    base = ember.tensor([0, 2, 1, -1, -1], dtype=ember.int8)
+    exponent = ember.tensor([-1, -1, -3, -3, -2], dtype=ember.int8)
+    assert base.pow(exponent).tolist() == [0, 0, 1, -1, 1]
+    assert ember.pow(2147483648, ember.tensor([-1, 2], dtype=ember.int8)).tolist() == [0, 0]
+    # A Python number as the exponent is torch's pow.Tensor_Scalar, with its check.
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
+        base.pow(-1)
