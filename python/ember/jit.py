@@ -120,6 +120,7 @@ class TracedModule(ember.nn.Module):
         self._num_inputs = num_inputs
         self._state_names = [name for name, _ in state]
         self._structure = structure
+        self._slots = []  # per state tensor: (the submodule holding it, its name there)
         for name, tensor in state:
             *path, leaf = name.split(".")
             owner = self
@@ -131,6 +132,7 @@ class TracedModule(ember.nn.Module):
                 owner.register_buffer(leaf, tensor)
             else:
                 owner.register_parameter(leaf, tensor)
+            self._slots.append((owner, leaf))
 
     @property
     def graph(self):
@@ -142,9 +144,9 @@ class TracedModule(ember.nn.Module):
         return str(self._graph)
 
     def _current_state(self):
-        state = dict(self.named_parameters(remove_duplicate=False))
-        state.update(self.named_buffers(remove_duplicate=False))
-        return [(name, state[name]) for name in self._state_names]
+        # Looked up by name at each call (a replaced parameter is seen), without walking the module tree.
+        return [(name, owner._parameters[leaf] if leaf in owner._parameters else owner._buffers[leaf])
+                for name, (owner, leaf) in zip(self._state_names, self._slots)]
 
     def _program(self):
         return _C._jit.Program(self._graph, self._current_state())

@@ -291,3 +291,16 @@ def test_python_numbers_are_recorded_as_numbers_and_promote_as_numbers(tmp_path)
     for program in (traced, ember.jit.load(tmp_path / "p.ember")):
         out = program(x)
         assert out.dtype == ember.float32 and ember.equal(out, x * 2.5 + 1)
+
+
+def test_traced_module_reads_its_current_tensors_at_each_call():
+    model = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+    traced = ember.jit.trace(model, ember.randn(2, 4))
+    x = ember.randn(5, 4)
+    getattr(traced, "2").bias = nn.Parameter(ember.full([2], 7.0))  # a replaced parameter is seen
+    with ember.no_grad():
+        model[2].bias.fill_(7.0)
+        assert ember.equal(traced(x), model(x))
+        other = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+        traced.load_state_dict(other.state_dict())  # and so are loaded values
+        assert ember.equal(traced(x), other(x))
