@@ -50,6 +50,7 @@ std::vector<Value*> Node::input_values() const {
 
 Value* Graph::new_value(Node* producer, std::optional<TensorMeta> meta, std::string type_name) {
   auto v = std::unique_ptr<Value>(new Value());
+  v->index_ = values_.size();
   v->node_ = producer;
   v->meta_ = std::move(meta);
   v->type_name_ = std::move(type_name);

@@ -52,10 +52,13 @@ class Value {
   bool is_tensor() const { return meta_.has_value(); }
   // The node that produces it; nullptr for a graph input.
   Node* node() const { return node_; }
+  // Its number in its graph, below Graph::num_values(): where executors keep it.
+  size_t index() const { return index_; }
 
  private:
   friend class Graph;
   Value() = default;
+  size_t index_ = 0;
   std::string name_;
   std::optional<TensorMeta> meta_;
   std::string type_name_;
@@ -133,6 +136,8 @@ class Graph {
   const std::vector<Value*>& outputs() const { return outputs_; }
   std::vector<Value*>& mutable_outputs() { return outputs_; }
   const std::vector<std::unique_ptr<Node>>& nodes() const { return nodes_; }
+  // Every value ever made in this graph (passes leave removed ones numbered).
+  size_t num_values() const { return values_.size(); }
 
   // Every read of `from` (node inputs, graph outputs) reads `to` instead.
   void replace_all_uses(Value* from, Value* to);

@@ -3,7 +3,6 @@
 #include <aten/native/TensorIterator.h>
 #include <c10/util/Exception.h>
 
-#include <unordered_map>
 
 namespace ember::jit {
 
@@ -68,16 +67,15 @@ std::vector<IValue> run_node(const Node& node, const std::function<const IValue&
 std::vector<IValue> run_graph(const Graph& graph, std::vector<IValue> inputs) {
   EMBER_CHECK(inputs.size() == graph.inputs().size(), "the program takes {} inputs but got {}",
               graph.inputs().size(), inputs.size());
-  std::unordered_map<const Value*, IValue> env;
-  env.reserve(inputs.size() + graph.nodes().size() * 2);
-  for (size_t i = 0; i < inputs.size(); ++i) env.emplace(graph.inputs()[i], std::move(inputs[i]));
-  const auto value_of = [&](const Value* v) -> const IValue& { return env.at(v); };
+  std::vector<IValue> env(graph.num_values());  // by value number
+  for (size_t i = 0; i < inputs.size(); ++i) env[graph.inputs()[i]->index()] = std::move(inputs[i]);
+  const auto value_of = [&](const Value* v) -> const IValue& { return env[v->index()]; };
   for (const auto& node : graph.nodes()) {
     auto outputs = run_node(*node, value_of);
-    for (size_t i = 0; i < outputs.size(); ++i) env[node->outputs[i]] = std::move(outputs[i]);
+    for (size_t i = 0; i < outputs.size(); ++i) env[node->outputs[i]->index()] = std::move(outputs[i]);
   }
   std::vector<IValue> results;
-  for (const Value* v : graph.outputs()) results.push_back(env.at(v));
+  for (const Value* v : graph.outputs()) results.push_back(env[v->index()]);
   return results;
 }
 
