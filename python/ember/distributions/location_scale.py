@@ -2,10 +2,10 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import CenteredAtLoc, broadcast_all
 
 
-class LocationScale(Distribution):
+class LocationScale(CenteredAtLoc, Distribution):
     """A family over the reals given by a location (its mean and mode) and a positive scale, sampled as
     loc + scale * noise (so rsample carries gradients to both)."""
 
@@ -16,14 +16,6 @@ class LocationScale(Distribution):
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(self.loc.shape, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     def _noise(self, shape):
         """Standard draws of the family (location 0, scale 1)."""

@@ -8,10 +8,10 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
-from .utils import lazy_property
+from .utils import CenteredAtLoc, lazy_property
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(CenteredAtLoc, Distribution):
     """N(loc, cov_factor cov_factor^T + diag(cov_diag)), cov_factor of shape (..., n, rank)."""
 
     arg_constraints = {"loc": constraints.real_vector, "cov_factor": constraints.independent(constraints.real, 2),
@@ -49,14 +49,6 @@ class LowRankMultivariateNormal(Distribution):
         rank = self.cov_factor.shape[-1]
         capacitance = ember.eye(rank, dtype=self.loc.dtype) + self.cov_factor.mT @ w_over_d
         return ember.linalg.cholesky(capacitance)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

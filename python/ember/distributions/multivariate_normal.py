@@ -4,7 +4,7 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
-from .utils import lazy_property
+from .utils import CenteredAtLoc, lazy_property
 
 
 def _batch_mv(matrix, vector):
@@ -26,7 +26,7 @@ def _precision_to_scale_tril(precision):
     return ember.linalg.solve_triangular(inverse_transpose, identity, upper=False)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(CenteredAtLoc, Distribution):
     """The normal distribution over vectors of the last dimension of loc, given by exactly one of its
     covariance_matrix, precision_matrix or lower Cholesky factor scale_tril."""
 
@@ -74,14 +74,6 @@ class MultivariateNormal(Distribution):
     def precision_matrix(self):
         return ember.cholesky_inverse(self._unbroadcasted_scale_tril).expand(
             tuple(self._batch_shape) + tuple(self._event_shape) * 2)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

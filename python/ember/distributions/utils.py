@@ -87,6 +87,19 @@ class SuccessProbability:
         return logits_to_probs(self.logits, is_binary=True)
 
 
+class CenteredAtLoc:
+    """For distributions whose mean and mode are both ``loc`` (symmetric and
+    unimodal about it)."""
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+
 class OverCategorical:
     """For distributions built on a Categorical (``self._categorical``): its probs, logits and parameter
     shape."""

@@ -6,7 +6,7 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import CenteredAtLoc, broadcast_all
 
 
 def _log_i0(concentration):
@@ -14,7 +14,7 @@ def _log_i0(concentration):
     return ember.special.i0e(concentration).log() + concentration
 
 
-class VonMises(Distribution):
+class VonMises(CenteredAtLoc, Distribution):
     """Angles with density exp(concentration * cos(x - loc)) / (2 pi I0(concentration)); loc is the mean
     direction, and the concentration plays the part of an inverse variance. Samples lie in [-pi, pi)."""
 
@@ -25,14 +25,6 @@ class VonMises(Distribution):
     def __init__(self, loc, concentration, validate_args=None):
         self.loc, self.concentration = broadcast_all(loc, concentration)
         super().__init__(self.loc.shape, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):
