@@ -630,6 +630,9 @@ def test_stick_breaking_and_logistic_normal_match_torch():
     np.testing.assert_allclose(N(e.inv(ey)), t.inv(ty).numpy(), rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(N(e.log_abs_det_jacobian(ex, ey)), t.log_abs_det_jacobian(tx, ty).numpy(), rtol=1e-10)
     assert e.forward_shape((5, 3)) == (5, 4) and e.inv.forward_shape((5, 4)) == (5, 3)
+    for lib in (D, TD):  # a composition's event dims: as many as any of its parts needs
+        c = lib.ComposeTransform([lib.ExpTransform(), lib.StickBreakingTransform(), lib.ExpTransform()])
+        assert (c.domain.event_dim, c.codomain.event_dim, c.inv.domain.event_dim) == (1, 1, 1)
     # the distribution: a [2]-batch of 4-simplices from 3 normals each; and one without a batch
     for loc, scale in ((LOC, SCALE), (LOC[0], 0.5)):
         e_d, t_d = both(lambda lib, t, loc=loc, scale=scale: lib.distributions.LogisticNormal(

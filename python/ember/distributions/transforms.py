@@ -24,6 +24,20 @@ def sum_rightmost(value, dims):
     return value.reshape(*value.shape[:value.dim() - dims], -1).sum(-1)
 
 
+def _composed_constraint(parts, start, end):
+    """The `end` constraint (domain or codomain) of parts applied in this order
+    from their `start` side: the last part's own, over as many event dims as
+    any part along the way needs."""
+    if not parts:
+        return constraints.real
+    event_dim = getattr(parts[0], start).event_dim
+    for part in parts:
+        event_dim = max(event_dim + getattr(part, end).event_dim - getattr(part, start).event_dim,
+                        getattr(part, end).event_dim)
+    last = getattr(parts[-1], end)
+    return constraints.independent(last, event_dim - last.event_dim) if event_dim > last.event_dim else last
+
+
 def _sign(value):
     """The sign of a number (an int) or of each element of a tensor."""
     if isinstance(value, (int, float)):
@@ -144,24 +158,11 @@ class ComposeTransform(Transform):
 
     @property
     def domain(self):
-        if not self.parts:
-            return constraints.real
-        # The events the first part reads: as many dims as any later part needs, traced back.
-        event_dim = self.parts[-1].codomain.event_dim
-        for part in reversed(self.parts):
-            event_dim = max(event_dim + part.domain.event_dim - part.codomain.event_dim, part.domain.event_dim)
-        first = self.parts[0].domain
-        return constraints.independent(first, event_dim - first.event_dim) if event_dim > first.event_dim else first
+        return _composed_constraint(list(reversed(self.parts)), "codomain", "domain")
 
     @property
     def codomain(self):
-        if not self.parts:
-            return constraints.real
-        event_dim = self.parts[0].domain.event_dim
-        for part in self.parts:
-            event_dim = max(event_dim + part.codomain.event_dim - part.domain.event_dim, part.codomain.event_dim)
-        last = self.parts[-1].codomain
-        return constraints.independent(last, event_dim - last.event_dim) if event_dim > last.event_dim else last
+        return _composed_constraint(self.parts, "domain", "codomain")
 
     def forward_shape(self, shape):
         for part in self.parts:
