@@ -12,15 +12,7 @@ thread_local std::vector<SavedVariableHooksFactory> hooks_stack;
 
 // A new TensorImpl over the same memory and version counter, without
 // autograd metadata.
-Tensor shallow_alias(const Tensor& t) {
-  const c10::TensorImpl& src = *t.unsafeGetTensorImpl();
-  auto impl = c10::make_intrusive<c10::TensorImpl>(src.storage(), src.dtype(), src.sizes(), src.strides(),
-                                                    src.storage_offset(), src.version_counter());
-  impl->set_conj(src.is_conj());
-  impl->set_neg(src.is_neg());
-  impl->set_wrapped_number(src.is_wrapped_number());
-  return Tensor(std::move(impl));
-}
+Tensor shallow_alias(const Tensor& t) { return Tensor(t.unsafeGetTensorImpl()->shallow_copy_and_detach()); }
 
 const char* legacy_type_name(ScalarType t) {
   switch (t) {

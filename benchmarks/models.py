@@ -5,7 +5,12 @@ run identical architectures, shapes and optimizers.
 Each builder returns a step function: a training step (forward, backward,
 optimizer step) or, for inference, a forward under no_grad. Training
 builders take `autocast`: the forward and loss then run under CPU bfloat16
-autocast, as mixed-precision scripts do.
+autocast, as mixed-precision scripts do. The MLP and the char transformer
+also take `lazy` (an executor name): Ember's model then trains on the lazy
+device, each step ending with mark_step(), and `compile_every_step` empties
+the compiled-graph cache before each step, which times a first step
+(recording, compiling and running). torch, which has no lazy device here,
+runs them eagerly.
 """
 
 import functools
@@ -24,14 +29,41 @@ def classifier_step(lib, model, optimizer, x, y, autocast=False):
     return step
 
 
-def mlp_step(lib, autocast=False):
+def _lazy_device(lib, lazy):
+    """The device Ember's model trains on: "lazy" when asked for, else the CPU."""
+    return "lazy" if lazy and lib.__name__ == "ember" else "cpu"
+
+
+def _on_lazy(lib, lazy, compile_every_step=False):
+    """What ends a step: mark_step() on the lazy device (with `lazy` its executor)."""
+    if _lazy_device(lib, lazy) == "cpu":
+        return lambda: None
+    lib.lazy.set_executor(lazy)
+
+    def finish():
+        if compile_every_step:
+            lib._C._lazy.clear_compiled()
+        lib.lazy.mark_step()
+
+    return finish
+
+
+def mlp_step(lib, autocast=False, lazy=None, compile_every_step=False):
     """examples/mlp.py's 2-64-64-2 ReLU network with Adam, on a batch of 512 points."""
     nn = lib.nn
+    device = _lazy_device(lib, lazy)
     lib.manual_seed(0)
-    model = nn.Sequential(nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 2))
+    model = nn.Sequential(nn.Linear(2, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 2)).to(device)
     optimizer = lib.optim.Adam(model.parameters(), lr=1e-2)
-    x, y = lib.randn(512, 2), lib.randint(0, 2, (512,))
-    return classifier_step(lib, model, optimizer, x, y, autocast)
+    x, y = lib.randn(512, 2).to(device), lib.randint(0, 2, (512,)).to(device)
+    step = classifier_step(lib, model, optimizer, x, y, autocast)
+    finish = _on_lazy(lib, lazy, compile_every_step)
+
+    def lazy_step():
+        step()
+        finish()
+
+    return lazy_step
 
 
 def shapes_cnn_step(lib, autocast=False):
@@ -58,7 +90,7 @@ def shapes_cnn_step(lib, autocast=False):
     return classifier_step(lib, model, optimizer, x, y, autocast)
 
 
-def char_transformer_step(lib, autocast=False):
+def char_transformer_step(lib, autocast=False, lazy=None, compile_every_step=False):
     """The demo's model (examples/char_transformer.py): 2 pre-norm blocks of causal
     attention and a GELU MLP, dim 64, context 64, batch 32, AdamW and clipping."""
     nn, F = lib.nn, lib.nn.functional
@@ -86,15 +118,18 @@ def char_transformer_step(lib, autocast=False):
             self.register_buffer("mask", lib.ones(context, context, dtype=lib.bool).triu(1), persistent=False)
 
         def forward(self, tokens):
-            x = self.dropout(self.token(tokens) + self.position(lib.arange(tokens.shape[1])))
+            x = self.dropout(self.token(tokens) + self.position(lib.arange(tokens.shape[1], device=tokens.device)))
             for block in self.blocks:
                 x = block(x, self.mask)
             return self.head(self.norm(x))
 
+    device = _lazy_device(lib, lazy)
     lib.manual_seed(0)
-    model = CharTransformer()
+    model = CharTransformer().to(device)
     optimizer = lib.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.1)
     tokens, targets = lib.randint(0, vocab, (32, context)), lib.randint(0, vocab, (32, context))
+    tokens, targets = tokens.to(device), targets.to(device)
+    finish = _on_lazy(lib, lazy, compile_every_step)
 
     def step():
         optimizer.zero_grad()
@@ -103,6 +138,7 @@ def char_transformer_step(lib, autocast=False):
         loss.backward()
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
+        finish()
 
     return step
 
@@ -172,4 +208,12 @@ WORKLOADS = [
     ("model: shapes CNN, bf16 autocast", functools.partial(shapes_cnn_step, autocast=True)),
     ("model: char transformer, bf16 autocast", functools.partial(char_transformer_step, autocast=True)),
     ("model: 4 conv-bn-relu blocks, bf16 autocast", functools.partial(conv_blocks_step, autocast=True)),
+    # Ember on the lazy device against torch eager: steady steps, then first steps (compiling each time).
+    ("model: MLP, lazy (builtin)", functools.partial(mlp_step, lazy="builtin")),
+    ("model: MLP, lazy (xla)", functools.partial(mlp_step, lazy="xla")),
+    ("model: MLP, lazy (xla), first step", functools.partial(mlp_step, lazy="xla", compile_every_step=True)),
+    ("model: char transformer, lazy (builtin)", functools.partial(char_transformer_step, lazy="builtin")),
+    ("model: char transformer, lazy (xla)", functools.partial(char_transformer_step, lazy="xla")),
+    ("model: char transformer, lazy (xla), first step",
+     functools.partial(char_transformer_step, lazy="xla", compile_every_step=True)),
 ]

@@ -2,6 +2,7 @@
 
     python examples/char_transformer.py [--steps 800] [--text examples/data/embers.txt]
                                         [--batch-size 32] [--seed 0] [--save model.ember] [--autocast]
+                                        [--device lazy]
 
 The model is a small GPT: character embeddings plus learned position
 embeddings, pre-norm blocks of causal nn.MultiheadAttention and a GELU MLP
@@ -11,7 +12,9 @@ held-out loss, then samples a few lines of text. With --save the trained
 weights go through ember.save / ember.load and the reloaded model is checked
 to give the same loss. With --autocast the training steps run in mixed
 precision (bfloat16 matrix products under ember.autocast, the loss scaled by
-ember.amp.GradScaler).
+ember.amp.GradScaler). With --device lazy it trains on the lazy device
+(ember.lazy): each step is recorded as a graph, compiled on its first
+occurrence and replayed after; sampling then runs on the CPU.
 """
 import argparse
 import math
@@ -57,7 +60,7 @@ class CharTransformer(nn.Module):
 
     def forward(self, tokens):
         t = tokens.shape[1]
-        x = self.dropout(self.token(tokens) + self.position(ember.arange(t)))
+        x = self.dropout(self.token(tokens) + self.position(ember.arange(t, device=tokens.device)))
         mask = self.causal_mask[:t, :t]
         for block in self.blocks:
             x = block(x, mask)
@@ -97,10 +100,11 @@ def batch(data, batch_size, context):
     return windows[:, :-1], windows[:, 1:]
 
 
-def held_out_loss(model, data, context, batches=8, batch_size=32):
+def held_out_loss(model, data, context, batches=8, batch_size=32, device="cpu"):
     model.eval()
     with ember.no_grad():
-        total = sum(model.loss(*batch(data, batch_size, context)).item() for _ in range(batches))
+        total = sum(model.loss(*(t.to(device) for t in batch(data, batch_size, context))).item()
+                    for _ in range(batches))
     model.train()
     return total / batches
 
@@ -123,6 +127,8 @@ def main(argv=None):
     parser.add_argument("--sample-chars", type=int, default=200)
     parser.add_argument("--save", metavar="PATH", help="save the trained weights there and check they load back")
     parser.add_argument("--autocast", action="store_true", help="train in mixed precision (CPU bfloat16 autocast)")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "lazy"],
+                        help="train on the CPU, or on the lazy device (graphs compiled once, then replayed)")
     args = parser.parse_args(argv)
 
     ember.manual_seed(args.seed)
@@ -133,7 +139,7 @@ def main(argv=None):
     split = int(0.9 * data.shape[0])
     train_data, val_data = data[:split], data[split:]
 
-    model = CharTransformer(len(codec.chars), args.context)
+    model = CharTransformer(len(codec.chars), args.context).to(args.device)
     decay = [p for name, p in model.named_parameters() if p.dim() >= 2 and "position" not in name]
     no_decay = [p for name, p in model.named_parameters() if p.dim() < 2 or "position" in name]
     optimizer = ember.optim.AdamW(
@@ -142,7 +148,7 @@ def main(argv=None):
     parameters = sum(p.numel() for p in model.parameters())
     print(f"{len(text)} characters, vocabulary {len(codec.chars)}, {parameters} parameters")
 
-    first_loss = held_out_loss(model, val_data, args.context)
+    first_loss = held_out_loss(model, val_data, args.context, device=args.device)
     # Loss scaling matters for float16; for bfloat16 it is a no-op that scripts keep.
     scaler = ember.amp.GradScaler("cpu", enabled=args.autocast)
     progress = Progress(args.steps, desc="lm")
@@ -150,15 +156,18 @@ def main(argv=None):
         for group in optimizer.param_groups:
             group["lr"] = lr_at(step, args.steps, warmup=max(args.steps // 10, 1), peak=args.lr)
         with ember.autocast("cpu", enabled=args.autocast):
-            loss = model.loss(*batch(train_data, args.batch_size, args.context))
+            loss = model.loss(*(t.to(args.device) for t in batch(train_data, args.batch_size, args.context)))
         optimizer.zero_grad()
         scaler.scale(loss).backward()
         scaler.unscale_(optimizer)  # clip the true gradients
         nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         scaler.step(optimizer)
         scaler.update()
+        if args.device == "lazy":
+            ember.lazy.mark_step()  # run this step's graph (compiled once, then found in the cache)
         progress.update(loss=loss.item())
-    last_loss = held_out_loss(model, val_data, args.context)
+    last_loss = held_out_loss(model, val_data, args.context, device=args.device)
+    model.cpu()  # sampling grows the input one character at a time: a new shape per step, so on the CPU
 
     prompt = codec.encode("The smith").unsqueeze(0)
     print("sample:", codec.decode(model.generate(prompt, args.sample_chars)[0]), sep="\n")

@@ -1,11 +1,13 @@
 """Train a small MLP to tell two interleaved spirals apart.
 
-    python examples/mlp.py [--epochs 100] [--batch-size 64] [--seed 0] [--save model.pt]
+    python examples/mlp.py [--epochs 100] [--batch-size 64] [--seed 0] [--save model.pt] [--device lazy]
     python -m ember.distributed.run --nproc-per-node 2 examples/mlp.py
 
 Started by the launcher, each process trains a DistributedDataParallel
 replica on its share of every batch; the replicas' gradients are averaged, so
-the result equals one process training on the whole batches.
+the result equals one process training on the whole batches. With
+--device lazy the model trains on the lazy device (ember.lazy): each step is
+recorded as a graph, compiled on its first occurrence and replayed after.
 
 The data is generated here (no downloads): points on two noisy spiral arms in
 the plane, one class per arm. A 2-64-64-2 ReLU network with Adam separates
@@ -62,6 +64,8 @@ def main(argv=None):
     parser.add_argument("--samples", type=int, default=1000, help="points per class")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--save", help="write the trained model's state_dict here (rank 0)")
+    parser.add_argument("--device", default="cpu", choices=["cpu", "lazy"],
+                        help="train on the CPU, or on the lazy device (graphs compiled once, then replayed)")
     args = parser.parse_args(argv)
 
     distributed = "RANK" in os.environ  # started by python -m ember.distributed.run
@@ -72,7 +76,7 @@ def main(argv=None):
     ember.manual_seed(args.seed)  # the same data, model and batch order on every rank
     train_x, train_y = spirals(args.samples)
     test_x, test_y = spirals(args.samples // 4)
-    model = build_model()
+    model = build_model().to(args.device)
     trained = model
     if distributed:
         model = nn.parallel.DistributedDataParallel(model)
@@ -89,10 +93,12 @@ def main(argv=None):
             idx = order[b * args.batch_size : (b + 1) * args.batch_size]
             share = -(-len(idx) // world)  # this replica's share of the batch
             idx = idx[rank * share : (rank + 1) * share]
-            loss = F.cross_entropy(model(train_x[idx]), train_y[idx])
+            loss = F.cross_entropy(model(train_x[idx].to(args.device)), train_y[idx].to(args.device))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+            if args.device == "lazy":
+                ember.lazy.mark_step()  # run this step's graph (compiled once, then found in the cache)
             epoch_loss += loss.item()
             progress.update(epoch=epoch + 1, loss=loss.item())
         last_loss = epoch_loss / batches
@@ -100,10 +106,10 @@ def main(argv=None):
             first_loss = last_loss
 
     if rank == 0:
-        print(f"test accuracy {accuracy(trained, test_x, test_y):.3f}")
+        print(f"test accuracy {accuracy(trained, test_x.to(args.device), test_y.to(args.device)):.3f}")
         print(f"final loss {last_loss:.4f} (initial {first_loss:.4f})")
         if args.save:
-            ember.save(trained.state_dict(), args.save)
+            ember.save({k: v.cpu() for k, v in trained.state_dict().items()}, args.save)
     if distributed:
         ember.distributed.destroy_process_group()
     return first_loss, last_loss

@@ -23,6 +23,10 @@ fi
 python3 -m pip install -q --disable-pip-version-check \
   "scikit-build-core>=0.10" "pybind11>=2.12" "numpy>=1.26" pytest expecttest pyyaml scipy
 
+# XLA for the lazy device's "xla" executor (ember/lazy/_xla.py): jaxlib's
+# PJRT CPU client compiles the StableHLO that jax emits.
+python3 -m pip install -q --disable-pip-version-check "jax[cpu]>=0.10,<0.11"
+
 # The CUDA backend is built wherever the CUDA toolkit is (nvcc); its cuBLAS
 # headers (and, on a GPU machine, the library) come from NVIDIA's wheel.
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then

@@ -283,7 +283,8 @@ CastPolicy policy_for(std::string_view op, DeviceType device_type) {
     case DeviceType::CPU: return found->second->cpu;
     case DeviceType::CUDA: return found->second->cuda;
     case DeviceType::Meta:
-    case DeviceType::PrivateUse1: break;
+    case DeviceType::PrivateUse1:
+    case DeviceType::Lazy: break;
   }
   return CastPolicy::None;
 }

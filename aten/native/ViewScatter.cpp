@@ -1,5 +1,5 @@
 // The out-of-place forms of writing into a view: self with one of its views
-// (a diagonal, a selected index, a slice) replaced by src. Compositions of
+// (a diagonal, a selected index, a slice, any strided window) replaced by src. Compositions of
 // clone and copy_, so autograd sends src's gradient through the view.
 
 #include <aten/Functions.h>
@@ -36,6 +36,19 @@ Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::op
                      std::optional<int64_t> end, int64_t step) {
   return scatter_into_view(self, src, "slice_scatter",
                            [&](const Tensor& t) { return t.slice(dim, start, end, step); });
+}
+
+Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride,
+                          std::optional<int64_t> storage_offset) {
+  // The window addresses self's elements in row-major order, whatever
+  // self's own strides: the clone it writes into is contiguous.
+  check_same_device("as_strided_scatter", self, src);
+  Tensor result = self.clone(MemoryFormat::Contiguous);
+  Tensor target = result.as_strided(size, stride, storage_offset);
+  EMBER_CHECK(target.sizes() == src.sizes(), "as_strided_scatter: expected src to have a size equal to the slice of "
+              "self. src size = {}, slice size = {}", c10::str_sizes(src.sizes()), c10::str_sizes(target.sizes()));
+  target.copy_(src);
+  return result;
 }
 
 }  // namespace ember::native

@@ -9,7 +9,7 @@
 namespace c10 {
 
 namespace {
-constexpr std::string_view kDeviceNames[kNumDeviceTypes] = {"cpu", "cuda", "meta", "privateuseone"};
+constexpr std::string_view kDeviceNames[kNumDeviceTypes] = {"cpu", "cuda", "meta", "privateuseone", "lazy"};
 constexpr std::string_view kPrivateUse1Default = kDeviceNames[static_cast<int>(DeviceType::PrivateUse1)];
 
 // Written once, before the backend's tensors exist; read by every toString.

@@ -8,8 +8,9 @@
 
 namespace c10 {
 
-enum class DeviceType : int8_t { CPU, CUDA, Meta, PrivateUse1 };
-constexpr int kNumDeviceTypes = 4;
+// Lazy: tensors recorded into a graph and run later by an executor (lazy/).
+enum class DeviceType : int8_t { CPU, CUDA, Meta, PrivateUse1, Lazy };
+constexpr int kNumDeviceTypes = 5;
 
 // The device type's name; PrivateUse1's is "privateuseone" until a backend renames it.
 std::string_view toString(DeviceType t);

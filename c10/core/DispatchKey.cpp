@@ -8,7 +8,7 @@ namespace c10 {
 namespace {
 constexpr std::string_view kKeyNames[] = {
     "Undefined", "CPU",    "CUDA",    "Meta",
-    "PrivateUse1", "SparseCPU", "BackendSelect", "Negative", "Conjugate", "ADInplaceOrView", "Autograd",
+    "PrivateUse1", "SparseCPU", "Lazy", "BackendSelect", "Negative", "Conjugate", "ADInplaceOrView", "Autograd",
     "Tracer", "AutocastCPU", "AutocastCUDA", "Python", "NumKeys", "CompositeExplicitAutograd",
     "CompositeImplicitAutograd"};
 constexpr int kNumKeyNames = static_cast<int>(std::size(kKeyNames));
@@ -33,6 +33,7 @@ DispatchKey backendKey(DeviceType t) {
     case DeviceType::CUDA: return DispatchKey::CUDA;
     case DeviceType::Meta: return DispatchKey::Meta;
     case DeviceType::PrivateUse1: return DispatchKey::PrivateUse1;
+    case DeviceType::Lazy: return DispatchKey::Lazy;
   }
   return DispatchKey::Undefined;
 }
@@ -42,7 +43,8 @@ DispatchKey autocastKey(DeviceType t) {
     case DeviceType::CPU: return DispatchKey::AutocastCPU;
     case DeviceType::CUDA: return DispatchKey::AutocastCUDA;
     case DeviceType::Meta:
-    case DeviceType::PrivateUse1: break;
+    case DeviceType::PrivateUse1:
+    case DeviceType::Lazy: break;
   }
   return DispatchKey::Undefined;
 }
@@ -52,7 +54,8 @@ DispatchKey sparseBackendKey(DeviceType t) {
     case DeviceType::CPU: return DispatchKey::SparseCPU;
     case DeviceType::CUDA:
     case DeviceType::Meta:
-    case DeviceType::PrivateUse1: break;
+    case DeviceType::PrivateUse1:
+    case DeviceType::Lazy: break;
   }
   return DispatchKey::Undefined;
 }

@@ -21,6 +21,9 @@ enum class DispatchKey : uint8_t {
   // Backends of a non-strided layout: their tensors hold other tensors
   // (sparse COO: indices and values), so dense kernels never serve them.
   SparseCPU,
+  // Lazy tensors (lazy/): no memory of their own; every op on them is
+  // recorded into a pending graph that an executor runs when a value is needed.
+  Lazy,
   // Functionality.
   BackendSelect,
   // Lazy negation and conjugation (TensorImpl's neg/conj bits): a tensor
@@ -50,7 +53,7 @@ enum class DispatchKey : uint8_t {
 constexpr int kNumDispatchKeys = static_cast<int>(DispatchKey::NumKeys);
 
 constexpr bool isAliasKey(DispatchKey k) { return k > DispatchKey::NumKeys; }
-constexpr bool isBackendKey(DispatchKey k) { return k >= DispatchKey::CPU && k <= DispatchKey::SparseCPU; }
+constexpr bool isBackendKey(DispatchKey k) { return k >= DispatchKey::CPU && k <= DispatchKey::Lazy; }
 // Backends whose tensors are strided memory: the ones CompositeExplicitAutograd
 // kernels (written against strides and storage) may serve.
 constexpr bool isDenseBackendKey(DispatchKey k) { return k >= DispatchKey::CPU && k <= DispatchKey::PrivateUse1; }

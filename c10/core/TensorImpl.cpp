@@ -1,5 +1,7 @@
 #include <c10/core/TensorImpl.h>
 
+#include <typeinfo>
+
 #include <c10/core/GradMode.h>
 
 namespace c10 {
@@ -92,6 +94,13 @@ void TensorImpl::report_not_strided(const char* what) const {
               toString(layout()));
 }
 
+void TensorImpl::report_no_data() const {
+  // Meta kernels may take a pointer they never read.
+  EMBER_CHECK(device().is_meta(),
+              "a tensor on {} has no data in memory to read: move it to the CPU first (.cpu()), or use an operator "
+              "instead of reading its values directly", device().str());
+}
+
 int64_t TensorImpl::size(int64_t d) const { return sizes_[maybe_wrap_dim(d, dim(), false)]; }
 int64_t TensorImpl::stride(int64_t d) const { return strides()[maybe_wrap_dim(d, dim(), false)]; }
 
@@ -107,12 +116,25 @@ void TensorImpl::set_data(const TensorImpl& other) {
   EMBER_CHECK(layout() == Layout::Strided && other.layout() == Layout::Strided,
               "set_data: cannot set the data of a {} tensor to a {} tensor (layouts must both be strided)",
               toString(layout()), toString(other.layout()));
+  // A backend whose tensors are another TensorImpl subclass (lazy) keeps its
+  // state there: this object cannot become one of them.
+  EMBER_CHECK(typeid(*this) == typeid(other),
+              "set_data: a tensor on {} cannot take the data of a tensor on {}: they are different kinds of tensor; "
+              "assign a new tensor instead", device().str(), other.device().str());
   storage_ = other.storage_;
   dtype_ = other.dtype_;
   key_set_ = DispatchKeySet(backendKey(storage_.device().type)).add(DispatchKey::Autograd);
   set_conj(other.conj_);
   set_neg(other.neg_);
   set_sizes_and_strides(other.sizes_, other.strides_, other.storage_offset_);
+}
+
+intrusive_ptr<TensorImpl> TensorImpl::shallow_copy_and_detach() const {
+  auto impl = make_intrusive<TensorImpl>(storage_, dtype_, sizes_, strides_, storage_offset_, version_counter());
+  impl->set_conj(conj_);
+  impl->set_neg(neg_);
+  impl->set_wrapped_number(wrapped_number_);
+  return impl;
 }
 
 void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {

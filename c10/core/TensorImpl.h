@@ -74,7 +74,11 @@ class TensorImpl : public intrusive_ptr_target {
   // Address of element 0 (not of the storage start).
   void* data() const {
     if (__builtin_expect(layout() != Layout::Strided, 0)) report_not_strided("data");
-    return static_cast<char*>(storage_.data()) + static_cast<size_t>(storage_offset_) * itemsize();
+    void* base = storage_.data();
+    // A tensor with elements but no memory (a lazy tensor's value lives in a
+    // graph): code that would read it gets an error, not a null pointer.
+    if (__builtin_expect(base == nullptr && numel_ != 0, 0)) report_no_data();
+    return static_cast<char*>(base) + static_cast<size_t>(storage_offset_) * itemsize();
   }
 
   void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
@@ -82,6 +86,10 @@ class TensorImpl : public intrusive_ptr_target {
   // `tensor.data = other`: takes other's memory, geometry and dtype; keeps
   // this tensor's identity, version counter and autograd state.
   void set_data(const TensorImpl& other);
+  // A new TensorImpl over the same data and version counter, without
+  // autograd metadata (what saved variables hold). Subclasses that keep
+  // their data elsewhere (lazy tensors) make one of their own kind.
+  virtual intrusive_ptr<TensorImpl> shallow_copy_and_detach() const;
   // Smallest storage size (in bytes) that these sizes/strides/offset touch.
   size_t required_storage_nbytes() const;
   // The same for any geometry (sizes checked non-negative): an error, never
@@ -156,6 +164,7 @@ class TensorImpl : public intrusive_ptr_target {
   void refresh_numel_and_contiguity();
   // "Sparse tensors do not have strides" (torch's words) for each `what`.
   [[noreturn]] void report_not_strided(const char* what) const;
+  void report_no_data() const;
 
   Storage storage_;
   DimVector sizes_;  // inline for up to six dims: no heap allocation per tensor

@@ -108,25 +108,26 @@ const std::unordered_map<std::string, Rule>& rules() {
   return *table;
 }
 
-bool float_cpu(const Value* v) {
-  return v->is_tensor() && v->meta()->dtype == ScalarType::Float && v->meta()->device.type == DeviceType::CPU;
+bool float_on(const Value* v, DeviceType device) {
+  return v->is_tensor() && v->meta()->dtype == ScalarType::Float && v->meta()->device.type == device;
 }
 
 // A node the pass may put in a chain: a rule, float32 CPU tensors in and
 // out, constants where numbers are expected. (Translating it for real is the
 // final check: a rule may still refuse, e.g. a non-numeric alpha.)
-bool fusible(const Node& n) {
-  if (!n.op() || rules().count(n.kind()) == 0 || n.outputs.size() != 1 || !float_cpu(n.outputs[0])) return false;
+bool fusible(const Node& n, DeviceType device) {
+  if (!n.op() || rules().count(n.kind()) == 0 || n.outputs.size() != 1 || !float_on(n.outputs[0], device))
+    return false;
   for (const Input& in : n.inputs) {
     if (in.kind == Input::Kind::List) return false;
-    if (in.kind == Input::Kind::Value && !float_cpu(in.value)) return false;
+    if (in.kind == Input::Kind::Value && !float_on(in.value, device)) return false;
   }
   return true;
 }
 
 }  // namespace
 
-int fuse_elementwise(Graph& graph) {
+int fuse_elementwise(Graph& graph, DeviceType device) {
   const auto op = Dispatcher::singleton().findSchema("aten::_fused_elementwise");
   if (!op) return 0;  // a selective build without the fused kernel
   std::unordered_map<const Value*, std::unordered_set<const Node*>> consumers;
@@ -143,14 +144,14 @@ int fuse_elementwise(Graph& graph) {
   int fused = 0;
   for (auto it = graph.nodes().rbegin(); it != graph.nodes().rend(); ++it) {
     Node* root = it->get();
-    if (taken.count(root) || !fusible(*root)) continue;
+    if (taken.count(root) || !fusible(*root, device)) continue;
     // Grow the chain backwards through producers read only inside it.
     std::vector<Node*> group{root};
     std::unordered_set<const Node*> members{root};
     for (size_t k = 0; k < group.size(); ++k) {
       for (Value* v : group[k]->input_values()) {
         Node* producer = v->node();
-        if (producer == nullptr || members.count(producer) || taken.count(producer) || !fusible(*producer) ||
+        if (producer == nullptr || members.count(producer) || taken.count(producer) || !fusible(*producer, device) ||
             graph_outputs.count(v))
           continue;
         const auto& readers = consumers[v];

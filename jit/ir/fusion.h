@@ -9,7 +9,8 @@
 
 namespace ember::jit {
 
-// Returns how many chains it fused.
-int fuse_elementwise(Graph& graph);
+// Returns how many chains it fused. `device`: the device type of the values
+// that run on the CPU (the lazy device's, when its graphs run there).
+int fuse_elementwise(Graph& graph, DeviceType device = DeviceType::CPU);
 
 }  // namespace ember::jit

@@ -65,6 +65,13 @@ Value* Graph::add_input(std::string name, std::optional<TensorMeta> meta) {
   return v;
 }
 
+Value* Graph::add_input(std::string name, std::string type_name) {
+  Value* v = new_value(nullptr, std::nullopt, std::move(type_name));
+  v->name_ = std::move(name);
+  inputs_.push_back(v);
+  return v;
+}
+
 Node* Graph::append_call(OperatorHandle op, std::vector<Input> inputs, std::vector<int> return_sizes,
                          const std::vector<std::optional<TensorMeta>>& output_metas,
                          const std::vector<std::string>& output_type_names) {
@@ -159,7 +166,7 @@ std::string constant_str(const IValue& v) {
   return std::visit(Printer{}, v.payload());
 }
 
-std::string Graph::str() const {
+std::string Graph::str(bool sources) const {
   std::unordered_map<const Value*, std::string> names;
   int next = 0;
   const auto name = [&](const Value* v) -> std::string {
@@ -196,7 +203,8 @@ std::string Graph::str() const {
       if (schema && schema->arguments[i].kwarg_only) text = schema->arguments[i].name + "=" + text;
       args.push_back(std::move(text));
     }
-    out += fmt::format("  {} = {}({})\n", fmt::join(results, ", "), n->kind(), fmt::join(args, ", "));
+    out += fmt::format("  {} = {}({})", fmt::join(results, ", "), n->kind(), fmt::join(args, ", "));
+    out += sources && !n->source.empty() ? "  # " + n->source + "\n" : "\n";
   }
   std::vector<std::string> results;
   for (const Value* v : outputs_) results.push_back(name(v));

@@ -106,6 +106,10 @@ class Node {
   // Every value it reads, in argument order.
   std::vector<Value*> input_values() const;
 
+  // Where the node was made ("train.py:42"), for debugging dumps; empty
+  // when nobody said. Not part of the graph's meaning.
+  std::string source;
+
  private:
   friend class Graph;
   Node() = default;
@@ -120,6 +124,8 @@ class Graph {
   Graph& operator=(const Graph&) = delete;
 
   Value* add_input(std::string name, std::optional<TensorMeta> meta);
+  // An input that is not a tensor ("float", "int": a learning rate fed per run).
+  Value* add_input(std::string name, std::string type_name);
   // Appends a call of `op`; the outputs are made from `return_metas` (one per
   // flattened output: a meta for tensors, nullopt plus a type name otherwise).
   Node* append_call(OperatorHandle op, std::vector<Input> inputs, std::vector<int> return_sizes,
@@ -150,8 +156,9 @@ class Graph {
     nodes_ = std::move(kept);
   }
 
-  // The text form above; values numbered in order of appearance.
-  std::string str() const;
+  // The text form above; values numbered in order of appearance. With
+  // `sources`, each node that knows where it was made says so in a comment.
+  std::string str(bool sources = false) const;
 
  private:
   Value* new_value(Node* producer, std::optional<TensorMeta> meta, std::string type_name);

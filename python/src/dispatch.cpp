@@ -92,19 +92,6 @@ IValue default_ivalue(const SchemaArgument& arg) {
   return to_ivalue(literal, arg.type, arg.name);
 }
 
-py::object to_python(const IValue& v) {
-  return std::visit(
-      [](const auto& x) -> py::object {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, std::monostate>) {
-          return py::none();
-        } else {
-          return py::cast(x);
-        }
-      },
-      v.payload());
-}
-
 // Python arguments -> a Stack in schema order, with defaults filled in.
 Stack parse_arguments(const FunctionSchema& schema, const py::args& args, const py::kwargs& kwargs) {
   const auto& params = schema.arguments;
@@ -226,6 +213,19 @@ struct PyOperatorLog {
 };
 
 }  // namespace
+
+py::object to_python(const IValue& v) {
+  return std::visit(
+      [](const auto& x) -> py::object {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return py::none();
+        } else {
+          return py::cast(x);
+        }
+      },
+      v.payload());
+}
 
 // `with ember._C._ExcludeDispatchKey("Autograd"): ...` runs the block below
 // a key (what a Python kernel registered at that key does to call on);

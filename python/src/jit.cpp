@@ -26,7 +26,7 @@ void init_jit(py::module_& m) {
   auto jit = m.def_submodule("_jit", "Ember's graph IR, tracer and programs");
 
   py::class_<jit::Graph, GraphPtr>(jit, "Graph")
-      .def("__str__", &jit::Graph::str)
+      .def("__str__", [](const jit::Graph& g) { return g.str(); })
       .def("node_kinds", &node_kinds)
       .def("input_names",
            [](const jit::Graph& g) {

@@ -15,4 +15,5 @@ PYBIND11_MODULE(_C, m) {
   ember::python::init_fast_calls(m);
   ember::python::init_distributed(m);
   ember::python::init_jit(m);
+  ember::python::init_lazy(m);
 }

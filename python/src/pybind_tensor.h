@@ -8,6 +8,7 @@
 // attributes and subclass intact.
 
 #include <aten/Functions.h>
+#include <aten/core/dispatch/IValue.h>
 #include <c10/util/SmallVector.h>
 
 #include <pybind11/pybind11.h>
@@ -172,6 +173,9 @@ void init_operators(TensorClass& cls);
 void init_functions(py::module_& m);
 void init_dispatch(py::module_& m);
 void init_jit(py::module_& m);
+void init_lazy(py::module_& m);
+// An IValue as the Python object it stands for (None, numbers, lists, tensors, dtypes...).
+py::object to_python(const IValue& v);
 void init_autograd(py::module_& m, TensorClass& cls);
 void init_serialization(py::module_& m);
 void init_devices(py::module_& m);

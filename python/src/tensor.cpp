@@ -180,6 +180,11 @@ void init_tensor(py::module_& m) {
         return obj;
       },
       py::arg("cls"), py::arg("data"), py::arg("require_grad") = false);
+  // Whether `self.data = other` can work (torch._has_compatible_shallow_copy_type):
+  // not across tensor implementations (a lazy tensor's and a CPU tensor's).
+  m.def("_has_compatible_shallow_copy_type", [](const Tensor& self, const Tensor& other) {
+    return typeid(*self.unsafeGetTensorImpl()) == typeid(*other.unsafeGetTensorImpl());
+  });
   // The same data as a `cls` instance that stays in self's graph.
   cls.def(
       "as_subclass", [](const Tensor& self, py::handle cls) { return wrap_as(cls, ember::alias(self)); },

@@ -305,6 +305,20 @@ def ref_slice_scatter(a, src, dim=0, start=None, end=None, step=1):
     return out
 
 
+def as_strided_scatter_samples(d):
+    return [Sample((A(d, (3, 3), 0), A(d, (3,), 1), (3,), (4,)), desc="diagonal"),
+            Sample((A(d, (2, 4), 2), A(d, (2, 2), 3), (2, 2), (4, 2), 1), desc="offset_window"),
+            Sample((A(d, (4, 2), 4, view="T"), A(d, (2, 3), 5), (2, 3), (1, 2)), desc="transposed_self")]
+
+
+def ref_as_strided_scatter(a, src, size, stride, storage_offset=0):
+    out = np.ascontiguousarray(a).copy()
+    window = np.lib.stride_tricks.as_strided(out.reshape(-1)[storage_offset:], size,
+                                             [s * out.itemsize for s in stride])
+    window[...] = src
+    return out
+
+
 def block_diag_samples(d):
     return [Sample((A(d, (2, 3), 0), A(d, (1,), 1), A(d, (), 2), A(d, (2, 2), 3)), desc="mixed_ranks"),
             Sample((A(d, (0, 2), 4), A(d, (2, 1), 5)), desc="empty_block")]
@@ -2955,6 +2969,8 @@ OPS = [
        method=True, grad=(0, 1)),
     Op("slice_scatter", slice_scatter_samples, ("bool", "int64", "float32", "float64"), ref_slice_scatter,
        method=True, grad=(0, 1)),
+    Op("as_strided_scatter", as_strided_scatter_samples, ("bool", "int64", "float32", "float64"),
+       ref_as_strided_scatter, method=True, grad=(0, 1)),
     Op("block_diag", block_diag_samples, ("bool", "int64", "float32", "float64"), ref_block_diag, grad=(0, 1)),
     Op("unflatten", unflatten_samples, ("int64", "float32", "float64"), ref_unflatten, method=True),
     Op("ravel", one_tensor_samples((2, 3, 2), ()), ("bool", "int64", "float32"), np.ravel, method=True),

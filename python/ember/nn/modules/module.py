@@ -408,7 +408,11 @@ class Module:
             grad = param.grad
             if grad is not None:
                 param.grad = None
-            param.data = param_applied.detach() if isinstance(param_applied, Tensor) else param_applied
+            if _C._has_compatible_shallow_copy_type(param, param_applied):
+                param.data = param_applied.detach()
+            else:
+                # Another kind of tensor (to the lazy device): a new Parameter, as torch does.
+                param = self._parameters[key] = Parameter(param_applied.detach(), param.requires_grad)
             if grad is not None:
                 with ember.no_grad():
                     param.grad = fn(grad)
