@@ -908,7 +908,7 @@ IndexAlongDim check_index_along_dim(const char* op, const Tensor& self, int64_t 
   EMBER_CHECK(self.device() == idx.device(), "{}(): expected self and index on the same device, got {} and {}", op,
               self.device().str(), idx.device().str());
   const Tensor dst = self.dim() == 0 ? self.reshape({1}) : self;
-  if (!idx.is_meta() && idx.numel() > 0) {
+  if (idx.is_cpu() && idx.numel() > 0) {  // values on the host only (not meta, lazy or device memory)
     const int64_t* ip = idx.data_ptr<int64_t>();
     for (int64_t j = 0; j < idx.numel(); ++j) {
       EMBER_CHECK_INDEX(ip[j] >= 0 && ip[j] < dst.size(dim), "{}(): index {} is out of bounds for dimension {} with "

@@ -166,7 +166,7 @@ TEST(Device, ParsesAndPrints) {
     Device("tpu");
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    expect_inline(e.what(), R"(Expected one of cpu, cuda, meta, privateuseone device type at start of device string: tpu)");
+    expect_inline(e.what(), R"(Expected one of cpu, cuda, meta, privateuseone, lazy device type at start of device string: tpu)");
   }
   EXPECT_THROW(Device("cuda:x"), Error);
   EXPECT_THROW(Device("cuda:-1"), Error);

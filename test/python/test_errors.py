@@ -166,7 +166,7 @@ randint() missing required argument 'size' (tuple of ints)
                 self.assertExpectedInline(message, """Device cuda is not available: no cuda backend is registered (Ember was built without it, or the backend's library is not loaded)""")
         self.assertExpectedInline(
             self.raises(lambda m: m.device("gpu"), RuntimeError),
-            """Expected one of cpu, cuda, meta, privateuseone device type at start of device string: gpu""",
+            """Expected one of cpu, cuda, meta, privateuseone, lazy device type at start of device string: gpu""",
         )
         self.assertExpectedInline(
             self.raises(lambda m: m.device("cuda:x"), RuntimeError), """Invalid device string: 'cuda:x'"""

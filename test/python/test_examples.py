@@ -10,8 +10,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 EXAMPLES = os.path.join(ROOT, "examples")
 
 
-def run_example(name, *args, tmp_path):
-    env = dict(os.environ)
+def run_example(name, *args, tmp_path, env_extra=None):
+    env = dict(os.environ, **(env_extra or {}))
     # The package under test: the one this pytest imports.
     import ember
 
@@ -61,3 +61,31 @@ def test_char_transformer_learns_under_autocast(tmp_path):
         "char_transformer.py", "--steps", "60", "--sample-chars", "40", "--autocast", tmp_path=tmp_path
     )
     assert final < 0.75 * initial
+
+
+def _has_jax():
+    try:
+        import jax  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+LAZY_EXECUTORS = ["builtin", pytest.param("xla", marks=pytest.mark.skipif(not _has_jax(), reason="jax not installed"))]
+
+
+@pytest.mark.parametrize("executor", LAZY_EXECUTORS)
+def test_mlp_on_the_lazy_device_reaches_the_cpu_loss(tmp_path, executor):
+    args = ("mlp.py", "--epochs", "3", "--samples", "200")
+    cpu = run_example(*args, tmp_path=tmp_path)
+    lazy = run_example(*args, "--device", "lazy", tmp_path=tmp_path, env_extra={"EMBER_LAZY_EXECUTOR": executor})
+    assert lazy[:2] == pytest.approx(cpu[:2], rel=1e-4)
+    assert re.search(r"test accuracy ([0-9.]+)", lazy[2]).group(1) == re.search(r"test accuracy ([0-9.]+)", cpu[2]).group(1)
+
+
+@pytest.mark.parametrize("executor", LAZY_EXECUTORS)
+def test_char_transformer_on_the_lazy_device_reaches_the_cpu_loss(tmp_path, executor):
+    args = ("char_transformer.py", "--steps", "8", "--sample-chars", "10")
+    cpu = run_example(*args, tmp_path=tmp_path)
+    lazy = run_example(*args, "--device", "lazy", tmp_path=tmp_path, env_extra={"EMBER_LAZY_EXECUTOR": executor})
+    assert lazy[:2] == pytest.approx(cpu[:2], rel=1e-3)

@@ -64,6 +64,8 @@ def _np_dtype(dtype):
 def _to_jax(x):
     import jax
     if hasattr(x, "__dlpack__") and hasattr(x, "dim"):  # an Ember tensor
+        if x.dim() == 0:  # numbers (Python numbers the graph reads): cheaper by value than by DLPack
+            return np.asarray(x.item(), dtype=_np_dtype(x.dtype))
         if x.is_contiguous():
             try:
                 return jax.dlpack.from_dlpack(x)
@@ -152,6 +154,12 @@ def _as_strided_indices(size, stride, offset):
         shape[d] = n
         idx = idx + (np.arange(n, dtype=np.int64) * s).reshape(shape)
     return idx
+
+
+def _select(x, dim, index):
+    dim = _dim(dim, x.ndim)
+    index = index + x.shape[dim] if index < 0 else index
+    return x[(slice(None),) * dim + (index,)]
 
 
 def _slice(x, dim, start, end, step):
@@ -334,10 +342,10 @@ def _lowerings():
         "mean": _reduce(jnp.mean),
         "amax": _reduce(jnp.max),
         "amin": _reduce(jnp.min),
-        "max": lambda a, out: (jnp.max(a["self"], axis=_dim(a["dim"], a["self"].ndim), keepdims=a["keepdim"]),
-                               jnp.argmax(a["self"], axis=_dim(a["dim"], a["self"].ndim), keepdims=a["keepdim"])),
-        "argmax": lambda a, out: jnp.argmax(a["self"], axis=a["dim"], keepdims=a["keepdim"]) if a["dim"] is not None
-        else jnp.argmax(a["self"]),
+        "max": lambda a, out: _max_min(jnp.max, jnp.argmax, a, out),
+        "min": lambda a, out: _max_min(jnp.min, jnp.argmin, a, out),
+        "argmax": lambda a, out: _arg(jnp.argmax, a),
+        "argmin": lambda a, out: _arg(jnp.argmin, a),
         "linalg_vector_norm": lambda a, out: _vector_norm(a, out),
         "mm": lambda a, out: jnp.matmul(a["self"], a["mat2"]),
         "bmm": lambda a, out: jnp.matmul(a["self"], a["mat2"]),
@@ -377,7 +385,7 @@ def _lowerings():
         "t": lambda a, out: jnp.transpose(a["self"]) if a["self"].ndim == 2 else a["self"],
         "transpose": lambda a, out: jnp.swapaxes(a["self"], a["dim0"], a["dim1"]),
         "permute": lambda a, out: jnp.transpose(a["self"], [_dim(d, a["self"].ndim) for d in a["dims"]]),
-        "select": lambda a, out: jnp.take(a["self"], a["index"], axis=_dim(a["dim"], a["self"].ndim)),
+        "select": lambda a, out: _select(a["self"], a["dim"], a["index"]),
         "slice": lambda a, out: _slice(a["self"], a["dim"], a["start"], a["end"], a["step"]),
         "split": _split,
         "split_with_sizes": _split,
@@ -388,6 +396,10 @@ def _lowerings():
         "as_strided_scatter": lambda a, out: jnp.reshape(
             jnp.ravel(a["self"]).at[np.ravel(_as_strided_indices(a["size"], a["stride"], a["storage_offset"]))]
             .set(jnp.ravel(_cast(a["src"], a["self"].dtype))), a["self"].shape),
+        "conj": lambda a, out: jnp.conj(a["self"]) if jnp.iscomplexobj(a["self"]) else a["self"],
+        "conj_physical": lambda a, out: jnp.conj(a["self"]) if jnp.iscomplexobj(a["self"]) else a["self"],
+        "resolve_conj": identity,
+        "resolve_neg": identity,
         "alias": identity,
         "detach": identity,
         "clone": identity,
@@ -424,6 +436,26 @@ def _div(a, out):
     if mode == "floor":
         return jnp.floor_divide(x, y)
     return x / y
+
+
+def _max_min(reduce, arg, a, out):
+    x = a["self"]
+    if "dim" not in a:  # the whole tensor
+        return reduce(x)
+    if x.ndim == 0:
+        return x, _jnp().zeros((), np.int64)
+    axis = _dim(a["dim"], x.ndim)
+    keep = bool(a.get("keepdim", False))
+    return reduce(x, axis=axis, keepdims=keep), arg(x, axis=axis, keepdims=keep)
+
+
+def _arg(arg, a):
+    x = a["self"]
+    if a.get("dim") is None:
+        return arg(_jnp().ravel(x))
+    if x.ndim == 0:
+        return _jnp().zeros((), np.int64)
+    return arg(x, axis=_dim(a["dim"], x.ndim), keepdims=bool(a.get("keepdim", False)))
 
 
 def _gelu_backward(a, out):
@@ -577,12 +609,16 @@ class XlaExecutable:
     def _run_eagerly(self, node, env):
         kind, arguments, outs, _ = node
         # Copies: the lazy graph is functional, and the op may write its arguments.
+        def private(value):
+            value = _to_ember(value)
+            return value.clone() if hasattr(value, "clone") and value.dim() > 0 else value
+
         kwargs = {}
         for name, (how, what) in arguments:
             if how == "value":
-                v = _to_ember(env[what]).clone()
+                v = private(env[what])
             elif how == "list":
-                v = [None if w is None else _to_ember(env[w]).clone() for w in what]
+                v = [None if w is None else private(env[w]) for w in what]
             else:
                 v = what
             kwargs[name] = v
