@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -45,6 +46,19 @@ std::vector<std::string> input_types(const jit::Graph& g) {
   std::vector<std::string> types;
   for (const jit::Value* v : g.inputs()) types.push_back(v->is_tensor() ? v->meta()->str() : v->type_name());
   return types;
+}
+
+// The text with every run of digits replaced by '#': equal for graphs that
+// differ only in sizes and numeric constants.
+std::string without_numbers(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool digit = std::isdigit(static_cast<unsigned char>(text[i])) != 0;
+    if (!digit) out += text[i];
+    else if (i == 0 || !std::isdigit(static_cast<unsigned char>(text[i - 1]))) out += '#';
+  }
+  return out;
 }
 
 std::string what_changed(const std::vector<std::string>& before, const std::vector<std::string>& now) {
@@ -107,11 +121,10 @@ void LazyGraph::set_source_provider(std::function<std::string()> provider) {
 
 std::string LazyGraph::source() { return source_provider_ ? source_provider_() : std::string(); }
 
-jit::Value* LazyGraph::data_input(const Tensor& data) {
+jit::Value* LazyGraph::data_input(const Tensor& data, bool lazy) {
   auto found = data_inputs_.find(data.unsafeGetTensorImpl());
   if (found != data_inputs_.end()) return found->second;
-  // Lazy tensors' data reads as lazy; a Python number or CPU scalar as itself.
-  const Device device = data.unsafeGetTensorImpl()->is_wrapped_number() || data.dim() == 0 ? data.device() : kLazyDevice;
+  const Device device = lazy ? kLazyDevice : data.device();
   jit::Value* v = graph_->add_input(fmt::format("x{}", graph_->inputs().size()),
                                     jit::TensorMeta{data.scalar_type(), data.sizes().vec(), device});
   input_values_.emplace_back(data);
@@ -231,15 +244,17 @@ void LazyGraph::sync() {
   if (executable) {
     metrics::count("CachedCompile");
   } else {
+    // Graphs that differ only in numbers (sizes, shape constants) at one
+    // sync point: shapes that change from step to step.
     const std::string site = source();
-    SiteHistory& history = sites_[site];
+    SiteHistory& history = sites_[site + "\n" + without_numbers(key)];
     const std::vector<std::string> inputs_now = input_types(*graph_);
-    history.keys.push_back(key);
-    if (history.keys.size() > kRecompileWarnAfter) {
+    ++history.compiled;
+    if (history.compiled > kRecompileWarnAfter) {
       c10::warn(fmt::format(
-          "ember.lazy: {} has compiled {} different graphs; {}. Shapes that change from step to step compile a new "
-          "graph each time: keep them fixed (pad batches, drop the last partial batch)",
-          site.empty() ? "one sync point" : site, history.keys.size(), what_changed(history.last_inputs, inputs_now)));
+          "ember.lazy: {} has compiled {} graphs that differ only in shapes; {}. Shapes that change from step to "
+          "step compile a new graph each time: keep them fixed (pad batches, drop the last partial batch)",
+          site.empty() ? "one sync point" : site, history.compiled, what_changed(history.last_inputs, inputs_now)));
     }
     history.last_inputs = inputs_now;
     if (debug_dumps()) std::cerr << "[ember.lazy] compiling graph:\n" << graph_->str(true);

@@ -33,9 +33,10 @@ class LazyGraph {
   // The pending graph's value for `t` (a view gone stale is rederived from
   // its base first; data becomes a graph input).
   jit::Value* value_of(LazyTensorImpl& t);
-  // A graph input for CPU data read by the graph (a wrapped Python number,
-  // an uploaded tensor). The graph keeps `data` until it runs.
-  jit::Value* data_input(const Tensor& data);
+  // A graph input for CPU data read by the graph: a lazy tensor's data, or
+  // (`lazy` false) a CPU scalar or Python number an op reads. The graph
+  // keeps `data` until it runs.
+  jit::Value* data_input(const Tensor& data, bool lazy = true);
   // A graph input for a number argument.
   jit::Value* number_input(const IValue& number);
   // Gives `t` the value `v` (an in-place op's result): a base's group gets a
@@ -69,8 +70,9 @@ class LazyGraph {
   jit::Value* value_of_handle(Handle& h, const jit::TensorMeta& meta);
   void write(LazyTensorImpl& t, Handle value);
 
+  // Per sync site and graph structure (the text without its numbers).
   struct SiteHistory {
-    std::vector<std::string> keys;         // graphs compiled at a sync site
+    size_t compiled = 0;                   // graphs of this structure compiled there
     std::vector<std::string> last_inputs;  // the last one's input types
   };
 

@@ -194,7 +194,7 @@ void record(const OperatorHandle& op, Stack& stack, Stack meta_results) {
   std::vector<jit::Input> inputs;
   inputs.reserve(n);
   const auto value_for = [&](const Tensor& t) -> jit::Value* {
-    return is_lazy(t) ? graph.value_of(lazy_impl(t)) : graph.data_input(cpu_snapshot(t));
+    return is_lazy(t) ? graph.value_of(lazy_impl(t)) : graph.data_input(cpu_snapshot(t), /*lazy=*/false);
   };
   for (size_t i = 0; i < n; ++i) {
     const IValue& a = stack[first + i];

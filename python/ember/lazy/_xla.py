@@ -99,6 +99,8 @@ def _dim(d, n):
 
 
 def _dims(dim, n):
+    if n == 0:  # a 0-d tensor: dim 0 (or -1) is the tensor itself
+        return ()
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
         return tuple(range(n))
     if isinstance(dim, int):
@@ -349,9 +351,10 @@ def _lowerings():
         "linalg_vector_norm": lambda a, out: _vector_norm(a, out),
         "mm": lambda a, out: jnp.matmul(a["self"], a["mat2"]),
         "bmm": lambda a, out: jnp.matmul(a["self"], a["mat2"]),
-        "addmm": lambda a, out: _cast(a["beta"], _out_dtype(out)) * a["self"] +
+        # beta == 0 ignores self (NaN and inf included), as torch does.
+        "addmm": lambda a, out: jnp.where(a["beta"] == 0, 0, _cast(a["beta"], _out_dtype(out)) * a["self"]) +
         _cast(a["alpha"], _out_dtype(out)) * jnp.matmul(a["mat1"], a["mat2"]),
-        "baddbmm": lambda a, out: _cast(a["beta"], _out_dtype(out)) * a["self"] +
+        "baddbmm": lambda a, out: jnp.where(a["beta"] == 0, 0, _cast(a["beta"], _out_dtype(out)) * a["self"]) +
         _cast(a["alpha"], _out_dtype(out)) * jnp.matmul(a["batch1"], a["batch2"]),
         "_softmax": _softmax,
         "softmax": _softmax,
@@ -375,7 +378,8 @@ def _lowerings():
                                               axis=_dim(a["dim"], len(out[0][1]))),
         "stack": lambda a, out: jnp.stack(a["tensors"], axis=_dim(a["dim"], len(out[0][1]))),
         # Views and shape changes: the result's shape is recorded.
-        "view": reshape_to_out,
+        "view": lambda a, out: jnp.reshape(lax.bitcast_convert_type(a["self"], _out_dtype(out)) if "dtype" in a
+                                           else a["self"], out[0][1]),
         "_unsafe_view": reshape_to_out,
         "reshape": reshape_to_out,
         "unsqueeze": reshape_to_out,
@@ -520,18 +524,51 @@ class XlaExecutable:
         self.graph_text = str(graph)
         desc = _C._lazy.describe(graph)
         self.input_ids = [i for i, _ in desc["inputs"]]
-        self.input_types = dict(desc["inputs"])
         self.output_ids = desc["outputs"]
-        self.pieces = []
-        for node in desc["nodes"]:
-            eager = _lowering_for(node[0]) is None
-            if eager or not self.pieces or self.pieces[-1].eager:
-                self.pieces.append(_Piece([node], eager))
+        nodes = desc["nodes"]
+        # Every value's type: (dtype, sizes) for tensors, "float", "int"... for numbers.
+        self.value_types = dict(desc["inputs"])
+        for node in nodes:
+            self.value_types.update(zip(node[2], node[3]))
+        # Nodes whose lowering failed to compile (a case it does not cover)
+        # run eagerly like the ops it does not know.
+        refused = set()
+        while True:
+            self.pieces = self._partition(nodes, refused)
+            failed = None
+            for piece in self.pieces:
+                if piece.eager:
+                    continue
+                try:
+                    self._compile(piece, jax)
+                except Exception:
+                    failed = piece
+                    break
+            if failed is None:
+                return
+            newly = set()
+            for node in failed.nodes:
+                alone = self._partition([node], set(), needed=set(node[2]))[0]
+                try:
+                    self._compile(alone, jax)
+                except Exception:
+                    newly.add(id(node))
+            if not newly:  # each compiles alone, not together: run the whole piece eagerly
+                newly = {id(node) for node in failed.nodes}
+            refused |= newly
+
+    def _partition(self, nodes, refused, needed=None):
+        """Runs of lowerable nodes (one XLA piece each) and single eager nodes, with
+        what each piece reads from before it and what later ones need from it."""
+        pieces = []
+        for node in nodes:
+            eager = _lowering_for(node[0]) is None or id(node) in refused
+            if eager or not pieces or pieces[-1].eager:
+                pieces.append(_Piece([node], eager))
             else:
-                self.pieces[-1].nodes.append(node)
-        # What each piece reads from earlier pieces and what later ones need from it.
-        needed_later = set(self.output_ids)
-        for piece in reversed(self.pieces):
+                pieces[-1].nodes.append(node)
+        needed_later = set(self.output_ids) if needed is None else set(needed)
+        for piece in reversed(pieces):
             made = {o for n in piece.nodes for o in n[2]}
             piece.outputs = [o for n in piece.nodes for o in n[2] if o in needed_later]
             reads = []
@@ -541,16 +578,9 @@ class XlaExecutable:
                     reads += [i for i in ids if i not in made and i not in reads]
             piece.inputs = reads
             needed_later |= set(reads)
-        for piece in self.pieces:
-            if not piece.eager:
-                self._compile(piece, jax)
+        return pieces
 
     def _compile(self, piece, jax):
-        types = {}
-        for n in piece.nodes:
-            for o, t in zip(n[2], n[3]):
-                types[o] = t
-
         def run(*args):
             env = dict(zip(piece.inputs, args))
             for kind, arguments, outs, out_types in piece.nodes:
@@ -572,9 +602,7 @@ class XlaExecutable:
 
         specs = []
         for i in piece.inputs:
-            t = self.input_types.get(i) or types.get(i)
-            if t is None:
-                t = self._value_type(i)
+            t = self.value_types[i]
             if isinstance(t, str):  # a number input
                 dtype = {"float": np.float64, "int": np.int64, "bool": np.bool_, "complex": np.complex128}[t]
                 specs.append(jax.ShapeDtypeStruct((), dtype))
@@ -583,14 +611,6 @@ class XlaExecutable:
         lowered = jax.jit(run).lower(*specs)
         piece.text = lowered.as_text()
         piece.executable = lowered.compile()
-
-    def _value_type(self, value_id):
-        for piece in self.pieces:
-            for n in piece.nodes:
-                for o, t in zip(n[2], n[3]):
-                    if o == value_id:
-                        return t
-        raise KeyError(value_id)
 
     def run(self, inputs):
         env = dict(zip(self.input_ids, inputs))
