@@ -99,6 +99,11 @@ void LazyGraph::start_new_graph() {
   data_inputs_.clear();
 }
 
+void LazyGraph::forget_compiles() {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  sites_.clear();
+}
+
 void LazyGraph::track(LazyTensorImpl* t) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
   live_.insert(t);

@@ -55,6 +55,10 @@ class LazyGraph {
   // callers that hand it out or write it copy it first.
   Tensor data_of(LazyTensorImpl& t);
 
+  // Forgets what each sync site compiled (after the compiled graphs were
+  // dropped: compiling them again is no news).
+  void forget_compiles();
+
   void track(LazyTensorImpl* t);
   void untrack(LazyTensorImpl* t);
   size_t live_tensors();

@@ -125,7 +125,10 @@ void init_lazy(py::module_& m) {
     lazy::register_executor(std::make_shared<PythonExecutor>(std::move(name), std::move(compile)));
   });
   lazy.def("num_compiled", &lazy::num_compiled);
-  lazy.def("clear_compiled", &lazy::clear_compiled);
+  lazy.def("clear_compiled", [] {
+    lazy::clear_compiled();
+    lazy::LazyGraph::get().forget_compiles();
+  });
   lazy.def("describe", [](const std::shared_ptr<jit::Graph>& g) { return describe(*g); });
   lazy.def("metrics_report", &lazy::metrics::report);
   lazy.def("metrics_reset", &lazy::metrics::reset);

@@ -61,11 +61,24 @@ def _np_dtype(dtype):
     return _DTYPES[name]
 
 
+# The XLA arrays behind the Ember tensors _to_ember made, by (address, shape,
+# dtype), so that a lazy tensor's data goes back into the next step as the
+# array it came from, without a DLPack round trip. Entries hold their array
+# (its memory cannot be reused while listed) and are dropped when the last
+# two runs did not use them. Lazy tensors' data is never written in place.
+_arrays_by_memory = {}
+_runs = 0
+
+
 def _to_jax(x):
     import jax
     if hasattr(x, "__dlpack__") and hasattr(x, "dim"):  # an Ember tensor
         if x.dim() == 0:  # numbers (Python numbers the graph reads): cheaper by value than by DLPack
             return np.asarray(x.item(), dtype=_np_dtype(x.dtype))
+        entry = _arrays_by_memory.get((x.data_ptr(), tuple(x.shape), x.dtype))
+        if entry is not None and x.is_contiguous():
+            entry[1] = _runs
+            return entry[0]
         if x.is_contiguous():
             try:
                 return jax.dlpack.from_dlpack(x)
@@ -82,9 +95,19 @@ def _to_ember(x):
     if hasattr(x, "dim") and hasattr(x, "__dlpack__") and not hasattr(x, "block_until_ready"):
         return x
     try:
-        return ember.from_dlpack(x)
+        t = ember.from_dlpack(x)
     except Exception:
         return ember.from_numpy(np.array(x))
+    if t.dim() > 0:
+        _arrays_by_memory[(t.data_ptr(), tuple(t.shape), t.dtype)] = [x, _runs]
+    return t
+
+
+def _next_run():
+    global _runs
+    _runs += 1
+    for key in [k for k, (_, used) in _arrays_by_memory.items() if used < _runs - 2]:
+        del _arrays_by_memory[key]
 
 
 # ---- the lowering: one function per operator ---------------------------------
@@ -613,6 +636,7 @@ class XlaExecutable:
         piece.executable = lowered.compile()
 
     def run(self, inputs):
+        _next_run()
         env = dict(zip(self.input_ids, inputs))
         for piece in self.pieces:
             if piece.eager:
