@@ -144,7 +144,7 @@ jit::Value* LazyGraph::number_input(const IValue& number) {
   return v;
 }
 
-jit::Value* LazyGraph::value_of_handle(Handle& h, const jit::TensorMeta& /*meta*/) {
+jit::Value* LazyGraph::value_of_handle(Handle& h) {
   if (h.pending != nullptr) {
     EMBER_INTERNAL_ASSERT(h.epoch == epoch_);  // pending values never outlive their graph
     return h.pending;
@@ -156,7 +156,7 @@ jit::Value* LazyGraph::value_of_handle(Handle& h, const jit::TensorMeta& /*meta*
 jit::Value* LazyGraph::value_of(LazyTensorImpl& t) {
   if (!t.fresh()) {
     AliasGroup& group = *t.group();
-    jit::Value* base = value_of_handle(group.base, lazy_meta(t.dtype(), group.base_sizes));
+    jit::Value* base = value_of_handle(group.base);
     jit::Node* n = append(find_op("aten::as_strided"),
                           {jit::Input::of(base), jit::Input::of_constant(IValue(t.sizes())),
                            jit::Input::of_constant(IValue(t.strides())),
@@ -165,7 +165,7 @@ jit::Value* LazyGraph::value_of(LazyTensorImpl& t) {
     t.own() = Handle{Tensor(), n->outputs[0], epoch_};
     t.mark_fresh();
   }
-  return value_of_handle(t.handle(), lazy_meta(t.dtype(), t.sizes()));
+  return value_of_handle(t.handle());
 }
 
 // Whether `t` is all of its group's memory as it is (the base, or a view
@@ -195,9 +195,9 @@ void LazyGraph::write(LazyTensorImpl& t, Handle value) {
     }
     return;
   }
-  jit::Value* base = value_of_handle(group.base, lazy_meta(t.dtype(), group.base_sizes));
+  jit::Value* base = value_of_handle(group.base);
   jit::Node* n = append(find_op("aten::as_strided_scatter"),
-                        {jit::Input::of(base), jit::Input::of(value_of_handle(value, lazy_meta(t.dtype(), t.sizes()))),
+                        {jit::Input::of(base), jit::Input::of(value_of_handle(value)),
                          jit::Input::of_constant(IValue(t.sizes())), jit::Input::of_constant(IValue(t.strides())),
                          jit::Input::of_constant(IValue(t.storage_offset()))},
                         {-1}, {lazy_meta(t.dtype(), group.base_sizes)});

@@ -71,7 +71,7 @@ class LazyGraph {
  private:
   LazyGraph();
   void start_new_graph();
-  jit::Value* value_of_handle(Handle& h, const jit::TensorMeta& meta);
+  jit::Value* value_of_handle(Handle& h);
   void write(LazyTensorImpl& t, Handle value);
 
   // Per sync site and graph structure (the text without its numbers).

@@ -254,9 +254,13 @@ void record(const OperatorHandle& op, Stack& stack, Stack meta_results) {
         return source;
       }
       if (ret.alias && is_lazy(source)) {
-        return Tensor(c10::make_intrusive<LazyTensorImpl>(meta.scalar_type(), meta.sizes(), meta.strides(),
-                                                          meta.storage_offset(), lazy_impl(source).group(),
-                                                          std::move(pending)));
+        auto view = c10::make_intrusive<LazyTensorImpl>(meta.scalar_type(), meta.sizes(), meta.strides(),
+                                                        meta.storage_offset(), lazy_impl(source).group(),
+                                                        std::move(pending));
+        // as_strided addresses the memory, not its input's value: the view
+        // is derived from the base (the node recorded for it goes unused).
+        if (schema.name == "aten::as_strided") view->mark_stale();
+        return Tensor(std::move(view));
       }
       return Tensor(c10::make_intrusive<LazyTensorImpl>(meta.scalar_type(), meta.sizes(), std::move(pending)));
     };

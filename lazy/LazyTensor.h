@@ -57,6 +57,8 @@ class LazyTensorImpl final : public c10::TensorImpl {
   Handle& own() { return own_; }
   bool fresh() const { return is_base_ || seen_generation_ == group_->generation; }
   void mark_fresh() { seen_generation_ = group_->generation; }
+  // Rederive from the base before the next read.
+  void mark_stale() { seen_generation_ = group_->generation - 1; }
   // A base whose size an out= or resize_ changed.
   void resize_base(IntArrayRef sizes);
 

@@ -878,6 +878,78 @@ Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& 
   return self;
 }
 
+// ---- advanced indexing on meta tensors ------------------------------------------------
+
+namespace {
+
+// Where index()'s result dims come from, computed from the index tensors'
+// shapes alone: what the meta kernels (and so the lazy device) need. A
+// boolean mask's result size depends on its values: an error naming `op`.
+struct IndexGeometry {
+  std::vector<int64_t> index_shape;  // the index tensors' broadcast shape
+  int64_t nindexed = 0;
+  int64_t first = 0;     // first indexed dim
+  bool adjacent = true;  // indexed dims contiguous: the result's index dims go where they were
+};
+
+IndexGeometry index_geometry(const char* op, const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  EMBER_CHECK_INDEX(static_cast<int64_t>(indices.size()) <= self.dim(),
+                    "too many indices for tensor of dimension {} (got {})", self.dim(), indices.size());
+  IndexGeometry g;
+  int64_t last = -2;
+  for (int64_t d = 0; d < static_cast<int64_t>(indices.size()); ++d) {
+    const auto& idx = indices[d];
+    if (!idx || !idx->defined()) continue;
+    EMBER_CHECK_NOT_IMPLEMENTED(idx->dtype() != ScalarType::Bool && idx->dtype() != ScalarType::Byte,
+                                "{}: a boolean mask index on a meta tensor: the result's size depends on the mask's "
+                                "values", op);
+    EMBER_CHECK_INDEX(c10::isIntegralType(idx->dtype(), false),
+                      "tensors used as indices must be long, int, byte or bool tensors");
+    if (g.nindexed == 0) g.first = d;
+    if (last >= 0 && d != last + 1) g.adjacent = false;
+    last = d;
+    g.index_shape = g.nindexed == 0 ? idx->sizes().vec() : infer_size(g.index_shape, idx->sizes(), "index");
+    ++g.nindexed;
+  }
+  return g;
+}
+
+// index()'s result shape for `self` indexed so.
+std::vector<int64_t> indexed_shape(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                                   const IndexGeometry& g) {
+  std::vector<int64_t> shape;
+  std::vector<int64_t> rest;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    const bool indexed = d < static_cast<int64_t>(indices.size()) && indices[d] && indices[d]->defined();
+    if (!indexed) rest.push_back(self.size(d));
+  }
+  if (g.adjacent) {
+    shape.assign(self.sizes().begin(), self.sizes().begin() + g.first);
+    shape.insert(shape.end(), g.index_shape.begin(), g.index_shape.end());
+    shape.insert(shape.end(), rest.begin() + g.first, rest.end());
+  } else {
+    shape = g.index_shape;
+    shape.insert(shape.end(), rest.begin(), rest.end());
+  }
+  return shape;
+}
+
+}  // namespace
+
+Tensor index_meta(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  const IndexGeometry g = index_geometry("index", self, indices);
+  if (g.nindexed == 0) return ember::empty_like(self);
+  return ember::empty(indexed_shape(self, indices, g), self.scalar_type(), self.device());
+}
+
+Tensor index_put_meta_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                       bool /*accumulate*/) {
+  const IndexGeometry g = index_geometry("index_put_", self, indices);
+  const std::vector<int64_t> target = g.nindexed == 0 ? self.sizes().vec() : indexed_shape(self, indices, g);
+  values.expand(target);  // the error the CPU kernel gives for values that do not broadcast
+  return self;
+}
+
 // The mask and self broadcast together; the selection is boolean indexing.
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   EMBER_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask, got {}",

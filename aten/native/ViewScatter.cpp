@@ -40,11 +40,17 @@ Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::op
 
 Tensor as_strided_scatter(const Tensor& self, const Tensor& src, IntArrayRef size, IntArrayRef stride,
                           std::optional<int64_t> storage_offset) {
-  // The window addresses self's elements in row-major order, whatever
-  // self's own strides: the clone it writes into is contiguous.
+  // The window addresses the clone's memory laid out as self's is (torch's
+  // meaning); the lazy device passes a contiguous self, so row-major.
   check_same_device("as_strided_scatter", self, src);
-  Tensor result = self.clone(MemoryFormat::Contiguous);
-  Tensor target = result.as_strided(size, stride, storage_offset);
+  EMBER_CHECK(size.size() == stride.size(), "as_strided_scatter: {} sizes but {} strides", size.size(), stride.size());
+  const int64_t offset = storage_offset.value_or(0);
+  const size_t needed = c10::TensorImpl::storage_nbytes_for(size, stride, offset, 1);
+  EMBER_CHECK(offset >= 0 && needed <= static_cast<size_t>(self.numel()),
+              "as_strided_scatter: the window (sizes {}, strides {}, storage offset {}) reaches {} elements, but self "
+              "has {}", c10::str_sizes(size), c10::str_sizes(stride), offset, needed, self.numel());
+  Tensor result = self.clone();
+  Tensor target = result.as_strided(size, stride, result.storage_offset() + offset);
   EMBER_CHECK(target.sizes() == src.sizes(), "as_strided_scatter: expected src to have a size equal to the slice of "
               "self. src size = {}, slice size = {}", c10::str_sizes(src.sizes()), c10::str_sizes(target.sizes()));
   target.copy_(src);

@@ -391,7 +391,7 @@ class TestNativeFunctionsYamlErrors(TestCase):
 - func: f(Tensor self) -> Tensor
   dispatch:
     CPU, Cuda: f
-"""), """native_functions.yaml:1: f: unknown dispatch key 'Cuda' (known: CPU, CUDA, CompositeExplicitAutograd, CompositeImplicitAutograd, Meta, PrivateUse1, SparseCPU)""")
+"""), """native_functions.yaml:1: f: unknown dispatch key 'Cuda' (known: CPU, CUDA, CompositeExplicitAutograd, CompositeImplicitAutograd, Lazy, Meta, PrivateUse1, SparseCPU)""")
         self.assertExpectedInline(self.error("""\
 - func: f(Tensor self) -> Tensor
   variants: function, methods

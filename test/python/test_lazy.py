@@ -82,11 +82,18 @@ RANDOM = {"multinomial", "dropout", "rrelu", "bernoulli", "normal", "rand_like",
 CPU_ARGUMENTS = {"tensor_split.tensor"}
 
 
+# Samples whose eager result depends on a tensor's memory layout, which lazy
+# values do not have (as_strided_scatter's window on a transposed self).
+LAYOUT_DEPENDENT = {("as_strided_scatter", "transposed_self")}
+
+
 def _structured_cases():
     for op in sorted(OPS, key=lambda o: o.name):
         if op.name in RANDOM or op.name in CPU_ARGUMENTS:
             continue
         for sample in representative_samples(op):
+            if (op.name, sample.desc) in LAYOUT_DEPENDENT:
+                continue
             yield pytest.param(op, sample, id=f"{op.name}-{sample.desc}")
 
 
@@ -134,11 +141,13 @@ def test_writes_through_views_reach_the_base_and_other_views(executor):
     def run(device):
         base = ember.arange(12.0).view(3, 4).to(device)
         row, col, block = base[1], base[:, 2], base[1:, 1:3]
+        window = base.t().as_strided((2, 2), (1, 4), 1)  # addresses the memory, not the transposed values
         row.mul_(10)
         col.add_(100)
         block.t().sub_(0.5)
         base.view(-1)[::5].neg_()
-        return [base, row, col, block]
+        window.add_(1000)
+        return [base, row, col, block, window]
 
     expected = run("cpu")
     assert_same(run("lazy"), expected, "views")

@@ -44,7 +44,7 @@ def test_renamed_device_parses_prints_and_keeps_its_old_name():
         "foo:0 device(type='foo') foo:1",
         "foo",
         "rename_privateuse1_backend: the PrivateUse1 backend is already named 'foo'; it can be named once",
-        "Expected one of cpu, cuda, meta, foo device type at start of device string: gpu",
+        "Expected one of cpu, cuda, meta, foo, lazy device type at start of device string: gpu",
         "Device foo:0 is not available: no foo backend is registered (Ember was built without it, or the backend's "
         "library is not loaded)",
     ]

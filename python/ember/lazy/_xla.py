@@ -314,9 +314,8 @@ def _lowerings():
         "subtract": _binary(lambda x, y: x - y),
         "mul": _binary(lambda x, y: x * y),
         "multiply": _binary(lambda x, y: x * y),
-        "rsub": lambda a, out: _binary(lambda x, y: y - x)(
-            {"self": a["self"], "other": a["other"], "alpha": 1}, out) if a.get("alpha", 1) == 1 else
-        _cast(a["other"], _out_dtype(out)) - _cast(a["alpha"], _out_dtype(out)) * _cast(a["self"], _out_dtype(out)),
+        "rsub": lambda a, out: _cast(a["other"], _out_dtype(out)) -
+        _cast(a.get("alpha", 1), _out_dtype(out)) * _cast(a["self"], _out_dtype(out)),
         "div": lambda a, out: _div(a, out),
         "divide": lambda a, out: _div(a, out),
         "maximum": _binary(jnp.maximum),
@@ -393,6 +392,8 @@ def _lowerings():
         "native_layer_norm_backward": _layer_norm_backward,
         "embedding": lambda a, out: jnp.take(a["weight"], a["indices"], axis=0),
         "embedding_dense_backward": _embedding_backward,
+        "index": lambda a, out: a["self"][_index_tuple(a["indices"])],
+        "index_put": lambda a, out: _index_put(a, out),
         "index_select": lambda a, out: jnp.take(a["self"], a["index"], axis=_dim(a["dim"], a["self"].ndim)),
         "gather": lambda a, out: jnp.take_along_axis(a["self"], a["index"], axis=_dim(a["dim"], a["self"].ndim)),
         "tril": lambda a, out: jnp.tril(a["self"], a["diagonal"]),
@@ -483,6 +484,18 @@ def _arg(arg, a):
     if x.ndim == 0:
         return _jnp().zeros((), np.int64)
     return arg(x, axis=_dim(a["dim"], x.ndim), keepdims=bool(a.get("keepdim", False)))
+
+
+def _index_tuple(indices):
+    """Tensor?[] indices as a numpy-style index: None (a whole dim) as a slice.
+    Advanced indexing's dim placement is numpy's, which torch follows."""
+    return tuple(slice(None) if i is None else i for i in indices)
+
+
+def _index_put(a, out):
+    x, where = a["self"], _index_tuple(a["indices"])
+    values = _cast(a["values"], x.dtype)
+    return x.at[where].add(values) if a["accumulate"] else x.at[where].set(values)
 
 
 def _gelu_backward(a, out):
