@@ -72,6 +72,10 @@ struct Writer {
         // Lazy conjugation/negation is applied: the file holds plain values.
         Tensor t = v.tensor;
         if (t.is_conj() || t.is_neg()) t = t.resolve_conj().resolve_neg();
+        // Values that live outside any memory (a lazy tensor's, in a graph)
+        // are computed and saved as the CPU tensor they are.
+        if (t.numel() > 0 && !t.is_meta() && !t.unsafeGetTensorImpl()->has_storage_data())
+          t = t.to(Device(DeviceType::CPU));
         proto::Tensor* pt = out->mutable_tensor();
         pt->set_storage(storage_of(t));
         pt->set_dtype(std::string(c10::python_name(t.scalar_type())));

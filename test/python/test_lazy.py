@@ -176,6 +176,13 @@ def test_cpu_data_is_copied_at_upload_and_download():
     assert target.tolist() == [2.0] * 3
 
 
+def test_saving_a_lazy_tensor_saves_its_values(tmp_path):
+    x = (ember.arange(4.0) * 2).to("lazy")
+    ember.save({"x": x, "view": x[1:]}, tmp_path / "t.ember")
+    loaded = ember.load(tmp_path / "t.ember")
+    assert loaded["x"].tolist() == [0.0, 2.0, 4.0, 6.0] and loaded["view"].tolist() == [2.0, 4.0, 6.0]
+
+
 def test_printing_and_item_materialize():
     x = ember.tensor([1.0, 2.0]).to("lazy") * 2
     assert repr(x) == "tensor([2., 4.], device='lazy:0')"
