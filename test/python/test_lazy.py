@@ -27,7 +27,6 @@ import ember.nn.functional as F
 from opdb import pointwise as oi
 from opdb.structured import OPS, representative_samples
 
-HAVE_JAX = ember.lazy._xla.available() if hasattr(ember.lazy, "_xla") else False
 try:
     import jax  # noqa: F401
     HAVE_JAX = True
