@@ -28,8 +28,6 @@ const OperatorHandle& find_op(const char* name) {
   return found.emplace(name, *op).first->second;
 }
 
-jit::TensorMeta lazy_meta(ScalarType dtype, IntArrayRef sizes) { return jit::TensorMeta{dtype, sizes.vec(), kLazyDevice}; }
-
 bool debug_dumps() {
   static const bool on = [] {
     const char* env = std::getenv("EMBER_LAZY_DEBUG");

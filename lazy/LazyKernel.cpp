@@ -182,8 +182,6 @@ std::optional<Stack> run_meta(const OperatorHandle& op, const Stack& stack) {
   return meta;
 }
 
-jit::TensorMeta lazy_meta(const Tensor& meta) { return jit::TensorMeta{meta.scalar_type(), meta.sizes().vec(), kLazyDevice}; }
-
 void record(const OperatorHandle& op, Stack& stack, Stack meta_results) {
   LazyGraph& graph = LazyGraph::get();
   const FunctionSchema& schema = op.schema();
@@ -226,12 +224,13 @@ void record(const OperatorHandle& op, Stack& stack, Stack meta_results) {
     const IValue& out = meta_results[r];
     if (out.isTensorList()) {
       return_sizes.push_back(static_cast<int>(out.toTensorList().size()));
-      for (const Tensor& t : out.toTensorList()) metas.emplace_back(lazy_meta(t));
+      for (const Tensor& t : out.toTensorList()) metas.emplace_back(lazy_meta(t.scalar_type(), t.sizes()));
     } else {
       return_sizes.push_back(-1);
       // An output the op was asked not to compute (native_layer_norm_backward's mask) stays undefined.
-      metas.emplace_back(out.toTensor().defined() ? std::optional<jit::TensorMeta>(lazy_meta(out.toTensor()))
-                                                  : std::nullopt);
+      const Tensor& t = out.toTensor();
+      metas.emplace_back(t.defined() ? std::optional<jit::TensorMeta>(lazy_meta(t.scalar_type(), t.sizes()))
+                                     : std::nullopt);
     }
   }
   jit::Node* node = graph.append(op, std::move(inputs), std::move(return_sizes), metas);
@@ -301,7 +300,7 @@ void to_device(const OperatorHandle& op, Stack& stack) {
           {jit::Input::of(graph.value_of(lazy_impl(self))), jit::Input::of_constant(IValue(kCPU)),
            jit::Input::of_constant(IValue(dtype)), jit::Input::of_constant(IValue(false)),
            jit::Input::of_constant(IValue(true))},
-          {-1}, {jit::TensorMeta{dtype, self.sizes().vec(), kLazyDevice}});
+          {-1}, {lazy_meta(dtype, self.sizes())});
       result = Tensor(c10::make_intrusive<LazyTensorImpl>(dtype, self.sizes(),
                                                           Handle{Tensor(), node->outputs[0], graph.epoch()}));
     }

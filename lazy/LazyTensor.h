@@ -20,6 +20,11 @@ namespace ember::lazy {
 
 inline const Device kLazyDevice{DeviceType::Lazy, 0};
 
+// The graph IR's type of a lazy value.
+inline jit::TensorMeta lazy_meta(ScalarType dtype, IntArrayRef sizes) {
+  return jit::TensorMeta{dtype, sizes.vec(), kLazyDevice};
+}
+
 // A lazy tensor's value now: data a run produced, or a pending value of
 // graph `epoch` (the pending graph is replaced by a new one at every run).
 struct Handle {
