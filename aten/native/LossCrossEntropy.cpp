@@ -7,6 +7,7 @@
 #include <aten/Functions.h>
 #include <aten/Parallel.h>
 #include <aten/generated/NativeFunctions.h>
+#include <aten/native/LossTargets.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
 #include <aten/native/cpu/VecMath.h>
 
@@ -39,7 +40,7 @@ int64_t count_kept(const int64_t* t, int64_t rows, int64_t classes, int64_t igno
   int64_t kept = 0;
   for (int64_t i = 0; i < rows; ++i) {
     if (t[i] == ignore_index) continue;
-    EMBER_CHECK_INDEX(t[i] >= 0 && t[i] < classes, "Target {} is out of bounds.", t[i]);
+    check_target_class(t[i], classes);
     ++kept;
   }
   return kept;

@@ -6,6 +6,7 @@
 #include <aten/Functions.h>
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/DeviceKernels.h>
+#include <aten/native/LossTargets.h>
 #include <aten/native/cpu/ElementwiseTraits.h>
 
 #include <tuple>
@@ -70,7 +71,7 @@ void cpu_nll_forward(const Tensor& logp_rows, const Tensor& target, const Tensor
         const int64_t c = t[i];
         M loss = 0;
         if (c != ignore_index) {
-          EMBER_CHECK_INDEX(c >= 0 && c < classes, "Target out of bounds: must be in [0, {})", classes);
+          check_target_class(c, classes);
           const M wi = static_cast<M>(weight_of(w, c));
           loss = -static_cast<M>(logp[i * classes + c]) * wi;
           weights += wi;
@@ -103,7 +104,7 @@ void cpu_nll_backward(const Tensor& go, const Tensor& target, const Tensor& weig
       for (int64_t i = 0; i < rows; ++i) {
         const int64_t c = t[i];
         if (c == ignore_index) continue;
-        EMBER_CHECK_INDEX(c >= 0 && c < classes, "Target out of bounds: must be in [0, {})", classes);
+        check_target_class(c, classes);
         const M gi = reduction == kNone ? static_cast<M>(g[i]) : scale;
         out[i * classes + c] = static_cast<T>(-gi * static_cast<M>(weight_of(w, c)));
       }

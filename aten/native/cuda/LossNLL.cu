@@ -4,6 +4,7 @@
 
 #include <aten/Functions.h>
 #include <aten/native/DeviceKernels.h>
+#include <aten/native/LossTargets.h>
 #include <aten/native/cuda/CUDAContext.h>
 #include <aten/native/cuda/DtypeVisit.cuh>
 
@@ -18,8 +19,7 @@ void check_targets(const Tensor& target, int64_t classes, int64_t ignore_index) 
   const Tensor host = target.to(Device(DeviceType::CPU));
   const int64_t* t = host.data_ptr<int64_t>();
   for (int64_t i = 0; i < host.numel(); ++i) {
-    EMBER_CHECK_INDEX(t[i] == ignore_index || (t[i] >= 0 && t[i] < classes), "Target out of bounds: must be in [0, {})",
-                      classes);
+    if (t[i] != ignore_index) check_target_class(t[i], classes);
   }
 }
 

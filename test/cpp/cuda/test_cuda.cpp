@@ -204,7 +204,7 @@ TEST(Cuda, SoftmaxAndNllLossMatchTheCpu) {
   }
   const Tensor bad = ember::full({2}, 300, ScalarType::Long, kCUDA);
   const std::string err = error_of([&] { (void)ember::nll_loss(g.log_softmax(1).narrow(0, 0, 2), bad, std::nullopt, 1, -100); });
-  EXPECT_NE(err.find("Target out of bounds"), std::string::npos) << err;
+  EXPECT_NE(err.find("is out of bounds: must be in"), std::string::npos) << err;
 }
 
 TEST(Cuda, FusedAdamStepMatchesTheCpu) {
