@@ -95,6 +95,7 @@ void LazyGraph::start_new_graph() {
   ++epoch_;
   input_values_.clear();
   data_inputs_.clear();
+  before_writes_.clear();
 }
 
 void LazyGraph::forget_compiles() {
@@ -142,7 +143,15 @@ jit::Value* LazyGraph::number_input(const IValue& number) {
   return v;
 }
 
+static void check_has_value(const Handle& h) {
+  EMBER_CHECK(h.error == nullptr,
+              "this lazy tensor has no value: the graph run that was to compute it failed ({}). Tensors that graph "
+              "wrote hold their earlier values; give this one a value again (e.g. with copy_ or by recomputing it)",
+              *h.error);
+}
+
 jit::Value* LazyGraph::value_of_handle(Handle& h) {
+  check_has_value(h);
   if (h.pending != nullptr) {
     EMBER_INTERNAL_ASSERT(h.epoch == epoch_);  // pending values never outlive their graph
     return h.pending;
@@ -184,6 +193,8 @@ void LazyGraph::write_data(LazyTensorImpl& t, Tensor data) {
 void LazyGraph::write(LazyTensorImpl& t, Handle value) {
   t.bump_version();
   AliasGroup& group = *t.group();
+  if (group.base.pending == nullptr && group.base.data.defined())
+    before_writes_[&group] = BeforeWrite{t.group(), group.base, group.base_sizes};
   if (covers_its_base(t)) {
     group.base = value;
     ++group.generation;
@@ -263,7 +274,12 @@ void LazyGraph::sync() {
     if (debug_dumps()) std::cerr << "[ember.lazy] compiling graph:\n" << graph_->str(true);
     {
       metrics::ScopedTimer timer("CompileTime");
-      executable = executor->compile(graph_);
+      try {
+        executable = executor->compile(graph_);
+      } catch (const std::exception& e) {
+        abandon_graph(e.what());
+        throw;
+      }
     }
     metrics::count("UncachedCompile");
     if (debug_dumps()) {
@@ -274,17 +290,20 @@ void LazyGraph::sync() {
   }
 
   std::vector<Tensor> results;
-  {
+  try {
     // The graph holds what autocast, tracing and Python modes did when it
     // was recorded; running it must not apply them again.
     c10::ExcludeDispatchKeyGuard plain({c10::DispatchKey::AutocastCPU, c10::DispatchKey::AutocastCUDA,
                                         c10::DispatchKey::Tracer, c10::DispatchKey::Python});
     metrics::ScopedTimer timer("ExecuteTime");
     results = executable->run(input_values_);
+    EMBER_CHECK(results.size() == graph_->outputs().size(), "the lazy executor '{}' returned {} outputs for {}",
+                executor->name(), results.size(), graph_->outputs().size());
+  } catch (const std::exception& e) {
+    abandon_graph(e.what());
+    throw;
   }
   metrics::count("ExecuteCount");
-  EMBER_CHECK(results.size() == graph_->outputs().size(), "the lazy executor '{}' returned {} outputs for {}",
-              executor->name(), results.size(), graph_->outputs().size());
   for (Handle* h : handles) {
     if (h->pending == nullptr) continue;  // a group's base, listed by each of its members
     h->data = results[position.at(h->pending)];
@@ -293,8 +312,33 @@ void LazyGraph::sync() {
   start_new_graph();
 }
 
+void LazyGraph::abandon_graph(const std::string& why) {
+  for (auto& [_, before] : before_writes_) {
+    std::shared_ptr<AliasGroup> group = before.group.lock();
+    // (A base that an out= resized in the graph is not restored: its size is the new one.)
+    if (!group || group->base.pending == nullptr || group->base_sizes != before.base_sizes) continue;
+    group->base = before.base;
+    ++group->generation;
+  }
+  auto error = std::make_shared<const std::string>(why);
+  for (LazyTensorImpl* t : live_) {
+    AliasGroup& group = *t->group();
+    if (group.base.pending != nullptr) {
+      group.base = Handle{Tensor(), nullptr, 0, error};
+      ++group.generation;
+    }
+    // A view is rederived from its base (its geometry is all it adds).
+    if (!t->is_base() && t->own().pending != nullptr) {
+      t->own() = Handle{};
+      t->mark_stale();
+    }
+  }
+  start_new_graph();
+}
+
 Tensor LazyGraph::data_of(LazyTensorImpl& t) {
   std::lock_guard<std::recursive_mutex> lock(mutex_);
+  check_has_value(t.handle());
   if (!t.fresh() || t.handle().pending != nullptr) {
     value_of(t);
     sync();

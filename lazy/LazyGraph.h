@@ -49,7 +49,9 @@ class LazyGraph {
                     const std::vector<std::optional<jit::TensorMeta>>& metas);
 
   // Runs the pending graph, if anything is pending, so that every live lazy
-  // tensor holds data.
+  // tensor holds data. Where the run fails, the error is raised and the graph
+  // dropped: memory written in it holds again what it held before, and the
+  // tensors it was to compute raise that error when read.
   void sync();
   // `t`'s value as a CPU tensor (running what is pending). Not a copy:
   // callers that hand it out or write it copy it first.
@@ -73,6 +75,8 @@ class LazyGraph {
   void start_new_graph();
   jit::Value* value_of_handle(Handle& h);
   void write(LazyTensorImpl& t, Handle value);
+  // After a failed run: see sync().
+  void abandon_graph(const std::string& why);
 
   // Per sync site and graph structure (the text without its numbers).
   struct SiteHistory {
@@ -86,6 +90,14 @@ class LazyGraph {
   std::vector<IValue> input_values_;  // per graph input
   std::unordered_map<const c10::TensorImpl*, jit::Value*> data_inputs_;
   std::unordered_set<LazyTensorImpl*> live_;
+  // The data each group held before the pending graph first wrote it: what
+  // it holds again if that graph fails to run.
+  struct BeforeWrite {
+    std::weak_ptr<AliasGroup> group;
+    Handle base;
+    std::vector<int64_t> base_sizes;
+  };
+  std::unordered_map<const AliasGroup*, BeforeWrite> before_writes_;
   std::function<std::string()> source_provider_;
   std::unordered_map<std::string, SiteHistory> sites_;
 };

@@ -15,6 +15,7 @@
 #include <jit/ir/ir.h>
 
 #include <memory>
+#include <string>
 
 namespace ember::lazy {
 
@@ -26,11 +27,13 @@ inline jit::TensorMeta lazy_meta(ScalarType dtype, IntArrayRef sizes) {
 }
 
 // A lazy tensor's value now: data a run produced, or a pending value of
-// graph `epoch` (the pending graph is replaced by a new one at every run).
+// graph `epoch` (the pending graph is replaced by a new one at every run),
+// or neither where the run that was to compute it failed (`error` says why).
 struct Handle {
   Tensor data;
   jit::Value* pending = nullptr;
   uint64_t epoch = 0;
+  std::shared_ptr<const std::string> error;
 };
 
 // A base and its views: eager code sees them share memory.

@@ -249,6 +249,63 @@ def test_gradients_match_the_cpu(executor):
 # ---- fallbacks, metrics, debugging -------------------------------------------------
 
 
+# ---- errors -----------------------------------------------------------------------
+
+
+def _out_of_range_cases():
+    # (x, a function of the indices' tensor maker t, on x's device)
+    yield "index", lambda x, t: x[t([0, 3])]
+    yield "index negative", lambda x, t: x[t([-4])]
+    yield "index_put", lambda x, t: x.index_put((t([5]),), t(1.0))
+    yield "index_select", lambda x, t: x.index_select(1, t([1, 4]))
+    yield "index_select negative", lambda x, t: x.index_select(0, t([-1]))
+    yield "gather", lambda x, t: x.gather(1, t([[0], [4], [1]]))
+    yield "embedding", lambda x, t: F.embedding(t([1, 3]), x)
+    yield "cross_entropy", lambda x, t: F.cross_entropy(x, t([0, 4, 1]))
+    yield "nll_loss beside an ignored index", lambda x, t: F.nll_loss(x, t([0, -100, 5]))
+
+
+@pytest.mark.parametrize("case", [c[0] for c in _out_of_range_cases()])
+def test_indices_out_of_range_raise_the_eager_error(case, executor):
+    """XLA clamps indices; the lazy device raises where eager code does, with its message."""
+    fn = dict(_out_of_range_cases())[case]
+    x = ember.arange(12.0).reshape(3, 4)
+    with pytest.raises(Exception) as eager:
+        fn(x, ember.tensor)
+    # Recorded: the indices are data, checked when the graph runs.
+    lazy = fn(x.to("lazy"), lambda v: ember.tensor(v).to("lazy"))
+    with pytest.raises(type(eager.value), match=re.escape(str(eager.value).splitlines()[0])):
+        lazy.cpu()
+
+
+def test_in_range_indices_still_run_compiled(executor):
+    ember.lazy.metrics.reset()
+    x = ember.arange(12.0).reshape(3, 4)
+    idx, cols = ember.tensor([2, 0, -1]), ember.tensor([3, 0])
+    assert_same(x.to("lazy")[idx.to("lazy")].index_select(1, cols.to("lazy")), x[idx].index_select(1, cols), "index")
+    assert ember.lazy.metrics.fallbacks() == {}
+
+
+def test_a_failed_run_keeps_what_tensors_held_before_it(executor):
+    w = ember.ones(3).to("lazy")
+    view = w[1:]
+    ember.lazy.mark_step()
+    w.mul_(5)  # written in the graph that fails
+    fresh = w * 2  # computed by it
+    bad = w[ember.tensor([7]).to("lazy")]
+    with pytest.raises(IndexError):
+        bad.cpu()
+    assert w.cpu().tolist() == [1.0, 1.0, 1.0]  # as before the failed graph
+    assert view.cpu().tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="this lazy tensor has no value: the graph run that was to compute it failed"):
+        fresh.cpu()
+    with pytest.raises(RuntimeError, match="has no value"):
+        fresh + 1
+    fresh.copy_(ember.zeros(3))  # a new value makes it usable again
+    assert (fresh + w).cpu().tolist() == [1.0, 1.0, 1.0]
+    assert (w * 3).sum().item() == 9.0  # later steps run as usual
+
+
 def test_ops_without_a_recording_fall_back_to_the_cpu_and_are_counted():
     ember.lazy.metrics.reset()
     x = ember.tensor([0.0, 1.5, 0.0, 2.0]).to("lazy")

@@ -121,6 +121,22 @@ def _dim(d, n):
     return d + n if d < 0 else d
 
 
+# XLA clamps an index that is out of range where eager code raises. While a
+# piece is traced, each index an op reads adds a flag here (true where one is
+# out of [low, high)); the piece returns their disjunction, and a run where it
+# is set runs again eagerly, which raises the op's own IndexError.
+_range_flags = None
+
+
+def _checked(idx, low, high, where=None):
+    if _range_flags is not None and hasattr(idx, "dtype") and np.issubdtype(idx.dtype, np.integer):
+        bad = (idx < low) | (idx >= high)
+        if where is not None:
+            bad = bad & where
+        _range_flags.append(_jnp().any(bad))
+    return idx
+
+
 def _dims(dim, n):
     if n == 0:  # a 0-d tensor: dim 0 (or -1) is the tensor itself
         return ()
@@ -212,7 +228,7 @@ def _nll_loss_forward(a, out):
     if squeeze:
         x, target = x[None], jnp.reshape(target, (1,))
     valid = target != ignore
-    safe = jnp.where(valid, target, 0)
+    safe = jnp.where(valid, _checked(target, 0, x.shape[1], valid), 0)
     picked = jnp.take_along_axis(x, safe[:, None], axis=1)[:, 0]
     w = jnp.ones_like(picked) if weight is None else jnp.asarray(weight)[safe].astype(x.dtype)
     w = jnp.where(valid, w, 0)
@@ -233,7 +249,7 @@ def _nll_loss_backward(a, out):
     if squeeze:
         x, target = x[None], jnp.reshape(target, (1,))
     valid = target != ignore
-    safe = jnp.where(valid, target, 0)
+    safe = jnp.where(valid, _checked(target, 0, x.shape[1], valid), 0)
     w = jnp.ones(target.shape, x.dtype) if weight is None else jnp.asarray(weight)[safe].astype(x.dtype)
     w = jnp.where(valid, w, 0)
     scale = -w * (g / total if reduction == 1 else g)
@@ -390,12 +406,12 @@ def _lowerings():
         "nll_loss_backward": _nll_loss_backward,
         "native_layer_norm": _layer_norm,
         "native_layer_norm_backward": _layer_norm_backward,
-        "embedding": lambda a, out: jnp.take(a["weight"], a["indices"], axis=0),
+        "embedding": lambda a, out: jnp.take(a["weight"], _checked(a["indices"], 0, a["weight"].shape[0]), axis=0),
         "embedding_dense_backward": _embedding_backward,
-        "index": lambda a, out: a["self"][_index_tuple(a["indices"])],
+        "index": lambda a, out: a["self"][_index_tuple(a["self"], a["indices"])],
         "index_put": lambda a, out: _index_put(a, out),
-        "index_select": lambda a, out: jnp.take(a["self"], a["index"], axis=_dim(a["dim"], a["self"].ndim)),
-        "gather": lambda a, out: jnp.take_along_axis(a["self"], a["index"], axis=_dim(a["dim"], a["self"].ndim)),
+        "index_select": lambda a, out: _take(jnp.take, a),
+        "gather": lambda a, out: _take(jnp.take_along_axis, a),
         "tril": lambda a, out: jnp.tril(a["self"], a["diagonal"]),
         "triu": lambda a, out: jnp.triu(a["self"], a["diagonal"]),
         "cat": lambda a, out: jnp.concatenate([_cast(t, _out_dtype(out)) for t in a["tensors"]],
@@ -486,14 +502,22 @@ def _arg(arg, a):
     return arg(x, axis=_dim(a["dim"], x.ndim), keepdims=bool(a.get("keepdim", False)))
 
 
-def _index_tuple(indices):
-    """Tensor?[] indices as a numpy-style index: None (a whole dim) as a slice.
-    Advanced indexing's dim placement is numpy's, which torch follows."""
-    return tuple(slice(None) if i is None else i for i in indices)
+def _index_tuple(x, indices):
+    """Tensor?[] indices into x as a numpy-style index: None (a whole dim) as
+    a slice. Advanced indexing's dim placement is numpy's, which torch follows."""
+    return tuple(slice(None) if i is None else _checked(i, -x.shape[d], x.shape[d]) for d, i in enumerate(indices))
+
+
+def _take(take, a):
+    """index_select and gather: indices in [0, size) of their dim (no wrapping)."""
+    x = a["self"]
+    dim = _dim(a["dim"], x.ndim)
+    size = x.shape[dim] if x.ndim else 1
+    return take(x, _checked(a["index"], 0, size), axis=dim if x.ndim else None)
 
 
 def _index_put(a, out):
-    x, where = a["self"], _index_tuple(a["indices"])
+    x, where = a["self"], _index_tuple(a["self"], a["indices"])
     values = _cast(a["values"], x.dtype)
     return x.at[where].add(values) if a["accumulate"] else x.at[where].set(values)
 
@@ -550,6 +574,7 @@ class _Piece:
         self.outputs = []
         self.executable = None
         self.text = ""
+        self.checks_indices = False  # returns a last output: whether an index was out of range
 
 
 class XlaExecutable:
@@ -618,23 +643,30 @@ class XlaExecutable:
 
     def _compile(self, piece, jax):
         def run(*args):
+            global _range_flags
             env = dict(zip(piece.inputs, args))
-            for kind, arguments, outs, out_types in piece.nodes:
-                a = {}
-                for name, (how, what) in arguments:
-                    if how == "value":
-                        a[name] = env[what]
-                    elif how == "list":
-                        a[name] = [None if w is None else env[w] for w in what]
-                    else:
-                        a[name] = what
-                result = _lowering_for(kind)(a, out_types)
-                if not isinstance(result, (tuple, list)):
-                    result = (result,)
-                for o, r, (dtype, sizes) in zip(outs, result, out_types):
-                    if r is not None:
-                        env[o] = _jnp().reshape(_jnp().asarray(r).astype(_np_dtype(dtype)), sizes)
-            return tuple(env[o] for o in piece.outputs)
+            _range_flags = flags = []
+            try:
+                for kind, arguments, outs, out_types in piece.nodes:
+                    a = {}
+                    for name, (how, what) in arguments:
+                        if how == "value":
+                            a[name] = env[what]
+                        elif how == "list":
+                            a[name] = [None if w is None else env[w] for w in what]
+                        else:
+                            a[name] = what
+                    result = _lowering_for(kind)(a, out_types)
+                    if not isinstance(result, (tuple, list)):
+                        result = (result,)
+                    for o, r, (dtype, sizes) in zip(outs, result, out_types):
+                        if r is not None:
+                            env[o] = _jnp().reshape(_jnp().asarray(r).astype(_np_dtype(dtype)), sizes)
+            finally:
+                _range_flags = None
+            results = tuple(env[o] for o in piece.outputs)
+            piece.checks_indices = bool(flags)
+            return results + (_jnp().any(_jnp().stack(flags)),) if flags else results
 
         specs = []
         for i in piece.inputs:
@@ -659,11 +691,25 @@ class XlaExecutable:
             for i in piece.inputs:
                 v = env[i]
                 args.append(np.asarray(v) if isinstance(v, (bool, int, float, complex)) else _to_jax(v))
-            for o, r in zip(piece.outputs, piece.executable(*args)):
+            results = piece.executable(*args)
+            if piece.checks_indices:
+                *results, out_of_range = results
+                if bool(out_of_range):
+                    return self._run_eagerly_to_the_error(inputs)
+            for o, r in zip(piece.outputs, results):
                 env[o] = r
         return [_to_ember(env[o]) for o in self.output_ids]
 
-    def _run_eagerly(self, node, env):
+    def _run_eagerly_to_the_error(self, inputs):
+        """The graph op by op on the CPU, from the start: the op given an index
+        out of range raises its own error, as it would have eagerly."""
+        env = dict(zip(self.input_ids, inputs))
+        for piece in self.pieces:
+            for node in piece.nodes:
+                self._run_eagerly(node, env, counted=False)
+        return [_to_ember(env[o]) for o in self.output_ids]
+
+    def _run_eagerly(self, node, env, counted=True):
         kind, arguments, outs, _ = node
         # Copies: the lazy graph is functional, and the op may write its arguments.
         def private(value):
@@ -679,7 +725,8 @@ class XlaExecutable:
             else:
                 v = what
             kwargs[name] = v
-        _C._lazy.count("Fallback::" + kind)
+        if counted:
+            _C._lazy.count("Fallback::" + kind)
         result = _C._call_op(kind, **kwargs)
         if not isinstance(result, (tuple, list)):
             result = (result,)
