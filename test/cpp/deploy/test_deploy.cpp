@@ -1,0 +1,132 @@
+// ember::deploy: interpreters that share this process's Ember core. Run by
+// its own test program, which (like any host) links no libpython.
+
+#include <deploy/Deploy.h>
+
+#include <aten/Functions.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
+using ember::IValue;
+using ember::Tensor;
+namespace deploy = ember::deploy;
+
+namespace {
+
+deploy::Options options() {
+  deploy::Options o;
+  o.python_path = {EMBER_TEST_PYTHON_DIR};
+  return o;
+}
+
+// One manager for the whole program: starting interpreters costs seconds,
+// and a process can start only so many.
+deploy::InterpreterManager& manager() {
+  static deploy::InterpreterManager* m = [] {
+    setenv("EMBER_DEPLOY_CACHE", EMBER_TEST_DEPLOY_CACHE, 0);
+    return new deploy::InterpreterManager(2, options());
+  }();
+  return *m;
+}
+
+}  // namespace
+
+TEST(Deploy, TensorsCrossWithoutCopies) {
+  Tensor x = ember::arange(6.0).reshape({2, 3});
+  auto session = manager().acquire_one();
+  session.exec("import ember\ndef double_first_row(t):\n    t[0] *= 2\n    return t[1]\n");
+  Tensor row = session.global("__main__", "double_first_row")({x}).toIValue().toTensor();
+  // Python wrote the caller's tensor, and its result is a view of the same memory.
+  EXPECT_EQ(x[0][2].item<double>(), 4.0);
+  EXPECT_EQ(row.data_ptr(), x[1].data_ptr());
+  EXPECT_EQ(row.sizes().vec(), std::vector<int64_t>{3});
+}
+
+TEST(Deploy, EachInterpreterHasItsOwnModulesAndGlobals) {
+  {
+    auto a = manager().acquire(0);
+    a.exec("import sys\nsys.ember_deploy_mark = 'zero'\nseen = hasattr(sys, 'ember_deploy_mark')\n");
+    EXPECT_EQ(a.global("__main__", "seen").toIValue().toBool(), true);
+    EXPECT_EQ(a.interpreter_index(), 0u);
+  }
+  auto b = manager().acquire(1);
+  b.exec("import sys\nseen = hasattr(sys, 'ember_deploy_mark')\n");
+  EXPECT_EQ(b.global("__main__", "seen").toIValue().toBool(), false);
+}
+
+TEST(Deploy, AManagerReleasesItsInterpretersWhenDestroyed) {
+  Tensor kept;
+  {
+    deploy::InterpreterManager own(1, options());
+    auto session = own.acquire_one();
+    kept = session.global("ember", "full")({std::vector<int64_t>{2}, 7.0}).toIValue().toTensor();
+  }
+  // The tensor outlives the interpreter that made it: only its Python wrapper was the interpreter's.
+  EXPECT_EQ(kept.sum().item<double>(), 14.0);
+}
+
+TEST(Deploy, InterpretersRunAtOnceOnTheirOwnThreads) {
+  const Tensor w = ember::ones({4, 4});
+  std::atomic<int> done{0};
+  std::vector<std::thread> threads;
+  std::vector<double> sums(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto session = manager().acquire_one();
+      session.exec("import ember\ndef work(w, k):\n    s = 0\n    for i in range(20000):\n        s += i\n"
+                    "    return (w * k).sum() + s\n");
+      sums[t] = session.global("__main__", "work")({w, int64_t{t}}).toIValue().toTensor().item<double>();
+      ++done;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(done.load(), 4);
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(sums[t], 16.0 * t + 199990000.0) << t;
+}
+
+TEST(Deploy, PythonExceptionsBecomeErrorsWithTheTraceback) {
+  auto session = manager().acquire_one();
+  session.exec("def check(n):\n    if n < 0:\n        raise ValueError(f'n must be >= 0, got {n}')\n    return n\n");
+  try {
+    session.global("__main__", "check")({int64_t{-3}});
+    FAIL() << "no error";
+  } catch (const deploy::PythonError& e) {
+    EXPECT_EQ(e.type(), "ValueError");
+    const std::string what = e.what();
+    EXPECT_NE(what.find("ValueError: n must be >= 0, got -3"), std::string::npos) << what;
+    EXPECT_NE(what.find("line 3, in check"), std::string::npos) << what;
+  }
+  // The interpreter goes on.
+  EXPECT_EQ(session.global("__main__", "check")({int64_t{5}}).toIValue().toInt(), 5);
+  // Ember's own errors raised inside Python come back the same way.
+  EXPECT_THROW(session.global("ember", "ones")({int64_t{2}}).attr("reshape")({int64_t{3}}), deploy::PythonError);
+}
+
+TEST(Deploy, ObjectsLiveOnlyAsLongAsTheirSession) {
+  deploy::Obj kept;
+  {
+    auto session = manager().acquire_one();
+    kept = session.global("ember", "zeros");
+  }
+  try {
+    kept({int64_t{1}});
+    FAIL() << "no error";
+  } catch (const c10::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("session has ended"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Deploy, ValuesThatCannotCrossSayWhy) {
+  auto session = manager().acquire_one();
+  try {
+    session.global("builtins", "dict")({}).toIValue();
+    FAIL() << "no error";
+  } catch (const deploy::PythonError& e) {
+    EXPECT_EQ(e.type(), "TypeError");
+    EXPECT_NE(std::string(e.what()).find("a dict cannot be passed to C++"), std::string::npos) << e.what();
+  }
+}
