@@ -106,7 +106,10 @@ InterpreterSession InterpreterManager::acquire(size_t index) {
 // ---- InterpreterSession ------------------------------------------------------
 
 InterpreterSession::InterpreterSession(Interpreter& interpreter, std::function<void()> on_release)
-    : interpreter_(&interpreter), on_release_(std::move(on_release)), thread_(std::this_thread::get_id()) {
+    : interpreter_(&interpreter),
+      on_release_(std::move(on_release)),
+      current_(interpreter.bridge().interpreter),
+      thread_(std::this_thread::get_id()) {
   gil_state_ = static_cast<int>(interpreter_->api().PyGILState_Ensure());
 }
 

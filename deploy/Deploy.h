@@ -18,6 +18,7 @@
 
 #include <aten/core/Tensor.h>
 #include <aten/core/dispatch/IValue.h>
+#include <c10/core/PythonInterpreter.h>
 #include <c10/util/Exception.h>
 
 #include <condition_variable>
@@ -111,6 +112,7 @@ class InterpreterSession {
   Interpreter* interpreter_;
   std::function<void()> on_release_;
   int gil_state_ = 0;
+  c10::PythonInterpreterGuard current_;  // this thread's interpreter for the core
   std::thread::id thread_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   mutable std::vector<_object*> owned_;

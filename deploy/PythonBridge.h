@@ -5,6 +5,7 @@
 // "ember._C._deploy_bridge". Compiled into both sides; no Python headers.
 
 #include <aten/core/dispatch/IValue.h>
+#include <c10/core/PythonInterpreter.h>
 
 #include <cstdint>
 
@@ -21,6 +22,8 @@ struct PythonBridge {
   // `object` as an IValue (tensors, numbers, strings, None, lists of
   // tensors or numbers), or false with a Python error set.
   bool (*from_python)(_object* object, IValue* out) = nullptr;
+  // The interpreter as the core knows it: a session makes it its thread's.
+  c10::PythonInterpreter* interpreter = nullptr;
 };
 
 inline constexpr const char* kPythonBridgeCapsule = "ember._C._deploy_bridge";

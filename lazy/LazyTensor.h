@@ -30,6 +30,10 @@ inline jit::TensorMeta lazy_meta(ScalarType dtype, IntArrayRef sizes) {
 // graph `epoch` (the pending graph is replaced by a new one at every run),
 // or neither where the run that was to compute it failed (`error` says why).
 struct Handle {
+  Handle() = default;
+  Handle(Tensor data, jit::Value* pending = nullptr, uint64_t epoch = 0,
+         std::shared_ptr<const std::string> error = nullptr)
+      : data(std::move(data)), pending(pending), epoch(epoch), error(std::move(error)) {}
   Tensor data;
   jit::Value* pending = nullptr;
   uint64_t epoch = 0;

@@ -1,17 +1,14 @@
 #include <c10/util/Warning.h>
 
-#include <atomic>
+#include <c10/core/PythonInterpreter.h>
+
 #include <cstdio>
 
 namespace c10 {
 
-namespace {
-void to_stderr(const std::string& message) { std::fprintf(stderr, "Warning: %s\n", message.c_str()); }
-std::atomic<WarningHandler> handler{&to_stderr};
-}  // namespace
-
-void set_warning_handler(WarningHandler h) { handler.store(h ? h : &to_stderr); }
-
-void warn(const std::string& message) { handler.load()(message); }
+void warn(const std::string& message) {
+  if (const PythonInterpreter* python = current_python_interpreter()) return python->warn(message);
+  std::fprintf(stderr, "Warning: %s\n", message.c_str());
+}
 
 }  // namespace c10

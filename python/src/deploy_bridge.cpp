@@ -70,6 +70,7 @@ const deploy::PythonBridge bridge = [] {
         },
         false);
   };
+  b.interpreter = this_interpreter_for_core();
   return b;
 }();
 

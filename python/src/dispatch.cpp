@@ -2,7 +2,7 @@
 // arguments parsed against its schema (ember.ops.<namespace>.<name>), and
 // defining operators and kernels in Python (ember.library.Library).
 
-#include "pybind_tensor.h"
+#include "interpreter.h"
 
 #include <aten/core/dispatch/Library.h>
 #include <aten/core/dispatch/OperatorLog.h>
@@ -148,60 +148,6 @@ OperatorHandle find_op(const std::string& qualified) {
                                                    dot == std::string::npos ? "" : qualified.substr(dot + 1));
 }
 
-// A boxed kernel that runs a Python function; a fallback's function gets
-// the operator's qualified name first.
-KernelFunction python_kernel(py::function fn, bool pass_op_name = false) {
-  auto holder = std::make_shared<py::object>(std::move(fn));
-  // The keyword-only arguments' defaults as Python values, read from each
-  // operator's schema on its first call (a fallback serves many operators).
-  auto defaults = std::make_shared<std::unordered_map<std::string, std::vector<py::object>>>();
-  return KernelFunction::makeFromBoxed([holder, defaults, pass_op_name](const OperatorHandle& op,
-                                                                        c10::DispatchKeySet, Stack& stack) {
-    py::gil_scoped_acquire gil;
-    const FunctionSchema& schema = op.schema();
-    const size_t n = schema.arguments.size();
-    const size_t first = stack.size() - n;
-    auto [known, added] = defaults->try_emplace(schema.qualified_name());
-    std::vector<py::object>& kwarg_defaults = known->second;
-    if (added) {
-      kwarg_defaults.resize(n);
-      for (size_t i = 0; i < n; ++i) {
-        const SchemaArgument& a = schema.arguments[i];
-        if (a.kwarg_only && a.default_value) kwarg_defaults[i] = to_python(default_ivalue(a));
-      }
-    }
-    // Keyword-only arguments arrive by keyword and only when they differ from
-    // their defaults, as in torch, so that a kernel written before an
-    // operator grew one keeps working.
-    py::list args;
-    py::dict kwargs;
-    if (pass_op_name) args.append(py::str(schema.qualified_name()));
-    for (size_t i = 0; i < n; ++i) {
-      const SchemaArgument& a = schema.arguments[i];
-      if (a.kwarg_only) {
-        py::object value = to_python(stack[first + i]);
-        const py::object& fallback = kwarg_defaults[i];
-        const bool is_default = fallback && !stack[first + i].isTensor() && value.equal(fallback);
-        if (!is_default) kwargs[py::str(a.name)] = value;
-      } else {
-        args.append(to_python(stack[first + i]));
-      }
-    }
-    stack.resize(first);
-    py::object result = (*holder)(*args, **kwargs);
-    if (schema.returns.size() == 1) {
-      stack.push_back(to_ivalue(result, schema.returns[0].type, schema.qualified_name() + " result"));
-    } else if (!schema.returns.empty()) {
-      py::sequence items = result.cast<py::sequence>();
-      EMBER_CHECK(items.size() == schema.returns.size(), "{}: the Python kernel returned {} values, expected {}",
-                  schema.qualified_name(), items.size(), schema.returns.size());
-      for (size_t i = 0; i < items.size(); ++i) {
-        stack.push_back(to_ivalue(items[i], schema.returns[i].type, schema.qualified_name() + " result"));
-      }
-    }
-  });
-}
-
 // `with ember._C._OperatorLog() as log: ...` then log.names: the overloads
 // called at the top level inside the block (with nested=True, also those
 // called inside them).
@@ -212,7 +158,71 @@ struct PyOperatorLog {
   std::vector<int64_t> starts_ns, durations_ns;
 };
 
+std::string kernel_id(const Library& lib, const std::string& name, c10::DispatchKey key) {
+  return lib.qualify(name) + "@" + std::string(c10::toString(key));
+}
+
 }  // namespace
+
+void PythonKernel::run(const OperatorHandle& op, Stack& stack) {
+  py::gil_scoped_acquire gil;
+  const FunctionSchema& schema = op.schema();
+  const size_t n = schema.arguments.size();
+  const size_t first = stack.size() - n;
+  auto [known, added] = kwarg_defaults.try_emplace(schema.qualified_name());
+  std::vector<py::object>& defaults = known->second;
+  if (added) {
+    defaults.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      const SchemaArgument& a = schema.arguments[i];
+      if (a.kwarg_only && a.default_value) defaults[i] = to_python(default_ivalue(a));
+    }
+  }
+  // Keyword-only arguments arrive by keyword and only when they differ from
+  // their defaults, as in torch, so that a kernel written before an
+  // operator grew one keeps working.
+  py::list args;
+  py::dict kwargs;
+  if (pass_op_name) args.append(py::str(schema.qualified_name()));
+  for (size_t i = 0; i < n; ++i) {
+    const SchemaArgument& a = schema.arguments[i];
+    if (a.kwarg_only) {
+      py::object value = to_python(stack[first + i]);
+      const py::object& fallback = defaults[i];
+      const bool is_default = fallback && !stack[first + i].isTensor() && value.equal(fallback);
+      if (!is_default) kwargs[py::str(a.name)] = value;
+    } else {
+      args.append(to_python(stack[first + i]));
+    }
+  }
+  stack.resize(first);
+  py::object result = fn(*args, **kwargs);
+  if (schema.returns.size() == 1) {
+    stack.push_back(to_ivalue(result, schema.returns[0].type, schema.qualified_name() + " result"));
+  } else if (!schema.returns.empty()) {
+    py::sequence items = result.cast<py::sequence>();
+    EMBER_CHECK(items.size() == schema.returns.size(), "{}: the Python kernel returned {} values, expected {}",
+                schema.qualified_name(), items.size(), schema.returns.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+      stack.push_back(to_ivalue(items[i], schema.returns[i].type, schema.qualified_name() + " result"));
+    }
+  }
+}
+
+KernelFunction python_kernel(py::function fn, std::string id, bool pass_op_name) {
+  // Dropped with the GIL: the dispatcher lets go of kernels without it.
+  std::shared_ptr<PythonKernel> held(new PythonKernel{std::move(fn), pass_op_name, {}}, [](PythonKernel* k) {
+    py::gil_scoped_acquire gil;
+    delete k;
+  });
+  this_interpreter()->add_python_kernel(id, held);
+  return KernelFunction::makeFromBoxed([held, id](const OperatorHandle& op, c10::DispatchKeySet, Stack& stack) {
+    BindingInterpreter* mine = this_interpreter();
+    auto* current = static_cast<BindingInterpreter*>(c10::current_python_interpreter());
+    if (current != nullptr && current != mine) return current->run_python_kernel(id, op, stack);
+    held->run(op, stack);
+  });
+}
 
 py::object to_python(const IValue& v) {
   return std::visit(
@@ -342,9 +352,10 @@ void init_dispatch(py::module_& m) {
           "impl",
           [](Library& lib, const std::string& name, py::function fn, std::optional<std::string> key) {
             if (key) {
-              lib.impl(name, c10::parseDispatchKey(*key), python_kernel(std::move(fn)));
+              const c10::DispatchKey k = c10::parseDispatchKey(*key);
+              lib.impl(name, k, python_kernel(std::move(fn), kernel_id(lib, name, k)));
             } else {
-              lib.impl(name, python_kernel(std::move(fn)));
+              lib.impl(name, python_kernel(std::move(fn), kernel_id(lib, name, lib.library_key())));
             }
           },
           py::arg("name"), py::arg("fn"), py::arg("dispatch_key") = py::none())
@@ -357,7 +368,8 @@ void init_dispatch(py::module_& m) {
       .def(
           "fallback",
           [](Library& lib, py::function fn, const std::string& key) {
-            lib.fallback(c10::parseDispatchKey(key), python_kernel(std::move(fn), /*pass_op_name=*/true));
+            lib.fallback(c10::parseDispatchKey(key),
+                         python_kernel(std::move(fn), "fallback@" + key, /*pass_op_name=*/true));
           },
           py::arg("fn"), py::arg("dispatch_key"))
       .def_property_readonly("ns", &Library::ns);

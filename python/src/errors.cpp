@@ -2,22 +2,9 @@
 
 #include "pybind_tensor.h"
 
-#include <c10/util/Warning.h>
-
 namespace ember::python {
 
-namespace {
-// C++ warnings become Python UserWarnings. Kernels run without the GIL, so
-// the handler takes it; a warning the filters turn into an error propagates
-// as that Python exception.
-void warn_in_python(const std::string& message) {
-  py::gil_scoped_acquire gil;
-  if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) throw py::error_already_set();
-}
-}  // namespace
-
 void init_errors(py::module_& m) {
-  c10::set_warning_handler(&warn_in_python);
   // torch.cuda.OutOfMemoryError's counterpart; ember.cuda re-exports it.
   // Leaked on purpose: the class lives as long as the interpreter.
   static PyObject* out_of_memory = PyErr_NewException("ember._C.OutOfMemoryError", PyExc_RuntimeError, nullptr);

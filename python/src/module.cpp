@@ -3,6 +3,7 @@
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "Ember's C++ core";
+  ember::python::init_interpreter(m);
   ember::python::init_errors(m);
   ember::python::init_dtype_device(m);
   ember::python::init_tensor(m);

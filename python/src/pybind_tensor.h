@@ -9,6 +9,7 @@
 
 #include <aten/Functions.h>
 #include <aten/core/dispatch/IValue.h>
+#include <c10/core/PythonInterpreter.h>
 #include <c10/util/SmallVector.h>
 
 #include <pybind11/pybind11.h>
@@ -37,8 +38,13 @@ namespace ember::python {
 // as in torch, so that other Python threads run meanwhile: a DataLoader
 // worker's thread that hands batches over, a user's threads. Kernels that
 // call back into Python take the GIL again.
+//
+// The calling thread's interpreter is this module's meanwhile
+// (interpreter.h): C++ code that calls back into Python finds it.
+c10::PythonInterpreter* this_interpreter_for_core();
 template <typename F>
 decltype(auto) without_gil(F&& f) {
+  c10::PythonInterpreterGuard ours(this_interpreter_for_core());
   py::gil_scoped_release no_gil;
   return f();
 }
@@ -175,6 +181,7 @@ void init_dispatch(py::module_& m);
 void init_jit(py::module_& m);
 void init_lazy(py::module_& m);
 void init_deploy_bridge(py::module_& m);
+void init_interpreter(py::module_& m);
 // An IValue as the Python object it stands for (None, numbers, lists, tensors, dtypes...).
 py::object to_python(const IValue& v);
 void init_autograd(py::module_& m, TensorClass& cls);

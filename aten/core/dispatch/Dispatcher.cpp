@@ -1,3 +1,4 @@
+#include <c10/core/PythonInterpreter.h>
 #include <aten/core/dispatch/Dispatcher.h>
 
 #include <algorithm>
@@ -190,8 +191,18 @@ std::function<void()> Dispatcher::registerDef(FunctionSchema schema, DeviceCheck
   std::lock_guard<std::mutex> lock(mutex_);
   const std::string name = schema.qualified_name();
   OperatorEntry& entry = entry_for(name);
-  EMBER_CHECK(entry.def_count_ == 0, "Tried to register an operator ({}) with the same name and overload name "
-              "multiple times.", schema.str());
+  if (entry.def_count_ > 0) {
+    // Under ember::deploy each interpreter defines the custom operators of
+    // the code it runs: the same schema again is one more definer.
+    EMBER_CHECK(c10::python_interpreter_count() > 1 && entry.schema().str() == schema.str(),
+                "Tried to register an operator ({}) with the same name and overload name multiple times.",
+                schema.str());
+    ++entry.def_count_;
+    return [this, name] {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --operators_[name]->def_count_;
+    };
+  }
   // Impls may have arrived first (static initialization order); keep them, checked now.
   for (const auto& [index, kernels] : entry.registered_) {
     for (const KernelFunction& kernel : kernels) check_signature(schema, static_cast<DispatchKey>(index), kernel);
@@ -209,7 +220,7 @@ std::function<void()> Dispatcher::registerDef(FunctionSchema schema, DeviceCheck
   entry.recompute(fallbacks_);
   return [this, name] {
     std::lock_guard<std::mutex> lock(mutex_);
-    operators_[name]->def_count_ = 0;
+    --operators_[name]->def_count_;
   };
 }
 

@@ -51,10 +51,11 @@ class Library {
   Library& fallback(c10::DispatchKey key, KernelFunction kernel);
 
   const std::string& ns() const { return ns_; }
-
- private:
+  // The key impl() registers at without one; `name` with the namespace.
   c10::DispatchKey library_key() const;
   std::string qualify(std::string_view name) const;
+
+ private:
 
   Kind kind_;
   std::string ns_;

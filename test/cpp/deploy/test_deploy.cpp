@@ -4,6 +4,8 @@
 #include <deploy/Deploy.h>
 
 #include <aten/Functions.h>
+#include <aten/core/dispatch/Dispatcher.h>
+#include <c10/util/Warning.h>
 
 #include <gtest/gtest.h>
 
@@ -129,4 +131,63 @@ TEST(Deploy, ValuesThatCannotCrossSayWhy) {
     EXPECT_EQ(e.type(), "TypeError");
     EXPECT_NE(std::string(e.what()).find("a dict cannot be passed to C++"), std::string::npos) << e.what();
   }
+}
+
+// ---- C++ that calls into Python finds the calling thread's interpreter ---------
+
+TEST(Deploy, PythonKernelsRunInTheCallingThreadsInterpreter) {
+  // Each interpreter defines the same operator, with its own kernel.
+  for (size_t i = 0; i < 2; ++i) {
+    auto session = manager().acquire(i);
+    session.exec("import ember\n_lib = ember.library.Library('deploytest', 'DEF')\n"
+                 "_lib.define('mark(Tensor x) -> Tensor')\n"
+                 "_lib.impl('mark', lambda x: x + " + std::to_string(10 * i + 1) + ", 'CPU')\n"
+                 "def mark(x):\n    return ember.ops.deploytest.mark(x)\n");
+  }
+  const Tensor x = ember::zeros({2});
+  auto op = ember::Dispatcher::singleton().findSchema("deploytest::mark");
+  ASSERT_TRUE(op.has_value());
+  std::vector<std::thread> threads;
+  std::vector<double> from_python(4), from_cpp(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto session = manager().acquire(static_cast<size_t>(t % 2));
+      from_python[t] = session.global("__main__", "mark")({x}).toIValue().toTensor()[0].item<double>();
+      // The dispatcher called from C++ on this thread: the session's interpreter.
+      ember::Stack stack{IValue(x)};
+      op->callBoxed(stack);
+      from_cpp[t] = stack.back().toTensor()[0].item<double>();
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 4; ++t) {
+    EXPECT_EQ(from_python[t], 10.0 * (t % 2) + 1) << t;
+    EXPECT_EQ(from_cpp[t], 10.0 * (t % 2) + 1) << t;
+  }
+  // The operator stays defined while any interpreter's definition lives.
+  {
+    auto session = manager().acquire(0);
+    session.exec("_lib.close()\nimport gc\ngc.collect()\n");
+  }
+  auto session = manager().acquire(1);
+  EXPECT_EQ(session.global("__main__", "mark")({x}).toIValue().toTensor()[0].item<double>(), 11.0);
+  session.exec("_lib.close()\nimport gc\ngc.collect()\n");
+}
+
+TEST(Deploy, WarningsFromCppGoToTheCallingThreadsInterpreter) {
+  const char* record = "import warnings, ember\n_w = warnings.catch_warnings(record=True)\ncaught = _w.__enter__()\n"
+                       "warnings.simplefilter('always')\n";
+  for (size_t i = 0; i < 2; ++i) manager().acquire(i).exec(record);
+  {
+    auto session = manager().acquire(1);
+    session.exec("ember._C._warn_from_cpp('raised in a kernel')\n");
+    c10::warn("raised by the host on a session's thread");
+  }
+  auto messages = [](size_t i) {
+    auto session = manager().acquire(i);
+    session.exec("_w.__exit__(None, None, None)\nmessages = '|'.join(str(w.message) for w in caught)\n");
+    return session.global("__main__", "messages").toIValue().toStringRef();
+  };
+  EXPECT_EQ(messages(0), "");
+  EXPECT_EQ(messages(1), "raised in a kernel|raised by the host on a session's thread");
 }
