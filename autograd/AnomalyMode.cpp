@@ -1,5 +1,7 @@
 #include <autograd/AnomalyMode.h>
 
+#include <c10/core/PythonInterpreter.h>
+
 #include <atomic>
 #include <mutex>
 #include <utility>
@@ -10,11 +12,6 @@ namespace {
 // Process-wide, like torch.autograd.set_detect_anomaly.
 std::atomic<bool> enabled{false};
 std::atomic<bool> check_nan{true};
-std::mutex capturer_mutex;
-std::function<std::string()>& capturer() {
-  static std::function<std::string()> fn;
-  return fn;
-}
 }  // namespace
 
 bool AnomalyMode::is_enabled() { return enabled.load(std::memory_order_relaxed); }
@@ -24,18 +21,9 @@ void AnomalyMode::set_enabled(bool value, bool nan) {
   check_nan = nan;
 }
 
-void AnomalyMode::set_trace_capturer(std::function<std::string()> fn) {
-  std::lock_guard<std::mutex> lock(capturer_mutex);
-  capturer() = std::move(fn);
-}
-
 std::string AnomalyMode::capture_forward_trace() {
-  std::function<std::string()> fn;
-  {
-    std::lock_guard<std::mutex> lock(capturer_mutex);
-    fn = capturer();
-  }
-  return fn ? fn() : std::string();
+  const c10::PythonInterpreter* python = c10::current_python_interpreter();
+  return python ? python->python_stack() : std::string();
 }
 
 namespace {

@@ -12,9 +12,8 @@ struct AnomalyMode {
   static bool should_check_nan();
   static void set_enabled(bool enabled, bool check_nan = true);
 
-  // How a forward trace is captured. Python installs one that formats its
-  // stack; C++ programs get none unless they install their own.
-  static void set_trace_capturer(std::function<std::string()> capturer);
+  // The calling thread's Python stack (c10/core/PythonInterpreter.h); empty
+  // in C++ programs.
   static std::string capture_forward_trace();
 
   // When a backward pass fails under anomaly mode: "Error detected in

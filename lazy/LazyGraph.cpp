@@ -4,6 +4,7 @@
 #include <lazy/Metrics.h>
 
 #include <c10/core/LocalDispatchKeySet.h>
+#include <c10/core/PythonInterpreter.h>
 #include <c10/util/Exception.h>
 #include <c10/util/Warning.h>
 
@@ -118,12 +119,10 @@ size_t LazyGraph::live_tensors() {
   return live_.size();
 }
 
-void LazyGraph::set_source_provider(std::function<std::string()> provider) {
-  std::lock_guard<std::recursive_mutex> lock(mutex_);
-  source_provider_ = std::move(provider);
+std::string LazyGraph::source() {
+  const c10::PythonInterpreter* python = c10::current_python_interpreter();
+  return python ? python->user_source_line() : std::string();
 }
-
-std::string LazyGraph::source() { return source_provider_ ? source_provider_() : std::string(); }
 
 jit::Value* LazyGraph::data_input(const Tensor& data, bool lazy) {
   auto found = data_inputs_.find(data.unsafeGetTensorImpl());

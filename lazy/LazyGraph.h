@@ -65,10 +65,9 @@ class LazyGraph {
   void untrack(LazyTensorImpl* t);
   size_t live_tensors();
 
-  // Says where the current op was called from ("train.py:12"); set by the
-  // Python binding, used for debug dumps and the recompilation warning.
-  void set_source_provider(std::function<std::string()> provider);
-  std::string source();
+  // Where the current op was called from ("train.py:12", from the calling
+  // thread's Python interpreter): for debug dumps and the recompilation warning.
+  static std::string source();
 
  private:
   LazyGraph();
@@ -98,7 +97,6 @@ class LazyGraph {
     std::vector<int64_t> base_sizes;
   };
   std::unordered_map<const AliasGroup*, BeforeWrite> before_writes_;
-  std::function<std::string()> source_provider_;
   std::unordered_map<std::string, SiteHistory> sites_;
 };
 

@@ -21,6 +21,12 @@ class PythonInterpreter {
   // A Python UserWarning in this interpreter (taking its GIL); throws where
   // the warning filters make it an error.
   virtual void warn(const std::string& message) const = 0;
+  // Where this thread's Python code is, for messages: the stack as Python
+  // formats it (anomaly mode's forward traces), and the innermost line
+  // outside Ember's own package ("train.py:12": the lazy device's debug
+  // dumps and recompilation warning). Empty where no Python is running.
+  virtual std::string python_stack() const = 0;
+  virtual std::string user_source_line() const = 0;
 };
 
 // Called by a binding when its interpreter imports it and when it exits.

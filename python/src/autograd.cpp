@@ -329,15 +329,6 @@ void init_autograd(py::module_& m, TensorClass& cls) {
   ag.def("is_anomaly_enabled", &autograd::AnomalyMode::is_enabled);
   ag.def("is_anomaly_check_nan_enabled", &autograd::AnomalyMode::should_check_nan);
   ag.def("_take_anomaly_report", &autograd::AnomalyMode::take_last_report);
-  ag.def("_set_forward_trace_capturer", [](py::function fn) {
-    // Leaked on purpose: the capturer may run until the process ends.
-    auto* held = new py::function(std::move(fn));
-    autograd::AnomalyMode::set_trace_capturer([held]() {
-      py::gil_scoped_acquire gil;
-      return (*held)().cast<std::string>();
-    });
-  });
-
   ag.def("_push_saved_tensors_hooks", [](py::function pack, py::function unpack) {
     autograd::push_saved_variable_hooks([pack, unpack]() -> std::unique_ptr<autograd::SavedVariableHooks> {
       py::gil_scoped_acquire gil;

@@ -15,6 +15,33 @@ void BindingInterpreter::warn(const std::string& message) const {
   if (PyErr_WarnEx(PyExc_UserWarning, message.c_str(), 1) < 0) throw py::error_already_set();
 }
 
+std::string BindingInterpreter::python_stack() const {
+  py::gil_scoped_acquire gil;
+  return py::str("").attr("join")(py::module_::import("traceback").attr("format_stack")()).cast<std::string>();
+}
+
+std::string BindingInterpreter::user_source_line() const {
+  py::gil_scoped_acquire gil;
+  static const std::string package_dir = [] {
+    py::module_ path = py::module_::import("os.path");
+    return path.attr("dirname")(py::module_::import("ember").attr("__file__")).cast<std::string>();
+  }();
+  py::object frame;
+  try {
+    frame = py::module_::import("sys").attr("_getframe")(0);
+  } catch (py::error_already_set&) {  // no Python running on this thread
+    return "";
+  }
+  for (; !frame.is_none(); frame = frame.attr("f_back")) {
+    const std::string file = frame.attr("f_code").attr("co_filename").cast<std::string>();
+    if (file.rfind(package_dir, 0) == 0) continue;
+    const size_t slash = file.find_last_of('/');
+    return fmt::format("{}:{}", slash == std::string::npos ? file : file.substr(slash + 1),
+                       frame.attr("f_lineno").cast<int>());
+  }
+  return "";
+}
+
 void BindingInterpreter::add_python_kernel(const std::string& id, const std::shared_ptr<PythonKernel>& kernel) {
   std::lock_guard<std::mutex> lock(mutex_);
   kernels_[id] = kernel;

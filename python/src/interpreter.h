@@ -28,6 +28,8 @@ struct PythonKernel {
 class BindingInterpreter : public c10::PythonInterpreter {
  public:
   void warn(const std::string& message) const override;
+  std::string python_stack() const override;
+  std::string user_source_line() const override;
   // Runs this interpreter's Python kernel registered as `id` (op and key):
   // what another interpreter's registration of the same kernel calls when
   // the calling thread is this interpreter's.

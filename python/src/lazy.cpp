@@ -109,15 +109,6 @@ void init_lazy(py::module_& m) {
     return g.graph().str();
   });
   lazy.def("live_tensors", [] { return lazy::LazyGraph::get().live_tensors(); });
-  lazy.def("set_source_provider", [](py::object provider) {
-    if (provider.is_none()) return lazy::LazyGraph::get().set_source_provider(nullptr);
-    // Kept until exit: the provider is called from any thread holding the GIL.
-    auto* kept = new py::object(std::move(provider));
-    lazy::LazyGraph::get().set_source_provider([kept] {
-      py::gil_scoped_acquire gil;
-      return (*kept)().cast<std::string>();
-    });
-  });
   lazy.def("set_executor", &lazy::set_executor);
   lazy.def("current_executor", [] { return lazy::current_executor()->name(); });
   lazy.def("executor_names", &lazy::executor_names);

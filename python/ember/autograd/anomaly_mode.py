@@ -1,19 +1,9 @@
 """Anomaly detection: remember where each op ran; report NaN gradients and
 backward errors with the forward call that caused them."""
 
-import traceback
-
 from .. import _C
 
 _ag = _C._autograd
-
-
-def _capture_trace():
-    # Drop the frames of this module and of the C++ call into it.
-    return "".join(traceback.format_stack()[:-1])
-
-
-_ag._set_forward_trace_capturer(_capture_trace)
 
 
 class detect_anomaly:

@@ -25,7 +25,6 @@ each node.
 """
 
 import os
-import sys
 
 from .. import _C
 from . import metrics
@@ -34,7 +33,6 @@ __all__ = ["mark_step", "sync", "wait_device_ops", "set_executor", "get_executor
            "metrics"]
 
 _lazy = _C._lazy
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def mark_step():
@@ -80,17 +78,6 @@ def pending_graph():
     return _lazy.pending_graph()
 
 
-def _call_site():
-    """Where user code called into Ember: the first frame outside the package."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        frame = frame.f_back
-    if frame is None:
-        return ""
-    return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_lineno}"
-
-
-_lazy.set_source_provider(_call_site)
 if os.environ.get("EMBER_LAZY_EXECUTOR") == "xla":
     from . import _xla as _xla_module
     _xla_module.register()
