@@ -7,6 +7,9 @@
 #include <dlfcn.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <sstream>
 
@@ -101,6 +104,37 @@ InterpreterSession InterpreterManager::acquire(size_t index) {
   std::unique_lock<std::mutex> lock(mutex_);
   freed_.wait(lock, [&] { return !busy_[index]; });
   return take(index, lock);
+}
+
+Package InterpreterManager::load_package(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  EMBER_CHECK(file != nullptr, "ember::deploy: cannot open the package {}: {}", path, std::strerror(errno));
+  std::fclose(file);
+  return Package(this, path);
+}
+
+// ---- Package and ReplicatedObj -------------------------------------------------
+
+ReplicatedObj Package::load_model() {
+  static std::atomic<uint64_t> next_key{0};
+  std::string key = fmt::format("model{}", next_key++);
+  for (size_t i = 0; i < manager_->size(); ++i) {
+    InterpreterSession session = manager_->acquire(i);
+    session.global("ember.deploy", "_load_model")({IValue(key), IValue(path_)});
+  }
+  return ReplicatedObj(manager_, std::move(key));
+}
+
+IValue ReplicatedObj::operator()(const std::vector<IValue>& args,
+                                 const std::unordered_map<std::string, IValue>& kwargs) const {
+  InterpreterSession session = manager_->acquire_one();
+  std::vector<IValue> with_key{IValue(key_)};
+  with_key.insert(with_key.end(), args.begin(), args.end());
+  return session.global("ember.deploy", "_call_model").call(with_key, kwargs).toIValue();
+}
+
+Obj ReplicatedObj::in(InterpreterSession& session) const {
+  return session.global("ember.deploy", "_models").attr("__getitem__")({IValue(key_)});
 }
 
 // ---- InterpreterSession ------------------------------------------------------

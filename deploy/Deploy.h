@@ -118,6 +118,41 @@ class InterpreterSession {
   mutable std::vector<_object*> owned_;
 };
 
+class InterpreterManager;
+
+// A model with a copy in each interpreter of a manager: each call runs on
+// whichever interpreter is free. Valid while its manager lives.
+class ReplicatedObj {
+ public:
+  // model(*args, **kwargs), without recording gradients (serving).
+  IValue operator()(const std::vector<IValue>& args,
+                    const std::unordered_map<std::string, IValue>& kwargs = {}) const;
+  // The interpreter's copy of the model, in a session you hold (to reach
+  // its other methods and attributes).
+  Obj in(InterpreterSession& session) const;
+
+ private:
+  friend class Package;
+  ReplicatedObj(InterpreterManager* manager, std::string key) : manager_(manager), key_(std::move(key)) {}
+  InterpreterManager* manager_;
+  std::string key_;  // its name in each interpreter's ember.deploy._models
+};
+
+// A file written by Python's ember.deploy.save_package: a model's code (a
+// source archive) and its weights (Ember's file format).
+class Package {
+ public:
+  // The package's model, built once in every interpreter.
+  ReplicatedObj load_model();
+  const std::string& path() const { return path_; }
+
+ private:
+  friend class InterpreterManager;
+  Package(InterpreterManager* manager, std::string path) : manager_(manager), path_(std::move(path)) {}
+  InterpreterManager* manager_;
+  std::string path_;
+};
+
 class InterpreterManager {
  public:
   // Starts `n` interpreters, each importing ember. Raises where this process
@@ -134,6 +169,8 @@ class InterpreterManager {
   // A session on interpreter `index` (for work every interpreter must do),
   // waiting until it is free.
   InterpreterSession acquire(size_t index);
+  // The package at `path` (ember.deploy.save_package).
+  Package load_package(const std::string& path);
 
  private:
   InterpreterSession take(size_t index, std::unique_lock<std::mutex>& lock);

@@ -62,7 +62,7 @@ from ._memory_format import (  # noqa: F401
 )
 from . import autograd, cuda, library, nn, optim, overrides  # noqa: F401
 from . import multiprocessing, utils  # noqa: F401  (after nn: their pickler knows Parameter)
-from . import accelerator, amp, backends, distributed, hub, jit, lazy, onnx, profiler, version  # noqa: F401
+from . import accelerator, amp, backends, deploy, distributed, hub, jit, lazy, onnx, profiler, version  # noqa: F401
 from ._compile import compile  # noqa: F401
 from ._legacy_types import LEGACY_TYPES as _LEGACY_TYPES
 from .cuda import amp as _cuda_amp  # noqa: F401  (ember.cuda.amp)

@@ -191,3 +191,54 @@ TEST(Deploy, WarningsFromCppGoToTheCallingThreadsInterpreter) {
   EXPECT_EQ(messages(0), "");
   EXPECT_EQ(messages(1), "raised in a kernel|raised by the host on a session's thread");
 }
+
+// ---- packages -----------------------------------------------------------------
+
+TEST(Deploy, APackagedModelServesFromEveryInterpreterWithPythonsOutputs) {
+  const std::string dir = std::string(EMBER_TEST_DEPLOY_CACHE) + "/package_test";
+  const std::string package = dir + "/tiny.ember_package";
+  Tensor x = ember::randn({3, 5});
+  Tensor expected;
+  {
+    // Written and run once by an interpreter, as a user's Python would.
+    auto session = manager().acquire(0);
+    session.exec("import os, ember\nos.makedirs(" + ("'" + dir + "'") + ", exist_ok=True)\n"
+                 "open(" + ("'" + dir + "/tinynet.py'") + ", 'w').write('''\n"
+                 "import ember.nn as nn\n"
+                 "class TinyNet(nn.Module):\n"
+                 "    def __init__(self, width):\n"
+                 "        super().__init__()\n"
+                 "        self.body = nn.Sequential(nn.Linear(5, width), nn.GELU(), nn.Linear(width, 2))\n"
+                 "    def forward(self, x):\n"
+                 "        return self.body(x).softmax(-1)\n"
+                 "''')\n"
+                 "import sys\nsys.path.insert(0, " + ("'" + dir + "'") + ")\nimport tinynet\n"
+                 "def export(x):\n"
+                 "    model = tinynet.TinyNet(width=7)\n"
+                 "    ember.deploy.save_package(" + ("'" + package + "'") +
+                 ", model, modules=['tinynet'], kwargs={'width': 7})\n"
+                 "    with ember.no_grad():\n"
+                 "        return model(x)\n");
+    expected = session.global("__main__", "export")({x}).toIValue().toTensor();
+  }
+  deploy::ReplicatedObj model = manager().load_package(package).load_model();
+  std::vector<std::thread> threads;
+  std::vector<Tensor> got(6);
+  for (int t = 0; t < 6; ++t) threads.emplace_back([&, t] { got[t] = model({x}).toTensor(); });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 6; ++t) EXPECT_TRUE(ember::equal(got[t], expected)) << t;
+  // Its other attributes, in a session on one interpreter.
+  auto session = manager().acquire(1);
+  EXPECT_EQ(model.in(session).attr("training").toIValue().toBool(), false);
+}
+
+TEST(Deploy, AMissingPackageSaysWhich) {
+  try {
+    manager().load_package("/nonexistent/model.ember_package");
+    FAIL() << "no error";
+  } catch (const c10::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot open the package /nonexistent/model.ember_package"),
+              std::string::npos)
+        << e.what();
+  }
+}
