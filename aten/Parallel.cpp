@@ -71,6 +71,13 @@ void set_num_threads(int n) {
 
 bool in_parallel_region() { return tls_in_parallel; }
 
+void use_num_threads_on_this_thread() {
+  // Inside a region oneDNN runs on the calling thread anyway (no nesting).
+  if (tls_in_parallel || in_forked_child.load()) return;
+  const int n = get_num_threads();
+  if (omp_get_max_threads() != n) omp_set_num_threads(n);
+}
+
 namespace detail {
 void parallel_for_impl(int64_t begin, int64_t end, int64_t grain_size,
                        const std::function<void(int64_t, int64_t)>& f) {

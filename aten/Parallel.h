@@ -15,6 +15,12 @@ int get_num_threads();
 // Like torch.set_num_threads: the team has this size from the next parallel_for on.
 void set_num_threads(int n);
 bool in_parallel_region();
+// OpenMP's thread count is each thread's own, and threads started by users
+// or libraries (Python threads, an ember::deploy server's) begin with
+// OpenMP's default: what runs on OpenMP itself (oneDNN's primitives and
+// sgemm) is called after this, which gives the calling thread the count
+// set_num_threads chose.
+void use_num_threads_on_this_thread();
 
 namespace detail {
 void parallel_for_impl(int64_t begin, int64_t end, int64_t grain_size,

@@ -1,10 +1,12 @@
 #include <aten/native/OneDNN.h>
 
 #include <aten/Functions.h>
+#include <aten/Parallel.h>
 
 namespace ember::native::onednn {
 
 dnnl::engine& cpu_engine() {
+  use_num_threads_on_this_thread();  // every primitive's call passes here
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;
 }

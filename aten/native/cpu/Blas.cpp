@@ -5,6 +5,7 @@
 #include <c10/util/Exception.h>
 
 #include <aten/native/OneDNN.h>
+#include <aten/Parallel.h>
 
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
@@ -136,6 +137,7 @@ void blas_gemm<float>(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float a
                       const float* B, int64_t ldb, float beta, float* C, int64_t ldc, bool, bool) {
   if (sgemm_uses_onednn(m, n, k)) {
     // Inside Ember's parallel regions oneDNN keeps to the calling thread too.
+    use_num_threads_on_this_thread();
     const dnnl_status_t status =
         dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
     EMBER_CHECK(status == dnnl_success, "oneDNN sgemm failed with status {} for a {}x{}x{} product",
