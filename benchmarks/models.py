@@ -90,11 +90,10 @@ def shapes_cnn_step(lib, autocast=False):
     return classifier_step(lib, model, optimizer, x, y, autocast)
 
 
-def char_transformer_step(lib, autocast=False, lazy=None, compile_every_step=False):
+def char_transformer(lib, vocab=65, context=64, dim=64):
     """The demo's model (examples/char_transformer.py): 2 pre-norm blocks of causal
-    attention and a GELU MLP, dim 64, context 64, batch 32, AdamW and clipping."""
-    nn, F = lib.nn, lib.nn.functional
-    vocab, context, dim = 65, 64, 64
+    attention and a GELU MLP (dim 64, context 64), in either library."""
+    nn = lib.nn
 
     class Block(nn.Module):
         def __init__(self):
@@ -123,9 +122,17 @@ def char_transformer_step(lib, autocast=False, lazy=None, compile_every_step=Fal
                 x = block(x, self.mask)
             return self.head(self.norm(x))
 
+    return CharTransformer()
+
+
+def char_transformer_step(lib, autocast=False, lazy=None, compile_every_step=False):
+    """A training step of the char transformer, batch 32, AdamW and clipping."""
+    nn, F = lib.nn, lib.nn.functional
+    vocab, context = 65, 64
+
     device = _lazy_device(lib, lazy)
     lib.manual_seed(0)
-    model = CharTransformer().to(device)
+    model = char_transformer(lib, vocab, context).to(device)
     optimizer = lib.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.1)
     tokens, targets = lib.randint(0, vocab, (32, context)), lib.randint(0, vocab, (32, context))
     tokens, targets = tokens.to(device), targets.to(device)
