@@ -53,6 +53,14 @@ cmake --build "$work/backend" >/dev/null
 PYTHONPATH="$root/python" python3 examples/backend/train_mlp.py "$work/backend/libfoo_backend.so" | tee "$work/backend.out"
 grep -q "ran on the CPU through the fallback: aten::" "$work/backend.out"
 
+echo "== ember::deploy: the char transformer served from several interpreters (examples/deploy against the installed package)"
+cmake -S examples/deploy -B "$work/deploy" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/deploy" >/dev/null
+PYTHONPATH="$root/python" python3 examples/deploy/export_char_model.py "$work/deploy-model" --requests 8 >/dev/null
+EMBER_DEPLOY_PYTHONPATH="$root/python" "$work/deploy/ember_deploy_serve" "$work/deploy-model/char_transformer.ember_package" \
+  "$work/deploy-model/requests.ember" --interpreters 1,3 --rounds 2 | tee "$work/deploy.out"
+grep -q "outputs match single-interpreter Python" "$work/deploy.out"
+
 echo "== Wheel (pip install .)"
 python3 -m pip install -q --disable-pip-version-check --no-build-isolation .
 (cd "$work" && python3 "$root/examples/smoke_installed.py")
