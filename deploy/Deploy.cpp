@@ -144,14 +144,14 @@ InterpreterSession::InterpreterSession(Interpreter& interpreter, std::function<v
       on_release_(std::move(on_release)),
       current_(interpreter.bridge().interpreter),
       thread_(std::this_thread::get_id()) {
-  gil_state_ = static_cast<int>(interpreter_->api().PyGILState_Ensure());
+  interpreter_->enter();
 }
 
 InterpreterSession::~InterpreterSession() {
   *alive_ = false;
   const PythonApi& api = interpreter_->api();
   for (auto it = owned_.rbegin(); it != owned_.rend(); ++it) api.Py_DecRef(*it);
-  api.PyGILState_Release(static_cast<PyGILState_STATE>(gil_state_));
+  interpreter_->leave();
   if (on_release_) on_release_();
 }
 

@@ -111,7 +111,6 @@ class InterpreterSession {
   Obj own(_object* object) const;  // a new reference, or the pending Python error raised
   Interpreter* interpreter_;
   std::function<void()> on_release_;
-  int gil_state_ = 0;
   c10::PythonInterpreterGuard current_;  // this thread's interpreter for the core
   std::thread::id thread_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);

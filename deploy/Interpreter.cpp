@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <unordered_set>
+#include <vector>
 
 namespace ember::deploy {
 
@@ -70,6 +72,36 @@ PyObject* private_extension_entry(PyObject* self, PyObject* path) {
   }
 }
 
+// Interpreters alive, by slot (never reused): a thread's kept state is
+// deleted at its exit only while its interpreter lives (finalizing one
+// deletes every state it had).
+std::mutex live_mutex;
+std::unordered_set<int>& live_slots() {
+  static auto* slots = new std::unordered_set<int>();
+  return *slots;
+}
+
+struct KeptState {
+  int slot;
+  PyThreadState* state;
+  void (*restore)(PyThreadState*);
+  void (*release)(PyGILState_STATE);
+};
+
+// This thread's kept Python thread states, one per interpreter it entered.
+struct ThreadStates {
+  std::vector<KeptState> kept;
+  ~ThreadStates() {
+    std::lock_guard<std::mutex> lock(live_mutex);
+    for (const KeptState& k : kept) {
+      if (live_slots().count(k.slot) == 0) continue;
+      k.restore(k.state);
+      k.release(PyGILState_UNLOCKED);  // balances the first session's Ensure: deletes the state, drops the GIL
+    }
+  }
+};
+thread_local ThreadStates thread_states;
+
 template <typename F>
 void resolve(void* library, const char* name, F& slot) {
   void* symbol = dlsym(library, name);
@@ -97,10 +129,28 @@ Interpreter::Interpreter(int slot, size_t index, const std::string& libpython, c
     throw;
   }
   main_thread_ = api_.PyEval_SaveThread();
+  std::lock_guard<std::mutex> lock(live_mutex);
+  live_slots().insert(slot_);
 }
+
+void Interpreter::enter() {
+  for (const KeptState& k : thread_states.kept) {
+    if (k.slot == slot_) return api_.PyEval_RestoreThread(k.state);
+  }
+  api_.PyGILState_Ensure();  // a new state for this thread (or the main one), kept
+  PyThreadState* state = api_.PyEval_SaveThread();
+  thread_states.kept.push_back(KeptState{slot_, state, api_.PyEval_RestoreThread, api_.PyGILState_Release});
+  api_.PyEval_RestoreThread(state);
+}
+
+void Interpreter::leave() { api_.PyEval_SaveThread(); }
 
 Interpreter::~Interpreter() {
   if (main_thread_ == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(live_mutex);
+    live_slots().erase(slot_);
+  }
   api_.PyEval_RestoreThread(main_thread_);
   api_.Py_FinalizeEx();
   std::lock_guard<std::mutex> lock(owners_mutex);

@@ -69,6 +69,14 @@ class Interpreter {
   // The pending Python error as a PythonError (clears it). With the GIL.
   [[noreturn]] void raise_python_error(const char* context) const;
 
+  // Takes the GIL on this thread, with this thread's Python thread state:
+  // made by the thread's first session here and kept for its later ones
+  // (a new state per session starts a new frame stack, a sixth of a small
+  // model's request), deleted when the thread exits.
+  void enter();
+  // Releases the GIL, keeping the thread state.
+  void leave();
+
  private:
   void load(const std::string& libpython);
   void run_bootstrap(const std::vector<std::string>& python_path);
