@@ -368,8 +368,9 @@ void init_dispatch(py::module_& m) {
       .def(
           "fallback",
           [](Library& lib, py::function fn, const std::string& key) {
-            lib.fallback(c10::parseDispatchKey(key),
-                         python_kernel(std::move(fn), "fallback@" + key, /*pass_op_name=*/true));
+            const c10::DispatchKey k = c10::parseDispatchKey(key);
+            lib.fallback(k, python_kernel(std::move(fn), "fallback@" + std::string(c10::toString(k)),
+                                          /*pass_op_name=*/true));
           },
           py::arg("fn"), py::arg("dispatch_key"))
       .def_property_readonly("ns", &Library::ns);
