@@ -115,7 +115,10 @@ class Schema:
 
     @property
     def is_inplace(self) -> bool:
-        return self.name.endswith("_") and bool(self.arguments) and self.arguments[0].is_write
+        """A method-style in-place op: it writes its first argument, a tensor
+        (not a list: _amp_foreach_..._ writes a Tensor[] and returns another)."""
+        return (self.name.endswith("_") and bool(self.arguments) and self.arguments[0].is_write
+                and not self.arguments[0].type.is_list)
 
     def __str__(self) -> str:
         parts = []
