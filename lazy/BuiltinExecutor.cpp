@@ -97,6 +97,16 @@ class BuiltinExecutable final : public Executable {
         return found != private_copies.end() ? found->second : env[v->index()];
       });
       for (size_t i = 0; i < results.size(); ++i) env[node.outputs[i]->index()] = std::move(results[i]);
+      // A lazy value that is not a view is memory of its own, row-major (what
+      // its meta says and kernels such as _adam_step_ require); a kernel may
+      // have kept a permuted input's layout.
+      if (!node.aliases_input()) {
+        for (const jit::Value* v : node.outputs) {
+          IValue& out = env[v->index()];
+          if (out.isTensor() && out.toTensor().defined() && !out.toTensor().is_contiguous())
+            out = IValue(out.toTensor().contiguous());
+        }
+      }
     }
     std::vector<Tensor> outputs;
     outputs.reserve(g.outputs().size());

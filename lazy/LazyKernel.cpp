@@ -143,23 +143,10 @@ void run_eagerly(const OperatorHandle& op, Stack& stack) {
   metrics::count("Fallback::" + name);
 }
 
-// Whether every argument the op writes is also returned (the _foreach_ ops
-// write lists and return nothing: a graph node could not say what they wrote).
-bool returns_what_it_writes(const FunctionSchema& schema) {
-  for (const auto& a : schema.arguments) {
-    if (!a.alias || !a.alias->is_write) continue;
-    if (a.type.is_list) return false;
-    bool returned = false;
-    for (const auto& r : schema.returns) returned = returned || (r.alias && r.alias->set == a.alias->set);
-    if (!returned) return false;
-  }
-  return true;
-}
-
 // The meta kernel's results for the op, or nullopt where it cannot give them.
 std::optional<Stack> run_meta(const OperatorHandle& op, const Stack& stack) {
   const FunctionSchema& schema = op.schema();
-  if (!returns_tensors(schema) || !returns_what_it_writes(schema)) return std::nullopt;
+  if (!returns_tensors(schema)) return std::nullopt;
   if (!op.entry().hasKernelFor(c10::DispatchKey::Meta) &&
       !op.entry().hasKernelFor(c10::DispatchKey::CompositeExplicitAutograd))
     return std::nullopt;
@@ -233,6 +220,22 @@ void record(const OperatorHandle& op, Stack& stack, Stack meta_results) {
                                      : std::nullopt);
     }
   }
+  // Arguments written but not returned (_adam_step_'s moments): outputs after the returns'.
+  std::vector<Tensor> written;
+  for (size_t i = 0; i < n; ++i) {
+    if (!jit::writes_without_returning(schema, i)) continue;
+    const IValue& a = args[i];
+    if (a.isTensorList()) {
+      for (const Tensor& t : a.toTensorList()) written.push_back(t);
+    } else {
+      written.push_back(a.toTensor());
+    }
+  }
+  for (const Tensor& t : written) {
+    EMBER_CHECK(is_lazy(t), "{}: writes a {} tensor where the others are lazy", schema.qualified_name(),
+                t.device().str());
+    metas.emplace_back(lazy_meta(t.scalar_type(), t.sizes()));
+  }
   jit::Node* node = graph.append(op, std::move(inputs), std::move(return_sizes), metas);
 
   size_t next_output = 0;
@@ -272,6 +275,7 @@ void record(const OperatorHandle& op, Stack& stack, Stack meta_results) {
       out = IValue(result(meta_out.toTensor(), source.isTensor() ? source.toTensor() : Tensor()));
     }
   }
+  for (const Tensor& t : written) graph.write(lazy_impl(t), node->outputs[next_output++]);
   stack.resize(first);
   for (IValue& r : results) stack.push_back(std::move(r));
 }
@@ -347,8 +351,11 @@ void copy_(const OperatorHandle& op, Stack& stack) {
     src = make_lazy_from_data(std::move(data));
     stack[first + 1] = IValue(src);
   }
-  if (is_lazy(src) && src.sizes() == self.sizes() && src.scalar_type() == self.scalar_type()) {
-    // All of self replaced by src's value (an upload, most often): no node needed.
+  if (is_lazy(src) && src.sizes() == self.sizes() && src.scalar_type() == self.scalar_type() &&
+      src.is_contiguous()) {
+    // All of self replaced by src's value (an upload, most often): no node
+    // needed. (From a permuted view the copy is recorded: the memory it
+    // writes is row-major, as kernels that need it contiguous expect.)
     LazyGraph& graph = LazyGraph::get();
     std::lock_guard<std::recursive_mutex> lock(graph.mutex());
     graph.write(lazy_impl(self), graph.value_of(lazy_impl(src)));

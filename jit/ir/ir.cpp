@@ -27,6 +27,14 @@ std::vector<Value*> Input::values() const {
 
 bool Node::mutates() const { return op_ && op_->schema().is_mutable(); }
 
+bool writes_without_returning(const FunctionSchema& schema, size_t i) {
+  const auto& alias = schema.arguments[i].alias;
+  if (!alias || !alias->is_write) return false;
+  for (const auto& r : schema.returns)
+    if (r.alias && r.alias->set == alias->set) return false;
+  return true;
+}
+
 bool Node::aliases_input() const {
   if (!op_) return false;
   for (const auto& r : op_->schema().returns)

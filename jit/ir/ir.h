@@ -90,7 +90,10 @@ class Node {
   const FunctionSchema* schema() const { return op_ ? &op_->schema() : nullptr; }
 
   std::vector<Input> inputs;
-  // The returns flattened: a Tensor[] return gives one value per element.
+  // The returns flattened: a Tensor[] return gives one value per element;
+  // then, where the op writes arguments it does not return (_adam_step_
+  // writes its moments), the new value of each, in argument order (list
+  // elements each): see writes_without_returning.
   std::vector<Value*> outputs;
   // Per schema return: -1 for one value, n for a list of n.
   std::vector<int> return_sizes;
@@ -116,6 +119,10 @@ class Node {
   std::string kind_;
   std::optional<OperatorHandle> op_;
 };
+
+// Whether schema argument `i` is written by the op but not among its
+// returns: a node's outputs then include its new value after the returns'.
+bool writes_without_returning(const FunctionSchema& schema, size_t i);
 
 class Graph {
  public:

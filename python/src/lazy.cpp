@@ -13,8 +13,10 @@ namespace {
 
 // A graph as plain Python data, for executors written in Python (XLA's):
 //   inputs:  [(value id, type)]  type: (dtype, sizes) for tensors, else "float", "int", ...
-//   nodes:   [(kind, [(argument name, input)], [output ids], [(dtype, sizes)])]
+//   nodes:   [(kind, [(argument name, input)], [output ids], [(dtype, sizes)], [written])]
 //            input: ("value", id) | ("list", [id or None]) | ("constant", object)
+//            written: (argument name, list element or -1) per output after the
+//            returns' (an argument the op writes without returning it)
 //   outputs: [value id]
 py::dict describe(const jit::Graph& g) {
   const auto type_of = [](const jit::Value* v) -> py::object {
@@ -44,7 +46,17 @@ py::dict describe(const jit::Graph& g) {
       outs.append(v->index());
       types.append(type_of(v));
     }
-    nodes.append(py::make_tuple(n->kind(), args, outs, types));
+    py::list written;
+    for (size_t i = 0; schema && i < n->inputs.size(); ++i) {
+      if (!jit::writes_without_returning(*schema, i)) continue;
+      const jit::Input& in = n->inputs[i];
+      if (in.kind == jit::Input::Kind::List) {
+        for (size_t k = 0; k < in.list.size(); ++k) written.append(py::make_tuple(schema->arguments[i].name, k));
+      } else {
+        written.append(py::make_tuple(schema->arguments[i].name, -1));
+      }
+    }
+    nodes.append(py::make_tuple(n->kind(), args, outs, types, written));
   }
   for (const jit::Value* v : g.outputs()) outputs.append(v->index());
   py::dict d;

@@ -235,6 +235,44 @@ def test_second_step_compiles_nothing_and_a_new_batch_size_compiles_once(executo
     assert ember.lazy.metrics.counter_value("UncachedCompile") == compiled
 
 
+@pytest.mark.parametrize("decoupled", [False, True], ids=["Adam", "AdamW"])
+def test_adam_records_one_fused_step_per_parameter(decoupled, executor):
+    """_adam_step_ writes its moments without returning them: the node's
+    outputs carry their new values, so Adam's fused step is recorded too."""
+    ember.manual_seed(0)
+    cpu = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    lazy = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
+    lazy.load_state_dict(cpu.state_dict())
+    lazy = lazy.to("lazy")
+    make = ember.optim.AdamW if decoupled else ember.optim.Adam
+    optimizers = [make(m.parameters(), lr=0.01, weight_decay=0.1) for m in (cpu, lazy)]
+    x, y = ember.randn(16, 4), ember.randint(0, 3, (16,))
+    for step in range(3):
+        for model, opt, device in zip((cpu, lazy), optimizers, ("cpu", "lazy")):
+            opt.zero_grad()
+            F.cross_entropy(model(x.to(device)), y.to(device)).backward()
+            opt.step()
+        assert ember.lazy.pending_graph().count("aten::_adam_step_") == 4
+        ember.lazy.mark_step()
+    for p_cpu, p_lazy in zip(cpu.parameters(), lazy.parameters()):
+        assert_same(p_lazy.detach(), p_cpu.detach(), "parameter")
+        for name in ("exp_avg", "exp_avg_sq"):
+            assert_same(optimizers[1].state[p_lazy][name], optimizers[0].state[p_cpu][name], name)
+
+
+def test_an_op_that_writes_a_list_it_does_not_return_is_recorded(executor):
+    grads = [ember.tensor([1.0, 2.0]), ember.tensor([float("inf"), 1.0])]
+    found, inv = ember.zeros(1), ember.tensor(0.5)
+    lazy_grads, lazy_found = [g.to("lazy") for g in grads], found.to("lazy")
+    ember.lazy.metrics.reset()
+    ember._amp_foreach_non_finite_check_and_unscale_(lazy_grads, lazy_found, inv.to("lazy"))
+    assert "aten::_amp_foreach_non_finite_check_and_unscale_" in ember.lazy.pending_graph()
+    ember._amp_foreach_non_finite_check_and_unscale_(grads, found, inv)
+    for g_lazy, g_cpu in zip(lazy_grads, grads):
+        assert_same(g_lazy, g_cpu, "unscaled gradient")
+    assert_same(lazy_found, found, "found_inf")
+
+
 def test_gradients_match_the_cpu(executor):
     x = ember.randn(4, 3, requires_grad=True)
     w = ember.randn(3, 3, requires_grad=True)

@@ -367,6 +367,7 @@ def _lowerings():
         "square": _unary(jnp.square),
         "gelu": lambda a, out: jax.nn.gelu(_cast(a["self"], _out_dtype(out)), approximate=a["approximate"] == "tanh"),
         "gelu_backward": lambda a, out: _gelu_backward(a, out),
+        "_adam_step": _adam_step,
         "threshold_backward": lambda a, out: jnp.where(a["self"] <= a["threshold"], 0, a["grad_output"]),
         "sigmoid_backward": lambda a, out: a["grad_output"] * a["output"] * (1 - a["output"]),
         "tanh_backward": lambda a, out: a["grad_output"] * (1 - a["output"] * a["output"]),
@@ -522,6 +523,27 @@ def _index_put(a, out):
     return x.at[where].add(values) if a["accumulate"] else x.at[where].set(values)
 
 
+def _adam_step(a, out):
+    """One Adam/AdamW update (aten/native/FusedAdam.cpp's formula): the new
+    parameter, then the moments it writes."""
+    jnp = _jnp()
+    p, g, m, v = a["self"], a["grad"], a["exp_avg"], a["exp_avg_sq"]
+    dt = p.dtype
+    step, lr, beta1, beta2 = a["step"], a["lr"], a["beta1"], a["beta2"]
+    weight_decay, eps = a["weight_decay"], a["eps"]
+    step_size = _cast(lr / (1 - beta1 ** step), dt)
+    inv_bc2 = _cast(1 / jnp.sqrt(1 - beta2 ** step), dt)
+    if a["maximize"]:
+        g = -g
+    if a["decoupled_weight_decay"]:
+        p = p * _cast(1 - lr * weight_decay, dt)
+    else:
+        g = g + _cast(weight_decay, dt) * p
+    m = m + _cast(1 - beta1, dt) * (g - m)
+    v = v * _cast(beta2, dt) + _cast(1 - beta2, dt) * g * g
+    return p - step_size * (m / (jnp.sqrt(v) * inv_bc2 + _cast(eps, dt))), m, v
+
+
 def _gelu_backward(a, out):
     import jax
     x, g = a["self"], a["grad_output"]
@@ -647,7 +669,7 @@ class XlaExecutable:
             env = dict(zip(piece.inputs, args))
             _range_flags = flags = []
             try:
-                for kind, arguments, outs, out_types in piece.nodes:
+                for kind, arguments, outs, out_types, _ in piece.nodes:
                     a = {}
                     for name, (how, what) in arguments:
                         if how == "value":
@@ -710,7 +732,7 @@ class XlaExecutable:
         return [_to_ember(env[o]) for o in self.output_ids]
 
     def _run_eagerly(self, node, env, counted=True):
-        kind, arguments, outs, _ = node
+        kind, arguments, outs, _, written = node
         # Copies: the lazy graph is functional, and the op may write its arguments.
         def private(value):
             value = _to_ember(value)
@@ -725,15 +747,19 @@ class XlaExecutable:
             else:
                 v = what
             kwargs[name] = v
+        # What the op writes without returning it: its private copies, written in place.
+        written_values = [kwargs[name] if k < 0 else kwargs[name][k] for name, k in written]
         if counted:
             _C._lazy.count("Fallback::" + kind)
         result = _C._call_op(kind, **kwargs)
-        if not isinstance(result, (tuple, list)):
+        if result is None:  # returns nothing (it writes what it computes)
+            result = ()
+        elif not isinstance(result, (tuple, list)):
             result = (result,)
         flat = []
         for r in result:
             flat.extend(r if isinstance(r, (list, tuple)) else [r])
-        for o, r in zip(outs, flat):
+        for o, r in zip(outs, flat + written_values):
             env[o] = r
 
     def dump(self):

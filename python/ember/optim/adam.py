@@ -154,10 +154,8 @@ class Adam(Optimizer):
 
 
 def _fusable(param, *others):
-    """Whether _adam_step_ takes these: dense float tensors of one dtype and shape,
-    not lazy (the lazy device records the op-by-op update, which its graph
-    compilers fuse, where one kernel writing three tensors could not be recorded)."""
-    return param.dtype in (ember.float32, ember.float64) and param.device.type != "lazy" and all(
+    """Whether _adam_step_ takes these: dense float tensors of one dtype and shape."""
+    return param.dtype in (ember.float32, ember.float64) and all(
         t.is_contiguous() and not t.is_conj() and t.dtype == param.dtype and t.shape == param.shape
         for t in (param, *others)
     )
