@@ -221,16 +221,7 @@ void record(const OperatorHandle& op, Stack& stack, Stack meta_results) {
     }
   }
   // Arguments written but not returned (_adam_step_'s moments): outputs after the returns'.
-  std::vector<Tensor> written;
-  for (size_t i = 0; i < n; ++i) {
-    if (!jit::writes_without_returning(schema, i)) continue;
-    const IValue& a = args[i];
-    if (a.isTensorList()) {
-      for (const Tensor& t : a.toTensorList()) written.push_back(t);
-    } else {
-      written.push_back(a.toTensor());
-    }
-  }
+  const std::vector<Tensor> written = jit::written_without_returning(schema, args);
   for (const Tensor& t : written) {
     EMBER_CHECK(is_lazy(t), "{}: writes a {} tensor where the others are lazy", schema.qualified_name(),
                 t.device().str());

@@ -35,6 +35,19 @@ bool writes_without_returning(const FunctionSchema& schema, size_t i) {
   return true;
 }
 
+std::vector<Tensor> written_without_returning(const FunctionSchema& schema, const std::vector<IValue>& args) {
+  std::vector<Tensor> written;
+  for (size_t i = 0; i < args.size() && i < schema.arguments.size(); ++i) {
+    if (!writes_without_returning(schema, i)) continue;
+    if (args[i].isTensorList()) {
+      for (const Tensor& t : args[i].toTensorList()) written.push_back(t);
+    } else {
+      written.push_back(args[i].toTensor());
+    }
+  }
+  return written;
+}
+
 bool Node::aliases_input() const {
   if (!op_) return false;
   for (const auto& r : op_->schema().returns)

@@ -123,6 +123,9 @@ class Node {
 // Whether schema argument `i` is written by the op but not among its
 // returns: a node's outputs then include its new value after the returns'.
 bool writes_without_returning(const FunctionSchema& schema, size_t i);
+// The tensors that `args` (one per schema argument) give those arguments,
+// list elements each, in order: what a node's outputs after its returns stand for.
+std::vector<Tensor> written_without_returning(const FunctionSchema& schema, const std::vector<IValue>& args);
 
 class Graph {
  public:

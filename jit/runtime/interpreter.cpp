@@ -48,15 +48,7 @@ std::vector<IValue> run_node(const Node& node, const std::function<const IValue&
   }
   // Arguments written but not returned: written in place, their tensors are
   // the outputs after the returns'.
-  std::vector<IValue> written;
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (!writes_without_returning(schema, i)) continue;
-    if (stack[i].isTensorList()) {
-      for (const Tensor& t : stack[i].toTensorList()) written.emplace_back(t);
-    } else {
-      written.push_back(stack[i]);
-    }
-  }
+  std::vector<Tensor> written = written_without_returning(schema, stack);
   node.op()->callBoxed(stack);
   std::vector<IValue> outputs;
   outputs.reserve(node.outputs.size());
@@ -74,7 +66,7 @@ std::vector<IValue> run_node(const Node& node, const std::function<const IValue&
   }
   // (A node made without outputs for them, as the tracer makes, has none.)
   if (node.outputs.size() == outputs.size() + written.size())
-    for (IValue& w : written) outputs.push_back(std::move(w));
+    for (Tensor& w : written) outputs.emplace_back(std::move(w));
   return outputs;
 }
 
