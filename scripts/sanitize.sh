@@ -40,8 +40,8 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 echo "== C++ tests (ASan + UBSan)"
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 $build/test/cpp/ember_cpp_tests --gtest_brief=1
 echo "== ember::deploy (ASan + UBSan): interpreters started, used and torn down in one process"
-ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 EMBER_DEPLOY_PYTHONPATH="$root/$pkg" \
-  $build/test/cpp/ember_deploy_tests --gtest_brief=1
+ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 LSAN_OPTIONS=suppressions="$root/scripts/lsan_deploy.supp" \
+  EMBER_DEPLOY_PYTHONPATH="$root/$pkg" $build/test/cpp/ember_deploy_tests --gtest_brief=1
 
 echo "== Python robustness, fuzz smoke and file-format tests (ASan + UBSan)"
 # Python itself is not instrumented: the runtimes are preloaded, and leaks
