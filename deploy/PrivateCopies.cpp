@@ -1,5 +1,6 @@
 #include <deploy/PrivateCopies.h>
 
+#include <c10/util/CacheDir.h>
 #include <c10/util/Exception.h>
 
 #include <fmt/format.h>
@@ -28,10 +29,9 @@ namespace {
 
 fs::path cache_directory() {
   if (const char* dir = std::getenv("EMBER_DEPLOY_CACHE"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "ember" / "deploy";
-  const char* home = std::getenv("HOME");
-  EMBER_CHECK(home && *home, "ember::deploy: set EMBER_DEPLOY_CACHE to a directory for its library copies");
-  return fs::path(home) / ".cache" / "ember" / "deploy";
+  const std::string ember = c10::ember_cache_dir();
+  EMBER_CHECK(!ember.empty(), "ember::deploy: set EMBER_DEPLOY_CACHE to a directory for its library copies");
+  return fs::path(ember) / "deploy";
 }
 
 std::string patchelf() {

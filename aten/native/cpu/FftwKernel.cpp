@@ -12,6 +12,7 @@
 
 #include <aten/Parallel.h>
 #include <aten/native/SpectralOps.h>
+#include <c10/util/CacheDir.h>
 
 #include <fftw3.h>
 
@@ -95,18 +96,11 @@ struct Fftw<float> {
   static constexpr const char* kWisdomFile = "fftwf_wisdom_float";
 };
 
-// Where wisdom is kept: $XDG_CACHE_HOME/ember or ~/.cache/ember (empty: nowhere).
+// Where wisdom is kept: Ember's cache folder (empty: nowhere).
 std::string wisdom_dir() {
-  std::string base;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
-    base = xdg;
-  } else if (const char* home = std::getenv("HOME"); home && *home) {
-    base = std::string(home) + "/.cache";
-  } else {
-    return "";
-  }
-  const std::string dir = base + "/ember";
-  ::mkdir(base.c_str(), 0755);
+  const std::string dir = c10::ember_cache_dir();
+  if (dir.empty()) return "";
+  ::mkdir(dir.substr(0, dir.rfind('/')).c_str(), 0755);  // $XDG_CACHE_HOME or ~/.cache
   ::mkdir(dir.c_str(), 0755);
   return dir;
 }
