@@ -55,6 +55,11 @@ std::map<PyObject*, const Interpreter*>& owners() {
   return *map;
 }
 
+void forget_owner(const Interpreter* interpreter) {
+  std::lock_guard<std::mutex> lock(owners_mutex);
+  for (auto it = owners().begin(); it != owners().end();) it = it->second == interpreter ? owners().erase(it) : std::next(it);
+}
+
 PyObject* private_extension_entry(PyObject* self, PyObject* path) {
   const Interpreter* interpreter;
   {
@@ -126,6 +131,7 @@ Interpreter::Interpreter(int slot, size_t index, const std::string& libpython, c
     bridge_ = bridge;
   } catch (...) {
     api_.Py_FinalizeEx();
+    forget_owner(this);
     throw;
   }
   main_thread_ = api_.PyEval_SaveThread();
@@ -153,8 +159,7 @@ Interpreter::~Interpreter() {
   }
   api_.PyEval_RestoreThread(main_thread_);
   api_.Py_FinalizeEx();
-  std::lock_guard<std::mutex> lock(owners_mutex);
-  for (auto it = owners().begin(); it != owners().end();) it = it->second == this ? owners().erase(it) : std::next(it);
+  forget_owner(this);
   // The library stays loaded: the extension modules it loaded need it, and
   // Python never unloads those.
 }
@@ -195,13 +200,10 @@ void Interpreter::load(const std::string& libpython) {
   EMBER_DEPLOY_RESOLVE(PyList_Append);
   EMBER_DEPLOY_RESOLVE(PyRun_StringFlags);
   EMBER_DEPLOY_RESOLVE(PyEval_GetBuiltins);
-  EMBER_DEPLOY_RESOLVE(PyCapsule_New);
-  EMBER_DEPLOY_RESOLVE(PyCapsule_GetPointer);
   EMBER_DEPLOY_RESOLVE(PyCapsule_Import);
   EMBER_DEPLOY_RESOLVE(PyCMethod_New);
   EMBER_DEPLOY_RESOLVE(PyExc_ImportError);
 #undef EMBER_DEPLOY_RESOLVE
-  resolve(library_, "_Py_NoneStruct", api_.None);
   // Python finds its standard library from its home, the prefix the
   // library was installed under (the host program's path tells it nothing).
   static std::mutex home_mutex;

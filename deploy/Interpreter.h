@@ -46,12 +46,9 @@ struct PythonApi {
   int (*PyList_Append)(PyObject*, PyObject*);
   PyObject* (*PyRun_StringFlags)(const char*, int, PyObject*, PyObject*, PyCompilerFlags*);
   PyObject* (*PyEval_GetBuiltins)();
-  PyObject* (*PyCapsule_New)(void*, const char*, PyCapsule_Destructor);
-  void* (*PyCapsule_GetPointer)(PyObject*, const char*);
   void* (*PyCapsule_Import)(const char*, int);
   PyObject* (*PyCMethod_New)(PyMethodDef*, PyObject*, PyObject*, PyTypeObject*);
   PyObject** PyExc_ImportError;
-  PyObject* None;
 };
 
 class Interpreter {
@@ -71,8 +68,8 @@ class Interpreter {
 
   // Takes the GIL on this thread, with this thread's Python thread state:
   // made by the thread's first session here and kept for its later ones
-  // (a new state per session starts a new frame stack, a sixth of a small
-  // model's request), deleted when the thread exits.
+  // (rather than a new state, with a new frame stack, per request), deleted
+  // when the thread exits.
   void enter();
   // Releases the GIL, keeping the thread state.
   void leave();
