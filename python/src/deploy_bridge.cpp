@@ -26,17 +26,19 @@ auto with_python_errors(F&& f, decltype(f()) failed) -> decltype(f()) {
   return failed;
 }
 
-template <typename T>
-bool all_of(const py::sequence& seq) {
+template <typename Predicate>
+bool all_of(const py::sequence& seq, Predicate is) {
   for (py::handle item : seq)
-    if (!py::isinstance<T>(item) || (std::is_same_v<T, py::int_> && PyBool_Check(item.ptr()))) return false;
+    if (!is(item.ptr())) return false;
   return true;
 }
 
 IValue from_python(py::handle obj) {
+  const auto is_tensor = [](PyObject* o) {
+    return PyObject_IsInstance(o, reinterpret_cast<PyObject*>(tensor_type_info()->type)) == 1;
+  };
   if (obj.is_none()) return IValue();
-  if (py::isinstance(obj, py::handle(reinterpret_cast<PyObject*>(tensor_type_info()->type))))
-    return IValue(obj.cast<Tensor>());
+  if (is_tensor(obj.ptr())) return IValue(obj.cast<Tensor>());
   if (PyBool_Check(obj.ptr())) return IValue(obj.cast<bool>());
   if (PyLong_Check(obj.ptr())) return IValue(obj.cast<int64_t>());
   if (PyFloat_Check(obj.ptr())) return IValue(obj.cast<double>());
@@ -44,12 +46,10 @@ IValue from_python(py::handle obj) {
   if (PyUnicode_Check(obj.ptr())) return IValue(obj.cast<std::string>());
   if (PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr())) {
     py::sequence seq = py::reinterpret_borrow<py::sequence>(obj);
-    py::handle tensor_type(reinterpret_cast<PyObject*>(tensor_type_info()->type));
-    bool tensors = true;
-    for (py::handle item : seq) tensors = tensors && py::isinstance(item, tensor_type);
-    if (tensors) return IValue(obj.cast<std::vector<Tensor>>());
-    if (all_of<py::int_>(seq)) return IValue(obj.cast<std::vector<int64_t>>());
-    if (all_of<py::float_>(seq)) return IValue(obj.cast<std::vector<double>>());
+    if (all_of(seq, is_tensor)) return IValue(obj.cast<std::vector<Tensor>>());
+    if (all_of(seq, [](PyObject* o) { return PyLong_Check(o) && !PyBool_Check(o); }))
+      return IValue(obj.cast<std::vector<int64_t>>());
+    if (all_of(seq, [](PyObject* o) { return PyFloat_Check(o) != 0; })) return IValue(obj.cast<std::vector<double>>());
   }
   throw py::type_error(fmt::format(
       "ember::deploy: a {} cannot be passed to C++ (tensors, numbers, strings, None and lists of tensors or of "
