@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from models import char_transformer  # noqa: E402
+from table import print_table  # noqa: E402
 
 
 def python_threads(model, lib, tokens, threads, rounds):
@@ -103,16 +104,7 @@ def main():
         d, s = deployed[n]["requests_per_second"], single[n]
         rows.append([str(n), f"{d:.0f}", f"{s:.0f}", f"{t:.0f}" if t else "-", f"{d / t:.2f}" if t else "-",
                      f"{s / t:.2f}" if t else "-"])
-    if args.markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-        for r in rows:
-            print("| " + " | ".join(r) + " |")
-    else:
-        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-        print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-        for r in rows:
-            print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    print_table(header, rows, args.markdown)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ if any(name.startswith("_C.") for name in os.listdir(os.path.join(_SOURCE_TREE, 
 
 import ember  # noqa: E402
 from models import WORKLOADS  # noqa: E402
+from table import print_table  # noqa: E402
 
 try:
     import torch
@@ -503,17 +504,12 @@ def report(args, threads, rows, memory):
     behind = f"cases behind torch: {sum(r < 1.0 for r in compared)} of {len(compared)}"
     if args.markdown:
         print(f"_{versions}_\n\n_{machine_summary()}_\n")
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-        for row in table[1:]:
-            print("| " + " | ".join(row) + " |")
+        print_table(header, table[1:], markdown=True)
         print(f"\n_{behind}_")
     else:
         print(versions)
         print(machine_summary())
-        widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-        for row in table:
-            print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
+        print_table(header, table[1:])
         print(behind)
 
 
