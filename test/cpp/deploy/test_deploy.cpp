@@ -203,6 +203,41 @@ TEST(Deploy, AHookRunsInTheInterpreterThatRegisteredIt) {
   EXPECT_EQ(a.global("__main__", "hook_calls").str(), "[15.0]");
 }
 
+TEST(Deploy, EmberFunctionOverridesStayInTheirInterpreter) {
+  // Each interpreter subclasses Tensor with its own __ember_function__; both
+  // run at once, each seeing only its own calls.
+  for (size_t i = 0; i < 2; ++i) {
+    manager().acquire(i).exec(
+        "import ember\n"
+        "class Logged(ember.Tensor):\n"
+        "    calls = []\n"
+        "    @classmethod\n"
+        "    def __ember_function__(cls, func, types, args=(), kwargs=None):\n"
+        "        cls.calls.append(getattr(func, '__name__', str(func)))\n"
+        "        return super().__ember_function__(func, types, args, kwargs or {})\n"
+        "def logged_add(x, k):\n"
+        "    for _ in range(k):\n"
+        "        x = ember.add(x.as_subclass(Logged), 1).as_subclass(ember.Tensor)\n"
+        "    return x\n");
+  }
+  std::vector<std::thread> threads;
+  std::vector<double> sums(2);
+  for (size_t i = 0; i < 2; ++i) {
+    threads.emplace_back([&, i] {
+      auto session = manager().acquire(i);
+      Tensor out = session.global("__main__", "logged_add")({ember::zeros({3}), int64_t(5 + i)}).toIValue().toTensor();
+      sums[i] = out.sum().item<double>();
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(sums[i], 3.0 * (5 + i));
+    auto session = manager().acquire(i);
+    session.exec("adds = sum(1 for c in Logged.calls if c == 'add')\n");
+    EXPECT_EQ(session.global("__main__", "adds").toIValue().toInt(), static_cast<int64_t>(5 + i)) << i;
+  }
+}
+
 TEST(Deploy, WarningsFromCppGoToTheCallingThreadsInterpreter) {
   const char* record = "import warnings, ember\n_w = warnings.catch_warnings(record=True)\ncaught = _w.__enter__()\n"
                        "warnings.simplefilter('always')\n";
