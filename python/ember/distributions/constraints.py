@@ -4,10 +4,12 @@ error a distribution raises."""
 
 import ember
 
-__all__ = ["Constraint", "boolean", "dependent", "greater_than", "greater_than_eq", "half_open_interval",
-           "independent", "integer_interval", "interval", "lower_cholesky", "lower_triangular", "multinomial",
-           "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
-           "positive_semidefinite", "real", "real_vector", "simplex", "square", "symmetric", "unit_interval"]
+__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky", "dependent",
+           "dependent_property", "greater_than", "greater_than_eq", "half_open_interval", "independent",
+           "integer_interval", "interval", "is_dependent", "less_than", "lower_cholesky", "lower_triangular",
+           "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite",
+           "positive_integer", "positive_semidefinite", "real", "real_vector", "simplex", "square", "stack",
+           "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -214,10 +216,146 @@ class _PositiveSemidefinite(_Symmetric):
 
 
 class _Dependent(Constraint):
-    """A support that depends on the parameters (checked by the distribution itself)."""
+    """A support that depends on the parameters (checked by the distribution itself). Calling it gives one
+    that knows whether it is discrete and its event dims: ``dependent(is_discrete=True, event_dim=1)``."""
+
+    def __init__(self, *, is_discrete=False, event_dim=0):
+        self._is_discrete, self._event_dim = is_discrete, event_dim
+
+    @property
+    def is_discrete(self):
+        return self._is_discrete
+
+    @property
+    def event_dim(self):
+        return self._event_dim
+
+    def __call__(self, *, is_discrete=None, event_dim=None):
+        return _Dependent(is_discrete=self._is_discrete if is_discrete is None else is_discrete,
+                          event_dim=self._event_dim if event_dim is None else event_dim)
 
     def check(self, value):
         raise ValueError("Cannot determine validity of dependent constraint")
+
+
+def is_dependent(constraint):
+    return isinstance(constraint, _Dependent)
+
+
+class _DependentProperty(property, _Dependent):
+    """A property of a distribution class that is also a dependent constraint: the class attribute
+    says "dependent", each instance computes its own constraint (``@constraints.dependent_property``)."""
+
+    def __init__(self, fn=None, *, is_discrete=False, event_dim=0):
+        property.__init__(self, fn)
+        _Dependent.__init__(self, is_discrete=is_discrete, event_dim=event_dim)
+
+    def __call__(self, fn):
+        return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
+
+
+dependent_property = _DependentProperty
+
+
+class _LessThan(Constraint):
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return value < self.upper_bound
+
+    def __repr__(self):
+        return f"LessThan(upper_bound={self.upper_bound})"
+
+
+class _CorrCholesky(Constraint):
+    """Lower Cholesky factors of correlation matrices: lower triangular, positive diagonal, rows of unit norm."""
+
+    event_dim = 2
+
+    def check(self, value):
+        tolerance = ember.finfo(value.dtype).eps * value.shape[-1] * 10
+        unit_rows = (ember.linalg.vector_norm(value.detach(), dim=-1) - 1).abs().le(tolerance).all(-1)
+        return _LowerCholesky().check(value) & unit_rows
+
+
+class _Cat(Constraint):
+    """Constraints for consecutive slices of ``lengths`` (default 1 each) along ``dim``."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError(f"cat: {len(self.cseq)} constraints but {len(self.lengths)} lengths")
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        if not -value.dim() <= self.dim < value.dim():
+            raise ValueError(f"cat: dim {self.dim} is out of range for a {value.dim()}-D value")
+        pieces = value.split(self.lengths, self.dim)
+        return ember.cat([c.check(piece) for c, piece in zip(self.cseq, pieces)], self.dim)
+
+    def __repr__(self):
+        return "Cat()"
+
+
+class _Stack(Constraint):
+    """One constraint per index of ``dim``."""
+
+    def __init__(self, cseq, dim=0):
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        event_dim = max(c.event_dim for c in self.cseq)
+        return event_dim + 1 if self.dim + event_dim < 0 else event_dim
+
+    def check(self, value):
+        if not -value.dim() <= self.dim < value.dim():
+            raise ValueError(f"stack: dim {self.dim} is out of range for a {value.dim()}-D value")
+        return ember.stack([c.check(value.select(self.dim, i)) for i, c in enumerate(self.cseq)], self.dim)
+
+    def __repr__(self):
+        return "Stack()"
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The support of a MixtureSameFamily: a value is in it when it is in the support of the components
+    (checked with the component dimension added, then all-reduced over what the event does not keep)."""
+
+    def __init__(self, base_constraint):
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        kept = value.dim() - self.event_dim
+        return result.reshape(*result.shape[:kept], -1).all(-1)
+
+    def __repr__(self):
+        return f"MixtureSameFamilyConstraint({self.base_constraint!r})"
 
 
 real = _Real()
@@ -235,6 +373,10 @@ symmetric = _Symmetric()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
 positive_definite = _PositiveDefinite()
+corr_cholesky = _CorrCholesky()
+less_than = _LessThan
+cat = _Cat
+stack = _Stack
 positive_semidefinite = _PositiveSemidefinite()
 interval = _Interval
 unit_interval = _Interval(0.0, 1.0)

@@ -32,6 +32,8 @@ class Distribution:
             for name, constraint in self.arg_constraints.items():
                 if name not in self.__dict__ and isinstance(getattr(type(self), name, None), lazy_property):
                     continue  # a parameter given in its other form (probs for logits); not computed here
+                if constraints.is_dependent(constraint):
+                    continue  # the distribution checks it itself
                 value = getattr(self, name)
                 valid = constraint.check(value)
                 if not bool(valid.all()):
@@ -123,7 +125,7 @@ class Distribution:
             raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {tuple(value.shape)} vs "
                              f"{tuple(self._extended_shape())}.") from error
         support = self.support
-        if support is None or support is constraints.dependent:
+        if support is None or constraints.is_dependent(support):
             return
         if not bool(support.check(value).all()):
             raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to "

@@ -10,15 +10,24 @@ from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
+from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
 _KL_REGISTRY = {}
@@ -147,17 +156,104 @@ def _kl_binomial_binomial(p, q):
     return kl.masked_fill(p.total_count > q.total_count, math.inf)
 
 
-@register_kl(MultivariateNormal, MultivariateNormal)
-def _kl_multivariatenormal_multivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
-                         "computed")
-    half_log_det_ratio = q._half_log_det() - p._half_log_det()
-    batch = ember.broadcast_shapes(tuple(p._unbroadcasted_scale_tril.shape[:-2]),
-                                   tuple(q._unbroadcasted_scale_tril.shape[:-2]))
-    n = p.event_shape[0]
-    q_tril = q._unbroadcasted_scale_tril.expand(tuple(batch) + (n, n))
-    p_tril = p._unbroadcasted_scale_tril.expand(tuple(batch) + (n, n))
-    trace = ember.linalg.solve_triangular(q_tril, p_tril, upper=False).pow(2).sum((-2, -1))
-    mahalanobis = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
+def _kl_gaussians(p_loc, p_tril, q_loc, q_tril):
+    """KL between Gaussians given by their means and lower Cholesky factors of the covariance."""
+    n = p_loc.shape[-1]
+    batch = ember.broadcast_shapes(tuple(p_tril.shape[:-2]), tuple(q_tril.shape[:-2]))
+    q_tril_b = q_tril.expand(tuple(batch) + (n, n))
+    p_tril_b = p_tril.expand(tuple(batch) + (n, n))
+    half_log_det_ratio = (q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                          - p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    trace = ember.linalg.solve_triangular(q_tril_b, p_tril_b, upper=False).pow(2).sum((-2, -1))
+    mahalanobis = _batch_mahalanobis(q_tril, q_loc - p_loc)
     return half_log_det_ratio + 0.5 * (trace + mahalanobis - n)
+
+
+def _gaussian_parts(d):
+    """(loc, lower Cholesky factor of the covariance) of a MultivariateNormal or LowRankMultivariateNormal."""
+    if isinstance(d, MultivariateNormal):
+        return d.loc, d._unbroadcasted_scale_tril
+    return d.loc, ember.linalg.cholesky(d.covariance_matrix)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_gaussian_gaussian(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError(f"KL-divergence between two {type(p).__name__} and {type(q).__name__} with different "
+                         "event shapes cannot be computed")
+    return _kl_gaussians(*_gaussian_parts(p), *_gaussian_parts(q))
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    return (((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log() - (4 * p.scale * q.scale).log())
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    var_ratio = (p.scale / q.scale).pow(2)
+    return 0.5 * (var_ratio - 1 - var_ratio.log())
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    # E_p[k] = (1 - p) / p failures before the first success.
+    return -p.entropy() - ember.log1p(-q.probs) * (1 - p.probs) / p.probs - ember.log(q.probs)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    # E_p[exp(-(x - loc_q) / scale_q)] = exp((loc_q - loc_p) / scale_q) Gamma(1 + scale_p / scale_q).
+    ratio = p.scale / q.scale
+    return (ember.log(q.scale / p.scale) - 1 - _EULER * (1 - ratio) + (p.loc - q.loc) / q.scale
+            + ember.exp((q.loc - p.loc) / q.scale + ember.lgamma(1 + ratio)))
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    # Finite only when p's support [scale_p, inf) lies in q's.
+    kl = (ember.log(p.alpha / q.alpha) + q.alpha * ember.log(p.scale / q.scale) + (q.alpha - p.alpha) / p.alpha)
+    return kl.masked_fill(p.scale < q.scale, math.inf)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    mean = p.mean
+    return (p._log_normalizer() - q._log_normalizer() + mean * (p.logits - q.logits)
+            + ember.log1p(-p.probs) - ember.log1p(-q.probs))
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    # The same bijections on both sides leave the divergence of the bases unchanged.
+    if p.transforms != q.transforms:
+        raise NotImplementedError("KL between TransformedDistributions is only known for the same transforms")
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError("KL between TransformedDistributions with different event shapes")
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_exponential_family_exponential_family(p, q):
+    """The Bregman divergence of the log-normalizer A between the natural parameters:
+    A(eta_q) - A(eta_p) - <eta_q - eta_p, grad A(eta_p)>, the gradient by autograd."""
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential families cannot be "
+                                  "computed using Bregman divergences")
+    p_etas = [eta.detach().requires_grad_() for eta in p._natural_params]
+    q_etas = q._natural_params
+    with ember.enable_grad():
+        p_normalizer = p._log_normalizer(*p_etas)
+        grads = ember.autograd.grad(p_normalizer.sum(), p_etas, create_graph=True)
+    result = q._log_normalizer(*q_etas) - p_normalizer
+    for p_eta, q_eta, grad in zip(p_etas, q_etas, grads):
+        result = result - ((q_eta - p_eta) * grad).reshape(*p.batch_shape, -1).sum(-1)
+    return result
+
+
+_EULER = 0.57721566490153286061
+
+from . import kl_cross  # noqa: E402,F401  (registers the pairs of different families)

@@ -10,11 +10,13 @@ import ember
 import ember.nn.functional as F
 
 from . import constraints
+from .utils import tril_matrix_to_vec, vec_to_tril_matrix
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform", "ExpTransform",
-           "IndependentTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform",
-           "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
-           "TanhTransform", "Transform"]
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
+           "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform",
+           "identity_transform"]
 
 
 def sum_rightmost(value, dims):
@@ -96,11 +98,42 @@ class Transform:
     def __repr__(self):
         return f"{type(self).__name__}()"
 
+    # Two transforms are equal when they are of one type with equal parameters (what KL between
+    # TransformedDistributions needs to know); a subclass with parameters lists them in _key().
+    def _key(self):
+        return ()
+
+    def __eq__(self, other):
+        return type(self) is type(other) and _same(self._key(), other._key())
+
+    def __ne__(self, other):
+        return not self == other
+
+    __hash__ = object.__hash__
+
+
+def _same(a, b):
+    if isinstance(a, ember.Tensor) or isinstance(b, ember.Tensor):
+        if not (isinstance(a, ember.Tensor) and isinstance(b, ember.Tensor)):
+            a, b = ember.as_tensor(a), ember.as_tensor(b)
+        return a.shape == b.shape and bool((a == b).all())
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, Transform) or isinstance(b, Transform):
+        return a == b
+    if isinstance(a, (int, float, str, type(None), ember.Size)):
+        return a == b
+    return a is b  # distributions and other objects: the same one
+
 
 class _InverseTransform(Transform):
     def __init__(self, transform):
         super().__init__()
         self._inv = transform
+
+
+    def _key(self):
+        return (self._inv,)
 
     @property
     def inv(self):
@@ -139,6 +172,10 @@ class ComposeTransform(Transform):
         super().__init__(cache_size)
         self.parts = list(parts)
 
+
+    def _key(self):
+        return self.parts
+
     @property
     def sign(self):
         sign = 1
@@ -175,6 +212,8 @@ class ComposeTransform(Transform):
         return shape
 
     def log_abs_det_jacobian(self, x, y):
+        if not self.parts:
+            return ember.zeros_like(x)
         total = 0
         event_dim = self.domain.event_dim
         for p in self.parts:
@@ -204,6 +243,10 @@ class AffineTransform(Transform):
     def __init__(self, loc, scale, event_dim=0, cache_size=0):
         super().__init__(cache_size)
         self.loc, self.scale, self.event_dim = loc, scale, event_dim
+
+
+    def _key(self):
+        return (self.loc, self.scale, self.event_dim)
 
     @property
     def domain(self):
@@ -270,6 +313,10 @@ class PowerTransform(Transform):
         super().__init__(cache_size)
         self.exponent = exponent
 
+
+    def _key(self):
+        return (self.exponent,)
+
     @property
     def sign(self):
         return _sign(self.exponent)
@@ -323,6 +370,10 @@ class CumulativeDistributionTransform(Transform):
     def __init__(self, distribution, cache_size=0):
         super().__init__(cache_size)
         self.distribution = distribution
+
+
+    def _key(self):
+        return (self.distribution,)
 
     @property
     def domain(self):
@@ -385,6 +436,10 @@ class IndependentTransform(Transform):
         self.base_transform = base_transform
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
 
+
+    def _key(self):
+        return (self.base_transform, self.reinterpreted_batch_ndims)
+
     @property
     def domain(self):
         return constraints.independent(self.base_transform.domain, self.reinterpreted_batch_ndims)
@@ -429,6 +484,10 @@ class ReshapeTransform(Transform):
         if self.in_shape.numel() != self.out_shape.numel():
             raise ValueError("in_shape, out_shape have different numbers of elements")
         super().__init__(cache_size)
+
+
+    def _key(self):
+        return (self.in_shape, self.out_shape)
 
     @property
     def domain(self):
@@ -503,3 +562,173 @@ class PositiveDefiniteTransform(Transform):
 
     def _inverse(self, y):
         return LowerCholeskyTransform().inv(ember.linalg.cholesky(y))
+
+
+identity_transform = ComposeTransform([])
+
+
+class CorrCholeskyTransform(Transform):
+    """Unconstrained vectors of D(D-1)/2 reals onto Cholesky factors L of D x D correlation matrices.
+    Each x becomes a partial correlation tanh(x) in (-1, 1), placed row by row in the strict lower
+    triangle; row i of L is then built left to right, each entry taking its partial correlation's share
+    of what is left of the row's unit norm: L[i, j] = r[i, j] * sqrt(1 - sum_{k<j} L[i, k]^2), and
+    the diagonal takes the rest."""
+
+    domain = constraints.real_vector
+    codomain = constraints.corr_cholesky
+    bijective = True
+
+    def _call(self, x):
+        r = vec_to_tril_matrix(ember.tanh(x), diag=-1)
+        n = r.shape[-1]
+        # sqrt(1 - sum_{k<j} L[i,k]^2) = prod_{k<j} sqrt(1 - r[i,k]^2): exclusive cumulative products.
+        remaining = (1 - r * r).sqrt().cumprod(-1)
+        remaining = ember.cat([ember.ones_like(remaining[..., :1]), remaining[..., :-1]], -1)
+        eye = ember.eye(n, dtype=x.dtype, device=x.device)
+        return (r + eye) * remaining
+
+    def _inverse(self, y):
+        # What is left of each row's norm before column j: 1 - sum_{k<j} y[i,k]^2.
+        left = 1 - (y * y).cumsum(-1)
+        left = ember.cat([ember.ones_like(left[..., :1]), left[..., :-1]], -1)
+        r = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left, diag=-1).sqrt()
+        eps = ember.finfo(y.dtype).eps
+        return ember.atanh(r.clamp(-1 + eps, 1 - eps))
+
+    def log_abs_det_jacobian(self, x, y, intermediates=None):
+        # d L[i,j] / d r[i,j] = sqrt(1 - sum_{k<j} L[i,k]^2) for j < i; d r / d x = 1 - tanh(x)^2.
+        left = 1 - (y * y).cumsum(-1)
+        stick_breaking = 0.5 * tril_matrix_to_vec(left, diag=-2).log().sum(-1)
+        # log(1 - tanh(x)^2) = 2 (log 2 - x - softplus(-2x)), stable for large |x|.
+        tanh = (2 * (math.log(2.0) - x - F.softplus(-2 * x))).sum(-1)
+        return stick_breaking + tanh
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        n = shape[-1]
+        d = round((0.25 + 2 * n) ** 0.5 + 0.5)
+        if d * (d - 1) // 2 != n:
+            raise ValueError(f"Input is not a flattened lower-diagonal number: {n} is not D(D-1)/2 for any D")
+        return tuple(shape[:-1]) + (d, d)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 2 or shape[-1] != shape[-2]:
+            raise ValueError("Input is not square")
+        d = shape[-1]
+        return tuple(shape[:-2]) + (d * (d - 1) // 2,)
+
+
+def _event_dim(transform):
+    return transform.domain.event_dim
+
+
+class CatTransform(Transform):
+    """``tseq[i]`` applied to the i-th slice (``lengths[i]`` long, 1 by default) along ``dim``."""
+
+    def __init__(self, tseq, dim=0, lengths=None, cache_size=0):
+        super().__init__(cache_size)
+        self.transforms = list(tseq)
+        if not all(isinstance(t, Transform) for t in self.transforms):
+            raise TypeError("CatTransform: every element of tseq must be a Transform")
+        self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.transforms):
+            raise ValueError(f"CatTransform: {len(self.transforms)} transforms but {len(self.lengths)} lengths")
+        self.dim = dim
+
+
+    def _key(self):
+        return (self.transforms, self.dim, self.lengths)
+
+    @property
+    def event_dim(self):
+        return max(_event_dim(t) for t in self.transforms)
+
+    @property
+    def length(self):
+        return sum(self.lengths)
+
+    def _pieces(self, value, what):
+        if not -value.dim() <= self.dim < value.dim():
+            raise ValueError(f"CatTransform: dim {self.dim} is out of range for a {value.dim()}-D {what}")
+        if value.shape[self.dim] != self.length:
+            raise ValueError(f"CatTransform: expected size {self.length} at dim {self.dim}, got "
+                             f"{value.shape[self.dim]}")
+        return value.split(self.lengths, self.dim)
+
+    def _call(self, x):
+        return ember.cat([t(piece) for t, piece in zip(self.transforms, self._pieces(x, "input"))], self.dim)
+
+    def _inverse(self, y):
+        return ember.cat([t.inv(piece) for t, piece in zip(self.transforms, self._pieces(y, "input"))], self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        event_dim = self.event_dim
+        parts = [sum_rightmost(t.log_abs_det_jacobian(xp, yp), event_dim - _event_dim(t))
+                 for t, xp, yp in zip(self.transforms, self._pieces(x, "input"), self._pieces(y, "output"))]
+        dim = (self.dim - x.dim() if self.dim >= 0 else self.dim) + event_dim
+        # A batch dim: the pieces' Jacobians lie side by side; an event dim: they add up.
+        return ember.cat(parts, dim) if dim < 0 else sum(parts)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self):
+        return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
+
+    @property
+    def codomain(self):
+        return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
+
+    def __repr__(self):
+        return "CatTransform()"
+
+
+class StackTransform(Transform):
+    """``tseq[i]`` applied to index i of ``dim``."""
+
+    def __init__(self, tseq, dim=0, cache_size=0):
+        super().__init__(cache_size)
+        self.transforms = list(tseq)
+        if not all(isinstance(t, Transform) for t in self.transforms):
+            raise TypeError("StackTransform: every element of tseq must be a Transform")
+        self.dim = dim
+
+
+    def _key(self):
+        return (self.transforms, self.dim)
+
+    def _slices(self, value):
+        if not -value.dim() <= self.dim < value.dim():
+            raise ValueError(f"StackTransform: dim {self.dim} is out of range for a {value.dim()}-D input")
+        if value.shape[self.dim] != len(self.transforms):
+            raise ValueError(f"StackTransform: expected size {len(self.transforms)} at dim {self.dim}, got "
+                             f"{value.shape[self.dim]}")
+        return [value.select(self.dim, i) for i in range(len(self.transforms))]
+
+    def _call(self, x):
+        return ember.stack([t(v) for t, v in zip(self.transforms, self._slices(x))], self.dim)
+
+    def _inverse(self, y):
+        return ember.stack([t.inv(v) for t, v in zip(self.transforms, self._slices(y))], self.dim)
+
+    def log_abs_det_jacobian(self, x, y):
+        return ember.stack([t.log_abs_det_jacobian(xs, ys)
+                            for t, xs, ys in zip(self.transforms, self._slices(x), self._slices(y))], self.dim)
+
+    @property
+    def bijective(self):
+        return all(t.bijective for t in self.transforms)
+
+    @property
+    def domain(self):
+        return constraints.stack([t.domain for t in self.transforms], self.dim)
+
+    @property
+    def codomain(self):
+        return constraints.stack([t.codomain for t in self.transforms], self.dim)
+
+    def __repr__(self):
+        return "StackTransform()"

@@ -136,3 +136,37 @@ class OverRelaxedBase:
 def log_temperature(temperature):
     """log of a temperature given as a number or a tensor."""
     return math.log(temperature) if isinstance(temperature, numbers.Number) else temperature.log()
+
+
+def _tril_mask(n, diag, device):
+    """Where row - col >= -diag, i.e. the lower triangle from diagonal ``diag`` (0: main, -1: strict)."""
+    rows = ember.arange(n, device=device).unsqueeze(-1)
+    return ember.arange(n, device=device) <= rows + diag
+
+
+def _tril_count(n, diag):
+    """How many entries of an n x n matrix lie on or below diagonal ``diag``."""
+    return sum(max(0, min(n, row + diag + 1)) for row in range(n))
+
+
+def vec_to_tril_matrix(vec, diag=0):
+    """A square matrix whose lower triangle (from diagonal ``diag``) holds ``vec`` row by row, 0 elsewhere."""
+    m = vec.shape[-1]
+    n = max(0, -diag)  # the smallest matrix with any room, grown until the triangle holds m values
+    while _tril_count(n, diag) < m:
+        n += 1
+    if _tril_count(n, diag) != m:
+        raise ValueError(f"vec_to_tril_matrix: {m} values do not fill the triangle of any square matrix")
+    mask = _tril_mask(n, diag, vec.device)
+    matrix = vec.new_zeros(*vec.shape[:-1], n * n)
+    index = mask.reshape(-1).nonzero().reshape(-1)
+    return matrix.index_copy(-1, index, vec).reshape(*vec.shape[:-1], n, n)
+
+
+def tril_matrix_to_vec(mat, diag=0):
+    """The lower triangle (from diagonal ``diag``) of the last two dims, row by row, as a vector."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    index = _tril_mask(n, diag, mat.device).reshape(-1).nonzero().reshape(-1)
+    return mat.reshape(*mat.shape[:-2], n * n).index_select(-1, index)
