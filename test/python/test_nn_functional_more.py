@@ -75,3 +75,32 @@ def test_gumbel_softmax_hard_passes_the_soft_gradient():
     logits = ember.tensor([[0.5, 0.2, -0.3]], requires_grad=True)
     (EF.gumbel_softmax(logits, hard=True) * ember.tensor([1.0, 2.0, 3.0])).sum().backward()
     assert logits.grad is not None and float(logits.grad.abs().sum()) > 0
+
+
+_AA_SIZES = [{"size": (5, 7)}, {"size": (20, 3)}, {"scale_factor": 0.37}, {"scale_factor": (0.5, 2.5)}, {"size": 1}]
+
+
+@pytest.mark.parametrize("kwargs", _AA_SIZES, ids=[str(k) for k in _AA_SIZES])
+@pytest.mark.parametrize("mode,align_corners", [("bilinear", False), ("bilinear", True), ("bicubic", False),
+                                                ("bicubic", True), ("lanczos", False)])
+def test_antialiased_interpolate_matches_torch(mode, align_corners, kwargs):
+    x = np.random.default_rng(1).standard_normal((2, 3, 13, 11)).astype(np.float32)
+    ours = EF.interpolate(ember.tensor(x), mode=mode, antialias=True, align_corners=align_corners, **kwargs)
+    theirs = TF.interpolate(torch.tensor(x), mode=mode, antialias=True, align_corners=align_corners, **kwargs)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), atol=1e-5)
+
+
+def test_antialiased_interpolate_gradients_and_errors_match_torch():
+    x = np.random.default_rng(2).standard_normal((1, 2, 9, 8))
+    ours, theirs = ember.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    weights = np.random.default_rng(3).standard_normal((1, 2, 4, 3))
+    (EF.interpolate(ours, size=(4, 3), mode="bicubic", antialias=True) * ember.tensor(weights)).sum().backward()
+    (TF.interpolate(theirs, size=(4, 3), mode="bicubic", antialias=True) * torch.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), atol=1e-12)
+    for lib, F in ((ember, EF), (torch, TF)):
+        with pytest.raises(ValueError, match="restricted to bilinear, bicubic, and lanczos"):
+            F.interpolate(lib.ones(1, 1, 4, 4), size=2, mode="nearest", antialias=True)
+        with pytest.raises(ValueError, match="Lanczos mode requires antialias=True"):
+            F.interpolate(lib.ones(1, 1, 4, 4), size=2, mode="lanczos")
+        with pytest.raises(ValueError, match="does not support align_corners"):
+            F.interpolate(lib.ones(1, 1, 4, 4), size=2, mode="lanczos", antialias=True, align_corners=True)

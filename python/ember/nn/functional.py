@@ -861,7 +861,7 @@ def _check_interpolate_sizes(in_sizes, out_sizes):
                          f"output {tuple(out_sizes)}")
 
 
-_INTERPOLATING_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_INTERPOLATING_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}
 
 
 @autocast_op(_interpolate_op, names=[f"upsample_nearest{d}d" for d in (1, 2, 3)] + [
@@ -870,13 +870,19 @@ _INTERPOLATING_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3
                                                        "_upsample_bicubic2d_aa"])
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resizes the spatial dims: 'nearest' (torch's legacy nearest), 'nearest-exact', and 'linear' /
-    'bilinear' / 'trilinear' (separable, one dimension after the other)."""
+    """Resizes the spatial dims: 'nearest' (torch's legacy nearest), 'nearest-exact', 'area', and 'linear' /
+    'bilinear' / 'bicubic' / 'trilinear' (separable, one dimension after the other); with antialias=True,
+    'bilinear', 'bicubic' and 'lanczos' widen their kernel when shrinking, as torch's."""
     if mode not in ("nearest", "nearest-exact", "area") and mode not in _INTERPOLATING_MODES:
         raise NotImplementedError(f"interpolate mode '{mode}' is not supported in Ember yet (nearest, "
-                                  "nearest-exact, area, linear, bilinear, bicubic and trilinear are)")
-    if antialias:
-        raise NotImplementedError("interpolate(antialias=True) is not supported in Ember yet")
+                                  "nearest-exact, area, linear, bilinear, bicubic, trilinear and lanczos are)")
+    if antialias and (mode not in ("bilinear", "bicubic", "lanczos") or input.dim() != 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
+    if mode == "lanczos" and not antialias:
+        raise ValueError("Lanczos mode requires antialias=True")
+    if mode == "lanczos" and align_corners:
+        raise ValueError("Lanczos mode does not support align_corners=True")
     spatial = input.dim() - 2
     if mode in _INTERPOLATING_MODES and _INTERPOLATING_MODES[mode] != spatial:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
@@ -911,6 +917,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             out = out.index_select(2 + d, (dst * s).floor().clamp(max=i - 1).long().to(out.device))
         elif mode == "nearest-exact":
             out = out.index_select(2 + d, ((dst + 0.5) * s).floor().clamp(max=i - 1).long().to(out.device))
+        elif antialias:
+            if align_corners:
+                s = (i - 1) / (o - 1) if o > 1 else 0.0
+            out = _antialiased_resize(out, 2 + d, i, o, s, mode)
         elif mode == "bicubic":
             out = _cubic_resize(out, 2 + d, i, o, s, align_corners)
         else:
@@ -924,6 +934,45 @@ def _source_positions(in_size, out_size, scale, align_corners):
     if align_corners:
         return dst * ((in_size - 1) / (out_size - 1)) if out_size > 1 else dst * 0
     return (dst + 0.5) * scale - 0.5
+
+
+_ANTIALIAS_HALF_WIDTH = {"bilinear": 1.0, "bicubic": 2.0, "lanczos": 3.0}
+
+
+def _antialias_filter(mode, x):
+    """The resampling kernel: a triangle for bilinear, Keys' cubic with a = -0.5 for bicubic,
+    sinc(x) sinc(x / 3) for lanczos."""
+    x = abs(x)
+    if mode == "bilinear":
+        return max(0.0, 1.0 - x)
+    if mode == "lanczos":
+        if x >= 3:
+            return 0.0
+        return 1.0 if x == 0 else 3 * math.sin(math.pi * x) * math.sin(math.pi * x / 3) / (math.pi * x) ** 2
+    a = -0.5
+    if x < 1:
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+    return (((x - 5) * x + 8) * x - 4) * a if x < 2 else 0.0
+
+
+def _antialiased_resize(x, dim, in_size, out_size, scale, mode):
+    """Resampling along one dim with the kernel stretched by the scale when shrinking (so every input
+    pixel contributes and nothing aliases), each output's weights normalized to sum to 1: a matrix of
+    out_size x in_size weights applied by a matrix product (which also gives the gradient)."""
+    half_width = _ANTIALIAS_HALF_WIDTH[mode]
+    support = half_width * scale if scale >= 1 else half_width
+    stretch = 1.0 / scale if scale >= 1 else 1.0
+    rows = []
+    for i in range(out_size):
+        center = scale * (i + 0.5)
+        first, last = max(int(center - support + 0.5), 0), min(int(center + support + 0.5), in_size)
+        taps = [_antialias_filter(mode, (j - center + 0.5) * stretch) for j in range(first, last)]
+        total = sum(taps)
+        row = [0.0] * in_size
+        row[first:last] = [t / total for t in taps] if total else taps
+        rows.append(row)
+    weights = ember.tensor(rows, dtype=x.dtype if x.is_floating_point() else ember.float32, device=x.device)
+    return (x.movedim(dim, -1) @ weights.t()).movedim(-1, dim)
 
 
 def _linear_resize(x, dim, in_size, out_size, scale, align_corners):
