@@ -375,6 +375,14 @@ Tensor as_strided(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, st
   return result;
 }
 
+// The checks and the geometry are as_strided's; only whose metadata changes differs.
+Tensor as_strided_(const Tensor& self, IntArrayRef sizes, IntArrayRef strides, std::optional<int64_t> storage_offset) {
+  const Tensor view = native::as_strided(self, sizes, strides, storage_offset);
+  self.unsafeGetTensorImpl()->set_sizes_and_strides(view.sizes(), view.strides(), view.storage_offset());
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   EMBER_CHECK_INDEX(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
   dim = maybe_wrap_dim(dim, self.dim());

@@ -176,3 +176,158 @@ Tensor.is_signed = lambda self: self.dtype not in (_C.bool, _C.uint8)
 
 def _bad_H(self):
     raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.")
+
+
+# ---- In-place view methods: the geometry of the out-of-place view, given to self by as_strided_ ------
+
+
+def _inplace_view(name):
+    view_op = getattr(Tensor, name[:-1])
+
+    def method(self, *args, **kwargs):
+        view = view_op(self.detach(), *args, **kwargs)
+        return self.as_strided_(view.shape, view.stride(), view.storage_offset())
+
+    method.__name__ = name
+    method.__doc__ = f"In-place version of :meth:`Tensor.{name[:-1]}`: this tensor takes the view's shape and strides."
+    return method
+
+
+for _name in ("transpose_", "t_", "squeeze_", "unsqueeze_", "swapaxes_", "swapdims_"):
+    setattr(Tensor, _name, _inplace_view(_name))
+
+
+# ---- Small queries and legacy spellings torch scripts use -------------------------------------
+
+
+def _is_nonzero(self):
+    if self.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with " +
+                           ("no values" if self.numel() == 0 else "more than one value") + " is ambiguous")
+    return bool(self.item() != 0)
+
+
+def _new(self, *args, dtype=None, device=None):
+    """Legacy constructor with this tensor's dtype and device: ``new()`` is empty, ``new(2, 3)`` and
+    ``new(ember.Size([2, 3]))`` are uninitialized of that size, ``new([1, 2])`` holds that data."""
+    import ember
+
+    dtype = self.dtype if dtype is None else dtype
+    device = self.device if device is None else device
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return args[0].to(device, dtype)
+    if len(args) == 1 and not isinstance(args[0], (int, ember.Size)):
+        return ember.tensor(args[0], dtype=dtype, device=device)
+    size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], ember.Size) else args
+    return ember.empty(size if size else (0,), dtype=dtype, device=device)
+
+
+def _new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, **_):
+    return _C.empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
+                            device=self.device if device is None else device, requires_grad=requires_grad)
+
+
+def _sum_to_size(self, *size):
+    """The sum over the broadcast dimensions that make this tensor's shape from ``size``."""
+    size = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else size
+    shape = tuple(self.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(t != 1 and t != s for t, s in zip(size, shape[lead:])):
+        raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
+                           f"{{{', '.join(map(str, shape))}}}.")
+    result = self.sum(tuple(range(lead))) if lead else self
+    dims = tuple(d for d, (t, s) in enumerate(zip(size, shape[lead:])) if t == 1 and s != 1)
+    return result.sum(dims, keepdim=True) if dims else result
+
+
+def _fill_diagonal_(self, fill_value, wrap=False):
+    """Writes ``fill_value`` on the main diagonal (all dimensions equal beyond 2-D). With ``wrap``, a
+    tall matrix's diagonal starts again every ``columns + 1`` rows, as torch's."""
+    import ember
+
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.dim() > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    rows, cols = self.shape[0], self.shape[1]
+    if self.dim() == 2 and wrap and rows > cols + 1:
+        flat = ember.arange(0, rows * cols, cols + 1)
+        index = (flat // cols, flat % cols)
+    else:
+        steps = ember.arange(min(self.shape))
+        index = (steps,) * self.dim()
+    return self.index_put_(index, ember.tensor(fill_value, dtype=self.dtype))
+
+
+def _dim_order(self, *, ambiguity_check=False):
+    """The dimensions from outermost to innermost in memory (largest stride first)."""
+    strides = self.stride()
+    return tuple(sorted(range(self.dim()), key=lambda d: -strides[d]))
+
+
+def _nonzero_static(self, *, size, fill_value=-1):
+    """``nonzero()`` cut or padded with ``fill_value`` to exactly ``size`` rows."""
+    import ember
+
+    found = self.nonzero()[:size]
+    if found.shape[0] == size:
+        return found
+    pad = ember.full((size - found.shape[0], self.dim()), fill_value, dtype=found.dtype)
+    return ember.cat([found, pad])
+
+
+def _is_set_to(self, other):
+    return (self.untyped_storage().data_ptr() == other.untyped_storage().data_ptr() and
+            self.storage_offset() == other.storage_offset() and self.shape == other.shape and
+            self.stride() == other.stride() and self.dtype == other.dtype)
+
+
+def _record_stream(self, stream):
+    raise RuntimeError(f"record_stream: expected a tensor on an accelerator, but it is on {self.device}")
+
+
+def _copying_inplace(name):
+    def method(self, *args, **kwargs):
+        return self.copy_(getattr(Tensor, name)(self, *args, **kwargs))
+
+    method.__name__ = name + "_"
+    method.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
+    return method
+
+
+def _functional(name):
+    def method(self, *args, **kwargs):
+        from .nn import functional
+
+        return getattr(functional, name)(self, *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
+Tensor.is_nonzero = _is_nonzero
+Tensor.is_same_size = lambda self, other: self.shape == other.shape
+Tensor.new = _new
+Tensor.new_empty_strided = _new_empty_strided
+Tensor.sum_to_size = _sum_to_size
+Tensor.fill_diagonal_ = _fill_diagonal_
+Tensor.dim_order = _dim_order
+Tensor.nonzero_static = _nonzero_static
+Tensor.is_set_to = _is_set_to
+Tensor.record_stream = _record_stream
+Tensor.resize_as_ = lambda self, other, memory_format=None: self.resize_(other.shape)
+Tensor.narrow_copy = lambda self, dim, start, length: self.narrow(dim, start, length).clone(
+    memory_format=_C.contiguous_format)
+Tensor.unsafe_chunk = lambda self, chunks, dim=0: self.chunk(chunks, dim)
+Tensor.unsafe_split = lambda self, split_size, dim=0: self.split(split_size, dim)
+Tensor.unsafe_split_with_sizes = lambda self, split_sizes, dim=0: self.split(list(split_sizes), dim)
+Tensor.const_data_ptr = lambda self: self.data_ptr()
+Tensor.isreal = lambda self: (_C.imag(self) == 0) if self.is_complex() else _C.ones_like(self, dtype=_C.bool)
+for _name in ("cumprod", "ldexp", "mvlgamma"):
+    setattr(Tensor, _name + "_", _copying_inplace(_name))
+for _name in ("hardshrink", "prelu"):
+    setattr(Tensor, _name, _functional(_name))
+# Devices and layouts Ember does not have.
+for _name in ("is_mps", "is_xla", "is_xpu", "is_ipu", "is_mtia", "is_maia", "is_vulkan", "is_mkldnn",
+              "is_quantized", "is_nested", "is_sparse_csr"):
+    setattr(Tensor, _name, property(lambda self: False))
