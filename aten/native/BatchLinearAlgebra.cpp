@@ -178,7 +178,7 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& A, bool upper, bool 
   if (upper) L.triu_(); else L.tril_();
   if (check_errors) {
     const Failure f = first_failure(info);
-    EMBER_CHECK(!f, "linalg.cholesky: {}The factorization could not be completed because the input is not "
+    EMBER_CHECK_LINALG(!f, "linalg.cholesky: {}The factorization could not be completed because the input is not "
                 "positive-definite (the leading minor of order {} is not positive-definite).",
                 batch_prefix(A, f.batch), f.info);
   }
@@ -205,7 +205,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_lu_factor_ex(const Tensor& A, bool piv
   });
   if (check_errors) {
     const Failure f = first_failure(info);
-    EMBER_CHECK(!f, "linalg.lu_factor: {}U[{},{}] is zero and using it on lu_solve would result in a division by "
+    EMBER_CHECK_LINALG(!f, "linalg.lu_factor: {}U[{},{}] is zero and using it on lu_solve would result in a division by "
                 "zero. If you still want to perform the factorization, consider calling linalg.lu(A, pivot) or "
                 "linalg.lu_factor_ex(A, pivot)", batch_prefix(A, f.batch), f.info, f.info);
   }
@@ -277,7 +277,7 @@ std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex(const Tensor& A, bool he
   LD.tril_();
   if (check_errors) {
     const Failure f = first_failure(info);
-    EMBER_CHECK(!f, "linalg.ldl_factor: {}The factorization could not be completed because the input is singular "
+    EMBER_CHECK_LINALG(!f, "linalg.ldl_factor: {}The factorization could not be completed because the input is singular "
                 "(D[{},{}] is exactly zero).", batch_prefix(A, f.batch), f.info, f.info);
   }
   return {LD, pivots, info};
@@ -336,7 +336,7 @@ std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, boo
   auto [LU, pivots, info] = ember::linalg_lu_factor_ex(A, true, false);
   if (check_errors) {
     const Failure f = first_failure(info);
-    EMBER_CHECK(!f, "torch.linalg.solve: {}The solver failed because the input matrix is singular.",
+    EMBER_CHECK_LINALG(!f, "torch.linalg.solve: {}The solver failed because the input matrix is singular.",
                 batch_prefix(A, f.batch));
   }
   Tensor X = ember::linalg_lu_solve(LU, pivots, rhs, left, false);
@@ -412,7 +412,7 @@ std::tuple<Tensor, Tensor> _linalg_eigh(const Tensor& A, std::string_view UPLO, 
     });
   });
   const Failure f = first_failure(infos.data(), batch_count(A));
-  EMBER_CHECK(!f, "linalg.eigh: {}The algorithm failed to converge because the input matrix is "
+  EMBER_CHECK_LINALG(!f, "linalg.eigh: {}The algorithm failed to converge because the input matrix is "
               "ill-conditioned or has too many repeated eigenvalues (error code: {}).", batch_prefix(A, f.batch),
               f.info);
   return {values, compute_v ? V : ember::empty({0}, A.scalar_type(), A.device())};
@@ -478,7 +478,7 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_svd(const Tensor& A, bool full_matric
     });
   });
   const Failure f = first_failure(infos.data(), batch_count(A));
-  EMBER_CHECK(!f, "linalg.svd: {}The algorithm failed to converge because the input matrix is "
+  EMBER_CHECK_LINALG(!f, "linalg.svd: {}The algorithm failed to converge because the input matrix is "
               "ill-conditioned or has too many repeated singular values.", batch_prefix(A, f.batch));
   return {U, S, Vh};
 }
@@ -569,7 +569,7 @@ std::tuple<Tensor, Tensor> linalg_eig(const Tensor& A) {
     });
   });
   const Failure f = first_failure(infos.data(), batch_count(A));
-  EMBER_CHECK(!f, "linalg.eig: {}The algorithm failed to converge because the input matrix is "
+  EMBER_CHECK_LINALG(!f, "linalg.eig: {}The algorithm failed to converge because the input matrix is "
               "ill-conditioned or has too many repeated eigenvalues.", batch_prefix(A, f.batch));
   return {values, vectors};
 }

@@ -30,6 +30,9 @@ class NotImplementedError : public Error { using Error::Error; };
 // A device allocator ran out of memory (Python: ember.cuda.OutOfMemoryError,
 // a RuntimeError).
 class OutOfMemoryError : public Error { using Error::Error; };
+// A factorization or solver failed on its input (singular, not positive-definite,
+// no convergence). Python: ember.linalg.LinAlgError, a RuntimeError.
+class LinAlgError : public Error { using Error::Error; };
 
 namespace detail {
 template <typename E>
@@ -54,6 +57,7 @@ template <typename E>
 #define EMBER_CHECK_TYPE(cond, ...) EMBER_CHECK_OF(::c10::TypeError, cond, __VA_ARGS__)
 #define EMBER_CHECK_VALUE(cond, ...) EMBER_CHECK_OF(::c10::ValueError, cond, __VA_ARGS__)
 #define EMBER_CHECK_NOT_IMPLEMENTED(cond, ...) EMBER_CHECK_OF(::c10::NotImplementedError, cond, __VA_ARGS__)
+#define EMBER_CHECK_LINALG(cond, ...) EMBER_CHECK_OF(::c10::LinAlgError, cond, __VA_ARGS__)
 // Internal invariants: a failure here is a bug in Ember, not in the caller.
 #define EMBER_INTERNAL_ASSERT(cond) \
   EMBER_CHECK(cond, "internal assert failed: {} at {}:{}; please report a bug", #cond, __FILE__, __LINE__)

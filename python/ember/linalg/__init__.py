@@ -10,7 +10,10 @@ from .. import _C
 from ..functional import _into
 from ..amp._python_ops import autocast_op
 
-__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
+# A factorization or solve failed on its input (singular, not positive-definite, no convergence).
+LinAlgError = _C._LinAlgError
+
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
            "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
            "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
            "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
@@ -230,7 +233,7 @@ def inv_ex(A, *, check_errors=False, out=None):
 def _raise_singular_inverse(A, info):
     failed = _first_failure(info)
     if failed is not None:
-        raise RuntimeError(f"linalg.inv: {_batch_prefix(A, failed[0])}The diagonal element {failed[1]} is zero, the "
+        raise LinAlgError(f"linalg.inv: {_batch_prefix(A, failed[0])}The diagonal element {failed[1]} is zero, the "
                            "inversion could not be completed because the input matrix is singular.")
 
 
