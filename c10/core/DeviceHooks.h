@@ -9,8 +9,17 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 
 namespace c10 {
+
+// What ember.cuda.get_device_properties reports (torch's field names).
+struct DeviceProperties {
+  std::string name;
+  int64_t total_memory = 0;  // bytes
+  int major = 0, minor = 0;  // compute capability, where the backend has one
+  int multi_processor_count = 0;
+};
 
 struct DeviceHooks {
   virtual ~DeviceHooks() = default;
@@ -23,7 +32,9 @@ struct DeviceHooks {
   virtual int current_device() const = 0;
   virtual void set_device(int index) const = 0;
   virtual void synchronize(int index) const = 0;
-  virtual std::string device_name(int index) const = 0;
+  virtual DeviceProperties device_properties(int index) const = 0;
+  // Bytes free and total on device `index`.
+  virtual std::pair<size_t, size_t> mem_get_info(int index) const = 0;
   virtual std::map<std::string, int64_t> memory_stats(int index) const = 0;
   virtual void reset_peak_memory_stats(int index) const = 0;
   virtual void empty_cache() const = 0;

@@ -70,11 +70,11 @@ void device_synchronize() {
   EMBER_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-std::string device_name(int index) {
+c10::DeviceProperties device_properties(int index) {
   check_device(index);
   cudaDeviceProp prop{};
   EMBER_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
-  return prop.name;
+  return {prop.name, static_cast<int64_t>(prop.totalGlobalMem), prop.major, prop.minor, prop.multiProcessorCount};
 }
 
 std::pair<size_t, size_t> mem_get_info() {

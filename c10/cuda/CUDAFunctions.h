@@ -4,6 +4,8 @@
 // synchronization. The driver is loaded lazily by the static CUDA runtime,
 // so a process that never asks keeps working on machines without a GPU.
 
+#include <c10/core/DeviceHooks.h>
+
 #include <cstdint>
 #include <string>
 
@@ -18,7 +20,7 @@ void check_device(int index);
 int current_device();
 void set_device(int index);
 void device_synchronize();
-std::string device_name(int index);
+c10::DeviceProperties device_properties(int index);
 // Bytes free and total on the current device.
 std::pair<size_t, size_t> mem_get_info();
 

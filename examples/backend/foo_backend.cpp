@@ -62,7 +62,8 @@ struct FooHooks final : c10::DeviceHooks {
   int current_device() const override { return 0; }
   void set_device(int index) const override { check_device(index); }
   void synchronize(int) const override {}
-  std::string device_name(int) const override { return "Foo toy device (host memory)"; }
+  c10::DeviceProperties device_properties(int) const override { return {"Foo toy device (host memory)"}; }
+  std::pair<size_t, size_t> mem_get_info(int) const override { return {0, 0}; }
   std::map<std::string, int64_t> memory_stats(int) const override {
     return {{"allocated_bytes.all.current", allocated_bytes.load()}, {"num_alloc_retries", 0},
             {"allocation.all.allocated", allocations.load()}};

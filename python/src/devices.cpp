@@ -47,7 +47,12 @@ void init_devices(py::module_& m) {
     py::gil_scoped_release no_gil;
     hooks(type).synchronize(index);
   });
-  m.def("_device_name", [](const std::string& type, int index) { return hooks(type).device_name(index); });
+  m.def("_device_properties", [](const std::string& type, int index) {
+    const c10::DeviceProperties p = hooks(type).device_properties(index);
+    return py::dict(py::arg("name") = p.name, py::arg("total_memory") = p.total_memory, py::arg("major") = p.major,
+                    py::arg("minor") = p.minor, py::arg("multi_processor_count") = p.multi_processor_count);
+  });
+  m.def("_device_mem_get_info", [](const std::string& type, int index) { return hooks(type).mem_get_info(index); });
   m.def("_device_memory_stats", [](const std::string& type, int index) { return hooks(type).memory_stats(index); });
   m.def("_device_reset_peak_memory_stats",
         [](const std::string& type, int index) { hooks(type).reset_peak_memory_stats(index); });

@@ -42,7 +42,8 @@ struct FakeHooks final : c10::DeviceHooks {
   int current_device() const override { return ember::current_device; }
   void set_device(int index) const override { ember::current_device = index; }
   void synchronize(int) const override {}
-  std::string device_name(int) const override { return "fake"; }
+  c10::DeviceProperties device_properties(int) const override { return {"fake"}; }
+  std::pair<size_t, size_t> mem_get_info(int) const override { return {0, 0}; }
   std::map<std::string, int64_t> memory_stats(int) const override { return {}; }
   void reset_peak_memory_stats(int) const override {}
   void empty_cache() const override {}

@@ -28,7 +28,11 @@ struct CUDAHooks final : c10::DeviceHooks {
     c10::DeviceGuard guard(c10::Device(c10::DeviceType::CUDA, static_cast<int8_t>(resolve(index))));
     cc::device_synchronize();
   }
-  std::string device_name(int index) const override { return cc::device_name(resolve(index)); }
+  c10::DeviceProperties device_properties(int index) const override { return cc::device_properties(resolve(index)); }
+  std::pair<size_t, size_t> mem_get_info(int index) const override {
+    c10::DeviceGuard guard(c10::Device(c10::DeviceType::CUDA, resolve(index)));
+    return cc::mem_get_info();
+  }
   std::map<std::string, int64_t> memory_stats(int index) const override {
     const cc::MemoryStats s = cc::CUDACachingAllocator::stats(resolve(index));
     return {{"allocated_bytes.all.current", s.allocated_bytes},

@@ -88,8 +88,46 @@ def synchronize(device=None):
     _C._device_synchronize(_TYPE, _index(device))
 
 
+class _CudaDeviceProperties:
+    """What ``get_device_properties`` reports: name, total_memory (bytes), major, minor,
+    multi_processor_count."""
+
+    def __init__(self, fields):
+        self.__dict__.update(fields)
+
+    def __repr__(self):
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"total_memory={self.total_memory // (1024 * 1024)}MB, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
+def get_device_properties(device=None):
+    _lazy_check()
+    return _CudaDeviceProperties(_C._device_properties(_TYPE, _index(device)))
+
+
 def get_device_name(device=None):
-    return _C._device_name(_TYPE, _index(device))
+    return get_device_properties(device).name
+
+
+def get_device_capability(device=None):
+    properties = get_device_properties(device)
+    return properties.major, properties.minor
+
+
+def mem_get_info(device=None):
+    """(free bytes, total bytes) on the device."""
+    _lazy_check()
+    return tuple(_C._device_mem_get_info(_TYPE, _index(device)))
+
+
+def is_tf32_supported():
+    return is_available() and get_device_capability() >= (8, 0)
+
+
+def can_device_access_peer(device, peer_device):
+    _lazy_check()
+    return _index(device) == _index(peer_device)
 
 
 def is_bf16_supported(including_emulation=True):
@@ -138,12 +176,31 @@ def set_rng_state_all(new_states):
         raise NotImplementedError("ember.cuda.set_rng_state_all: CUDA generators are not supported by Ember yet")
 
 
+def get_rng_state(device="cuda"):
+    _lazy_check()
+    raise NotImplementedError("ember.cuda.get_rng_state: CUDA generators are not supported by Ember yet")
+
+
+def set_rng_state(new_state, device="cuda"):
+    # Without a device there is no generator to set: nothing to do, as torch.
+    if is_available():
+        raise NotImplementedError("ember.cuda.set_rng_state: CUDA generators are not supported by Ember yet")
+
+
+def initial_seed():
+    _lazy_check()
+    raise NotImplementedError("ember.cuda.initial_seed: CUDA generators are not supported by Ember yet")
+
+
 def seed():
     pass
 
 
 def seed_all():
     pass
+
+
+default_generators = ()
 
 
 # ---- memory -------------------------------------------------------------------
@@ -181,3 +238,122 @@ def reset_peak_memory_stats(device=None):
 def empty_cache():
     """Returns the cached, unused blocks to the device (no-op without one)."""
     _C._device_empty_cache(_TYPE)
+
+
+def memory_stats_as_nested_dict(device=None):
+    """memory_stats' "a.b.c" keys as nested dicts."""
+    nested = {}
+    for key, value in memory_stats(device).items():
+        *path, last = key.split(".")
+        level = nested
+        for part in path:
+            level = level.setdefault(part, {})
+        level[last] = value
+    return nested
+
+
+def memory_summary(device=None, abbreviated=False):
+    """A table of the caching allocator's counters for the device."""
+    _lazy_check()
+    stats = memory_stats(device)
+    width = max((len(k) for k in stats), default=10)
+    lines = [f"ember.cuda memory summary, device {_index(device)}", "-" * (width + 16)]
+    lines += [f"{key:<{width}}  {value:>14}" for key, value in sorted(stats.items())]
+    return "\n".join(lines)
+
+
+# torch's older names for the reserved ("cached") memory.
+memory_cached = memory_reserved
+max_memory_cached = max_memory_reserved
+
+
+def reset_max_memory_allocated(device=None):
+    reset_peak_memory_stats(device)
+
+
+def reset_max_memory_cached(device=None):
+    reset_peak_memory_stats(device)
+
+
+def reset_accumulated_memory_stats(device=None):
+    reset_peak_memory_stats(device)
+
+
+def set_per_process_memory_fraction(fraction, device=None):
+    _lazy_check()
+    if not 0 <= fraction <= 1:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    raise NotImplementedError("ember.cuda.set_per_process_memory_fraction: a memory cap is not supported by "
+                              "Ember's caching allocator yet")
+
+
+def ipc_collect():
+    _lazy_check()
+
+
+# ---- streams, events and graphs: need a device ------------------------------------------------
+
+
+def _needs_streams(name):
+    _lazy_check()
+    raise NotImplementedError(f"ember.cuda.{name}: CUDA streams and events are not supported by Ember yet")
+
+
+class Stream:
+    """A CUDA stream (needs a device)."""
+
+    def __new__(cls, device=None, priority=0, **kwargs):
+        _needs_streams("Stream")
+
+
+class ExternalStream(Stream):
+    pass
+
+
+class Event:
+    """A CUDA event (needs a device)."""
+
+    def __new__(cls, enable_timing=False, blocking=False, interprocess=False):
+        _needs_streams("Event")
+
+
+class CUDAGraph:
+    """A captured CUDA graph (needs a device)."""
+
+    def __new__(cls, *args, **kwargs):
+        _needs_streams("CUDAGraph")
+
+
+def current_stream(device=None):
+    _needs_streams("current_stream")
+
+
+def default_stream(device=None):
+    _needs_streams("default_stream")
+
+
+def set_stream(stream):
+    if stream is not None:
+        _needs_streams("set_stream")
+
+
+class StreamContext:
+    """``with ember.cuda.stream(s):`` runs the block on stream ``s``; ``stream(None)`` changes nothing."""
+
+    def __init__(self, stream):
+        if stream is not None:
+            _needs_streams("stream")
+        self.stream = stream
+
+    def __enter__(self):
+        return self.stream
+
+    def __exit__(self, *exc):
+        return False
+
+
+def stream(stream):
+    return StreamContext(stream)
+
+
+has_half = True
