@@ -76,7 +76,8 @@ from .amp.autocast_mode import (  # noqa: F401  (torch's per-device spellings)
     get_autocast_cpu_dtype, get_autocast_gpu_dtype, is_autocast_cpu_enabled, set_autocast_cpu_dtype,
     set_autocast_cpu_enabled,
 )
-from . import cpu  # noqa: F401
+from . import compiler, cpu, random  # noqa: F401
+from .random import get_rng_state, set_rng_state  # noqa: F401
 from ._precision import (  # noqa: F401
     are_deterministic_algorithms_enabled,
     get_float32_matmul_precision,
@@ -134,6 +135,7 @@ del _name
 from . import distributions, testing  # noqa: E402,F401
 from ._storage import TypedStorage, UntypedStorage  # noqa: E402,F401
 from ._toplevel import *  # noqa: E402,F401,F403  (torch's other top-level spellings)
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402,F401
 
 from .version import __version__  # noqa: E402
 
@@ -168,15 +170,6 @@ def is_floating_point(input):
 
 def is_complex(input):
     return input.is_complex()
-
-
-def get_rng_state():
-    """The default generator's state, as a uint8 tensor."""
-    return default_generator.get_state()
-
-
-def set_rng_state(new_state):
-    default_generator.set_state(new_state)
 
 
 

@@ -480,3 +480,142 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     if dtype == _e.bfloat16:
         result = result.view(_e.bfloat16)
     return result.requires_grad_() if requires_grad else result
+
+
+# ---- Queries, in-place spellings and flags scripts touch ---------------------------------------
+
+
+@_export
+def is_anomaly_enabled():
+    return _e.autograd.is_anomaly_enabled()
+
+
+@_export
+def is_anomaly_check_nan_enabled():
+    return _e.autograd.is_anomaly_check_nan_enabled()
+
+
+@_export
+def set_anomaly_enabled(enabled, check_nan=True):
+    _e.autograd.set_detect_anomaly(enabled, check_nan)
+
+
+@_export
+def get_device(input):
+    return input.get_device()
+
+
+@_export
+def isreal(input):
+    """True where the value is real (every element of a non-complex tensor; imaginary part 0 otherwise)."""
+    return input.isreal()
+
+
+@_export
+def get_device_module(device=None):
+    """The module of a device type (ember.cpu, ember.cuda, a registered backend's): that of ``device``, or of
+    the current accelerator (ember.cpu without one)."""
+    if device is None:
+        current = _e.accelerator.current_accelerator()
+        name = current.type if current is not None else "cpu"
+    else:
+        name = device.type if isinstance(device, _e.device) else _e.device(device).type
+    module = getattr(_e, name, None)
+    if module is None or not hasattr(module, "__name__"):
+        raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as 'ember.{name}'.")
+    return module
+
+
+@_export
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad=False,
+                   pin_memory=False):
+    """An uninitialized tensor of ``size`` whose dimensions lie in memory in the order ``physical_layout``
+    (outermost first)."""
+    if sorted(physical_layout) != list(range(len(size))):
+        raise RuntimeError(f"empty_permuted: physical_layout {list(physical_layout)} is not a permutation of the "
+                           f"{len(size)} dimensions")
+    physical = _e.empty([size[d] for d in physical_layout], dtype=dtype, device=device)
+    inverse = [0] * len(size)
+    for position, d in enumerate(physical_layout):
+        inverse[d] = position
+    return physical.permute(inverse).requires_grad_(requires_grad)
+
+
+def _inplace_of(function, name):
+    def inplace(input, *args, **kwargs):
+        return input.copy_(function(input, *args, **kwargs))
+
+    inplace.__name__ = name
+    __all__.append(name)
+    return inplace
+
+
+i0_ = _inplace_of(lambda x: _e.special.i0(x), "i0_")
+ldexp_ = _inplace_of(ldexp, "ldexp_")
+rrelu_ = _inplace_of(lambda x, *a, **k: _F().rrelu(x, *a, **k), "rrelu_")
+alpha_dropout_ = _inplace_of(lambda x, p, train: _F().alpha_dropout(x, p, train), "alpha_dropout_")
+feature_alpha_dropout_ = _inplace_of(lambda x, p, train: _F().feature_alpha_dropout(x, p, train),
+                                     "feature_alpha_dropout_")
+
+
+@_export
+def detach_(input):
+    return input.detach_()
+
+
+@_export
+def feature_dropout(input, p, train):
+    """Dropout of whole channels (dimension 1; every dimension after it shares one draw), kept ones scaled
+    by 1 / (1 - p)."""
+    if not train or p == 0:
+        return input
+    if p == 1:
+        return input * 0
+    mask_shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
+    mask = _e.empty(mask_shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
+    return input * mask / (1 - p)
+
+
+feature_dropout_ = _inplace_of(feature_dropout, "feature_dropout_")
+
+
+@_export
+def frobenius_norm(input, dim=(-2, -1), keepdim=False, *, out=None):
+    return _e.linalg.vector_norm(input, 2, dim=dim, keepdim=keepdim, out=out)
+
+
+@_export
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
+        dim, keepdim = None, dim
+    return _e.linalg.matrix_norm(input, "nuc", dim=(-2, -1) if dim is None else dim, keepdim=keepdim, out=out)
+
+
+# torch's deprecated capability flags.
+has_lapack = True
+has_spectral = True
+has_mkl = _e.backends.mkl.is_available()
+has_openmp = _e.backends.openmp.is_available()
+__all__ += ["has_lapack", "has_spectral", "has_mkl", "has_openmp"]
+
+
+def _removed(name, advice):
+    def removed(*args, **kwargs):
+        raise RuntimeError(f"This function was deprecated since version 1.9 and is now removed. {advice}")
+
+    removed.__name__ = name
+    __all__.append(name)
+    return removed
+
+
+matrix_rank = _removed("matrix_rank", "Please use the `ember.linalg.matrix_rank` function instead. The parameter "
+                                      "'symmetric' was renamed in `ember.linalg.matrix_rank()` to 'hermitian'.")
+solve = _removed("solve", "`ember.solve` is deprecated in favor of `ember.linalg.solve`, which has its arguments "
+                          "reversed and does not return the LU factorization: X = ember.solve(B, A).solution "
+                          "should be replaced with X = ember.linalg.solve(A, B).")
+lstsq = _removed("lstsq", "`ember.lstsq` is deprecated in favor of `ember.linalg.lstsq`, which has reversed "
+                          "arguments: X = ember.linalg.lstsq(A, B).solution.")
+eig = _removed("eig", "Use `ember.linalg.eigvals(A)` for the eigenvalues and `ember.linalg.eig(A)` for eigenvalues "
+                      "and eigenvectors; both return complex tensors.")
+symeig = _removed("symeig", "Use `ember.linalg.eigvalsh(A, UPLO='U' if upper else 'L')`, or `ember.linalg.eigh` "
+                            "for the eigenvectors too.")
