@@ -597,25 +597,3 @@ has_spectral = True
 has_mkl = _e.backends.mkl.is_available()
 has_openmp = _e.backends.openmp.is_available()
 __all__ += ["has_lapack", "has_spectral", "has_mkl", "has_openmp"]
-
-
-def _removed(name, advice):
-    def removed(*args, **kwargs):
-        raise RuntimeError(f"This function was deprecated since version 1.9 and is now removed. {advice}")
-
-    removed.__name__ = name
-    __all__.append(name)
-    return removed
-
-
-matrix_rank = _removed("matrix_rank", "Please use the `ember.linalg.matrix_rank` function instead. The parameter "
-                                      "'symmetric' was renamed in `ember.linalg.matrix_rank()` to 'hermitian'.")
-solve = _removed("solve", "`ember.solve` is deprecated in favor of `ember.linalg.solve`, which has its arguments "
-                          "reversed and does not return the LU factorization: X = ember.solve(B, A).solution "
-                          "should be replaced with X = ember.linalg.solve(A, B).")
-lstsq = _removed("lstsq", "`ember.lstsq` is deprecated in favor of `ember.linalg.lstsq`, which has reversed "
-                          "arguments: X = ember.linalg.lstsq(A, B).solution.")
-eig = _removed("eig", "Use `ember.linalg.eigvals(A)` for the eigenvalues and `ember.linalg.eig(A)` for eigenvalues "
-                      "and eigenvectors; both return complex tensors.")
-symeig = _removed("symeig", "Use `ember.linalg.eigvalsh(A, UPLO='U' if upper else 'L')`, or `ember.linalg.eigh` "
-                            "for the eigenvectors too.")

@@ -217,3 +217,91 @@ def test_cuda_names_without_a_gpu_raise_where_torch_raises():
 def test_cuda_memory_stats_nest_by_their_dotted_names(monkeypatch):
     monkeypatch.setattr(ember.cuda, "memory_stats", lambda device=None: {"a.b.c": 1, "a.b.d": 2, "e": 3})
     assert ember.cuda.memory_stats_as_nested_dict() == {"a": {"b": {"c": 1, "d": 2}}, "e": 3}
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_nn_grad_convolution_gradients_match_torch(dims):
+    rng = np.random.default_rng(dims)
+    spatial = (9, 8, 7)[:dims]
+    x = rng.standard_normal((2, 4) + spatial)
+    w = rng.standard_normal((6, 2) + (3,) * dims)
+    options = {"stride": 2, "padding": 1, "groups": 2}
+    conv = getattr(torch.nn.functional, f"conv{dims}d")
+    go = rng.standard_normal(tuple(conv(torch.tensor(x), torch.tensor(w), **options).shape))
+    ours = getattr(ember.nn.grad, f"conv{dims}d_input")(x.shape, ember.tensor(w), ember.tensor(go), **options)
+    theirs = getattr(torch.nn.grad, f"conv{dims}d_input")(x.shape, torch.tensor(w), torch.tensor(go), **options)
+    np.testing.assert_allclose(to_numpy(ours), theirs.numpy(), atol=1e-12)
+    ours = getattr(ember.nn.grad, f"conv{dims}d_weight")(ember.tensor(x), w.shape, ember.tensor(go), **options)
+    theirs = getattr(torch.nn.grad, f"conv{dims}d_weight")(torch.tensor(x), w.shape, torch.tensor(go), **options)
+    np.testing.assert_allclose(to_numpy(ours), theirs.numpy(), atol=1e-12)
+    with pytest.raises(RuntimeError, match="grad_output has shape"):
+        getattr(ember.nn.grad, f"conv{dims}d_input")(x.shape, ember.tensor(w), ember.ones(1, dtype=ember.float64),
+                                                   **options)
+
+
+def test_model_ensembles_with_stack_module_state_and_vmap():
+    from ember.func import functional_call, stack_module_state, vmap
+
+    ember.manual_seed(0)
+    models = [ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.ReLU(), ember.nn.Linear(4, 2)) for _ in range(3)]
+    params, buffers = stack_module_state(models)
+    assert params["0.weight"].shape == (3, 4, 3) and params["0.weight"].is_leaf and params["0.weight"].requires_grad
+    base = ember.nn.Sequential(ember.nn.Linear(3, 4), ember.nn.ReLU(), ember.nn.Linear(4, 2)).to("meta")
+    x = ember.randn(5, 3)
+    out = vmap(lambda p, b: functional_call(base, (p, b), (x,)))(params, buffers)
+    for i, model in enumerate(models):
+        np.testing.assert_allclose(to_numpy(out[i].detach()), to_numpy(model(x).detach()), atol=1e-6)
+    with pytest.raises(RuntimeError, match="at least one model"):
+        stack_module_state([])
+    models[1].eval()
+    with pytest.raises(RuntimeError, match="training/eval mode"):
+        stack_module_state(models)
+
+
+def test_func_linearize_functionalize_and_batch_norm_replacement():
+    x = ember.tensor([0.0, 1.0, 2.0], dtype=ember.float64)
+    output, jvp_fn = ember.func.linearize(lambda t: t.sin() * t, x)
+    theirs = torch.func.linearize(lambda t: t.sin() * t, torch.tensor([0.0, 1.0, 2.0], dtype=torch.float64))
+    tangent = np.array([1.0, 0.5, -1.0])
+    np.testing.assert_allclose(to_numpy(jvp_fn(ember.tensor(tangent))), theirs[1](torch.tensor(tangent)).numpy())
+    np.testing.assert_allclose(to_numpy(output), theirs[0].numpy())
+    f = lambda t: t.add_(1)  # noqa: E731
+    assert ember.func.functionalize(f) is f
+    model = ember.nn.Sequential(ember.nn.Linear(3, 3), ember.nn.BatchNorm1d(3))
+    assert ember.func.replace_all_batch_norm_modules_(model) is model
+    assert model[1].running_mean is None and not model[1].track_running_stats
+
+
+def test_legacy_lu_orgqr_and_removed_tensor_methods():
+    a = np.random.default_rng(4).standard_normal((3, 3))
+    for ours, theirs in zip(ember.lu(ember.tensor(a)), torch.lu(torch.tensor(a))):
+        np.testing.assert_allclose(to_numpy(ours), theirs.numpy())
+    assert ember.tensor(a).lu(get_infos=True)[2].item() == 0
+    assert ember.lu(ember.zeros(2, 2), get_infos=True)[2].item() == torch.lu(torch.zeros(2, 2), get_infos=True)[2].item()
+    q, tau = torch.geqrf(torch.tensor(a))
+    np.testing.assert_allclose(to_numpy(ember.orgqr(ember.tensor(q.numpy()), ember.tensor(tau.numpy()))),
+                               torch.orgqr(q, tau).numpy(), atol=1e-12)
+    for name in ("solve", "lstsq", "eig", "symeig"):
+        with pytest.raises(RuntimeError, match="is now removed"):
+            getattr(ember.tensor(a), name)(ember.tensor(a))
+
+
+def test_testing_assert_allclose_warns_and_compares_with_the_actual_dtype():
+    with pytest.warns(FutureWarning, match="assert_close"):
+        ember.testing.assert_allclose(ember.tensor([1.0, 2.0]), [1, 2])
+    with pytest.warns(FutureWarning), pytest.raises(AssertionError, match="not close"):
+        ember.testing.assert_allclose(ember.tensor([1.0, 2.0]), [1, 3])
+
+
+def test_conv_weight_memory_format_and_convert_parameters():
+    model = ember.nn.Sequential(ember.nn.Conv2d(3, 4, 3), ember.nn.ReLU(),
+                                ember.nn.Sequential(ember.nn.ConvTranspose2d(4, 2, 3)))
+    x = ember.randn(1, 3, 8, 8)
+    before = model(x)
+    assert ember.nn.utils.convert_conv2d_weight_memory_format(model, ember.channels_last) is model
+    assert model[0].weight.is_contiguous(memory_format=ember.channels_last)
+    assert isinstance(model[2][0].weight, ember.nn.Parameter)
+    np.testing.assert_allclose(to_numpy(model(x).detach()), to_numpy(before.detach()), atol=1e-6)
+    vector = ember.nn.utils.convert_parameters.parameters_to_vector(model.parameters())
+    assert vector.shape == (sum(p.numel() for p in model.parameters()),)
+    assert ember.nn.UninitializedParameter is ember.nn.parameter.UninitializedParameter

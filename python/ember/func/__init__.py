@@ -4,9 +4,11 @@ jvp, jacrev, jacfwd, hessian; see _transforms.py for how they are built)."""
 
 import contextlib
 
+from ._module_state import functionalize, linearize, replace_all_batch_norm_modules_, stack_module_state
 from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp, vmap
 
-__all__ = ["functional_call", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "vmap"]
+__all__ = ["functional_call", "functionalize", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+           "linearize", "replace_all_batch_norm_modules_", "stack_module_state", "vjp", "vmap"]
 
 
 def _merged(parameter_and_buffer_dicts):

@@ -7,7 +7,7 @@ from collections import namedtuple
 from .. import _C
 from ..amp._python_ops import autocast_op
 from . import cholesky as _cholesky
-from . import det, inv, lu_solve as _lu_solve, matrix_exp, matrix_norm, matrix_power, pinv, qr as _qr, slogdet
+from . import det, householder_product, inv, lu_solve as _lu_solve, matrix_exp, matrix_norm, matrix_power, pinv, qr as _qr, slogdet
 from . import solve_triangular, vector_norm
 
 SVDLegacy = namedtuple("svd", ["U", "S", "V"])
@@ -127,12 +127,46 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     return _C.norm(input, p, dim, keepdim)
 
 
+@autocast_op("lu")
+def lu(A, pivot=True, get_infos=False, out=None):
+    """LU, pivots (and infos with get_infos=True, which also keeps a singular matrix from raising):
+    linalg.lu_factor's factorization in torch.lu's older form."""
+    from . import lu_factor_ex
+
+    LU, pivots, infos = lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    return (LU, pivots, infos) if get_infos else (LU, pivots)
+
+
+def _removed(name, advice):
+    def removed(*args, **kwargs):
+        raise RuntimeError(f"This function was deprecated since version 1.9 and is now removed. {advice}")
+
+    removed.__name__ = name
+    return removed
+
+
+matrix_rank = _removed("matrix_rank", "Please use the `ember.linalg.matrix_rank` function instead. The parameter "
+                                      "'symmetric' was renamed in `ember.linalg.matrix_rank()` to 'hermitian'.")
+solve = _removed("solve", "`ember.solve` is deprecated in favor of `ember.linalg.solve`, which has its arguments "
+                          "reversed and does not return the LU factorization: X = ember.solve(B, A).solution "
+                          "should be replaced with X = ember.linalg.solve(A, B).")
+lstsq = _removed("lstsq", "`ember.lstsq` is deprecated in favor of `ember.linalg.lstsq`, which has reversed "
+                          "arguments: X = ember.linalg.lstsq(A, B).solution.")
+eig = _removed("eig", "Use `ember.linalg.eigvals(A)` for the eigenvalues and `ember.linalg.eig(A)` for eigenvalues "
+                      "and eigenvectors; both return complex tensors.")
+symeig = _removed("symeig", "Use `ember.linalg.eigvalsh(A, UPLO='U' if upper else 'L')`, or `ember.linalg.eigh` "
+                            "for the eigenvectors too.")
+
+
 FUNCTIONS = {"det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse, "pinverse": pinverse,
              "matrix_exp": matrix_exp, "matrix_power": matrix_power, "svd": svd, "qr": qr, "cholesky": cholesky,
              "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "lu_solve": lu_solve,
-             "lu_unpack": lu_unpack, "triangular_solve": triangular_solve, "norm": norm}
+             "lu_unpack": lu_unpack, "triangular_solve": triangular_solve, "norm": norm, "lu": lu,
+             "orgqr": householder_product, "matrix_rank": matrix_rank, "solve": solve, "lstsq": lstsq, "eig": eig,
+             "symeig": symeig}
 METHODS = ("norm", "det", "logdet", "slogdet", "inverse", "pinverse", "matrix_exp", "matrix_power", "svd", "qr", "cholesky",
-           "cholesky_solve", "cholesky_inverse", "lu_solve", "triangular_solve")
+           "cholesky_solve", "cholesky_inverse", "lu_solve", "triangular_solve", "lu", "orgqr", "solve", "lstsq",
+           "eig", "symeig")
 
 
 def install(module, tensor_class):

@@ -4,10 +4,10 @@
     import ember.nn.functional as F
 """
 
-from .parameter import Buffer, Parameter  # noqa: F401
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
 from .modules import *  # noqa: F401,F403
 from .modules import Module  # noqa: F401
-from . import functional, init, utils  # noqa: F401
+from . import functional, grad, init, utils  # noqa: F401
 from . import modules  # noqa: F401
 from . import attention, parallel  # noqa: F401
 from .parallel import DataParallel  # noqa: F401

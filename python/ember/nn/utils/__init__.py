@@ -1,39 +1,20 @@
 """ember.nn.utils: gradient clipping, parameter/vector conversion, reparametrizations, conv/linear-batchnorm
 fusion and skip_init."""
 
-from ember import _C
-
-from . import parametrizations, parametrize, rnn, stateless  # noqa: F401
+from . import convert_parameters, memory_format, parametrizations, parametrize, rnn, stateless  # noqa: F401
+from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format  # noqa: F401
 from .spectral_norm import remove_spectral_norm, spectral_norm  # noqa: F401
 from .weight_norm import remove_weight_norm, weight_norm  # noqa: F401
 
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights  # noqa: F401
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm  # noqa: F401
 
-Tensor = _C.Tensor
-
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
            "parameters_to_vector", "vector_to_parameters", "weight_norm", "remove_weight_norm", "parametrize",
            "parametrizations", "rnn", "spectral_norm", "remove_spectral_norm", "fuse_conv_bn_eval",
-           "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init"]
-
-
-def parameters_to_vector(parameters):
-    """Flattens and concatenates the parameters into one vector."""
-    import ember
-
-    return ember.cat([p.reshape([-1]) for p in parameters])
-
-
-def vector_to_parameters(vec, parameters):
-    """Slices ``vec`` into the parameters (their ``.data`` becomes views of vec, as in torch)."""
-    if not isinstance(vec, Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
-    pointer = 0
-    for param in parameters:
-        num_param = param.numel()
-        param.data = vec[pointer:pointer + num_param].view_as(param).data
-        pointer += num_param
+           "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init",
+           "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format"]
 
 
 def skip_init(module_cls, *args, **kwargs):
