@@ -200,6 +200,9 @@ ADAGRAD_CASES = [
 ]
 
 OTHER_CASES = [
+    ("Adafactor", {}, None),
+    ("Adafactor", {"lr": 0.05, "beta2_decay": -0.5, "eps": (1e-20, 1e-2), "d": 2.0, "weight_decay": 0.1}, None),
+    ("Adafactor", {"lr": 0.03, "maximize": True}, TWO_GROUPS),
     ("Adadelta", {}, None),
     ("Adadelta", {"lr": 0.5, "rho": 0.8, "eps": 1e-4, "weight_decay": 0.1}, None),
     ("Adadelta", {"maximize": True}, TWO_GROUPS),
@@ -1138,3 +1141,43 @@ def test_sparse_adam_refuses_dense_gradients():
         (w * 2).sum().backward()
         with pytest.raises(RuntimeError, match="does not support dense gradients"):
             opt.step()
+
+
+MUON_CASES = [({}, None), ({"lr": 0.02, "nesterov": False, "weight_decay": 0.0}, None),
+              ({"lr": 0.02, "momentum": 0.8, "adjust_lr_fn": "match_rms_adamw", "ns_steps": 3}, None),
+              ({"lr": 0.01}, [([0], {"adjust_lr_fn": "original"}), ([1], {"weight_decay": 0.3})])]
+
+
+@pytest.mark.parametrize("kwargs,spec", MUON_CASES, ids=[str(i) for i in range(len(MUON_CASES))])
+def test_muon_matches_torch(kwargs, spec):
+    # Muon runs its Newton-Schulz iterations in bfloat16, as torch's: the two agree to bfloat16's precision.
+    shapes = [(3, 5), (6, 2)]
+    results = []
+    for lib in ("ember", "torch"):
+        M, O = LIBS[lib]
+        params = make_params(M, make_arrays(0, shapes))
+        opt = O.Muon(build_groups(params, spec), **kwargs)
+        loss_fn = Quadratic(shapes)
+        for _ in range(5):
+            opt.zero_grad()
+            loss_fn(M, params).backward()
+            opt.step()
+        results.append((params, opt))
+    (e_params, e_opt), (t_params, t_opt) = results
+    for ep, tp in zip(e_params, t_params):
+        np.testing.assert_allclose(npy(ep), npy(tp), rtol=2e-2, atol=2e-3)
+        assert sorted(e_opt.state[ep]) == sorted(t_opt.state[tp]) == ["momentum_buffer"]
+        np.testing.assert_allclose(npy(e_opt.state[ep]["momentum_buffer"]), npy(t_opt.state[tp]["momentum_buffer"]),
+                                   rtol=2e-2, atol=2e-3)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.optim.Muon([lib.zeros(3, requires_grad=True)]),
+    lambda lib: lib.optim.Muon([lib.zeros(3, 3, requires_grad=True)], lr=-1.0),
+    lambda lib: lib.optim.Muon([lib.zeros(3, 3, requires_grad=True)], adjust_lr_fn="fast"),
+    lambda lib: lib.optim.Adafactor([lib.zeros(3, requires_grad=True)], beta2_decay=0.5),
+    lambda lib: lib.optim.Adafactor([lib.zeros(3, requires_grad=True)], d=0.5),
+    lambda lib: lib.optim.Adafactor([lib.zeros(3, requires_grad=True)], eps=(-1.0, 1e-3)),
+])
+def test_muon_and_adafactor_refuse_what_torch_refuses(make):
+    assert_same_error(lambda lib: make(LIBS[lib][0]))
