@@ -1,7 +1,7 @@
 """The layer classes of ember.nn."""
 
 from .module import Module, RemovableHandle, register_module_forward_hook, register_module_forward_pre_hook  # noqa: F401
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
+from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
 from .linear import Bilinear, Identity, Linear, NonDynamicallyQuantizableLinear  # noqa: F401
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401
 from .pooling import (  # noqa: F401
@@ -177,6 +177,7 @@ __all__ = [
     "RemovableHandle",
     "SELU",
     "Sequential",
+    "Container",
     "SiLU",
     "Sigmoid",
     "SmoothL1Loss",

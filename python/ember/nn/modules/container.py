@@ -1,9 +1,10 @@
-"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict (and the deprecated Container)."""
 
 import collections.abc as container_abcs
 import operator
 from collections import OrderedDict
 from itertools import chain, islice
+import warnings
 
 from ember import _C
 
@@ -12,12 +13,23 @@ from .module import Module, _addindent
 
 Tensor = _C.Tensor
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _device_suffix(p):
     dev = str(p.device)
     return "" if dev.startswith("cpu") or dev.startswith("meta") else f" ({dev})"
+
+
+class Container(Module):
+    """Deprecated: a Module whose keyword arguments become its submodules."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        warnings.warn("nn.Container is deprecated. All of it's functionality is now implemented in nn.Module. "
+                      "Subclass that instead.", stacklevel=2)
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):
