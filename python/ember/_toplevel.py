@@ -580,11 +580,13 @@ feature_dropout_ = _inplace_of(feature_dropout, "feature_dropout_")
 
 
 @_export
+@autocast_op("frobenius_norm")
 def frobenius_norm(input, dim=(-2, -1), keepdim=False, *, out=None):
     return _e.linalg.vector_norm(input, 2, dim=dim, keepdim=keepdim, out=out)
 
 
 @_export
+@autocast_op("nuclear_norm")
 def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
         dim, keepdim = None, dim

@@ -39,6 +39,7 @@ SAMPLES = {
     "linalg_eigvals": lambda lib, x: lib.linalg.eigvals(x(3, 3)),
     "linalg_eigvalsh": lambda lib, x: lib.linalg.eigvalsh(x(3, 3)),
     "linalg_householder_product": lambda lib, x: lib.linalg.householder_product(x(4, 3), x(2)),
+    "orgqr": lambda lib, x: lib.orgqr(x(4, 3), x(2)),
     "linalg_inv": lambda lib, x: lib.linalg.inv(_pd(lib, x)),
     "linalg_inv_ex": lambda lib, x: lib.linalg.inv_ex(_pd(lib, x)),
     "inverse": lambda lib, x: lib.inverse(_pd(lib, x)),

@@ -137,6 +137,12 @@ def lu(A, pivot=True, get_infos=False, out=None):
     return (LU, pivots, infos) if get_infos else (LU, pivots)
 
 
+@autocast_op("orgqr")
+def orgqr(input, tau):
+    """The Q of a QR factorization from its Householder reflectors (linalg.householder_product)."""
+    return householder_product(input, tau)
+
+
 def _removed(name, advice):
     def removed(*args, **kwargs):
         raise RuntimeError(f"This function was deprecated since version 1.9 and is now removed. {advice}")
@@ -162,7 +168,7 @@ FUNCTIONS = {"det": det, "logdet": logdet, "slogdet": slogdet, "inverse": invers
              "matrix_exp": matrix_exp, "matrix_power": matrix_power, "svd": svd, "qr": qr, "cholesky": cholesky,
              "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "lu_solve": lu_solve,
              "lu_unpack": lu_unpack, "triangular_solve": triangular_solve, "norm": norm, "lu": lu,
-             "orgqr": householder_product, "matrix_rank": matrix_rank, "solve": solve, "lstsq": lstsq, "eig": eig,
+             "orgqr": orgqr, "matrix_rank": matrix_rank, "solve": solve, "lstsq": lstsq, "eig": eig,
              "symeig": symeig}
 METHODS = ("norm", "det", "logdet", "slogdet", "inverse", "pinverse", "matrix_exp", "matrix_power", "svd", "qr", "cholesky",
            "cholesky_solve", "cholesky_inverse", "lu_solve", "triangular_solve", "lu", "orgqr", "solve", "lstsq",

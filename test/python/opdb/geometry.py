@@ -89,6 +89,7 @@ SAMPLES = {
     "unsqueeze": lambda d: ember.unsqueeze(t(d, 2, 3), 1),
     "flatten.using_ints": lambda d: ember.flatten(t(d, 2, 3, 4), 1),
     "as_strided": lambda d: ember.as_strided(t(d, 12), (3, 3), (1, 3), 1),
+    "as_strided_": lambda d: t(d, 12).as_strided_((3, 3), (1, 3), 1),
     "select.int": lambda d: ember.select(t(d, 2, 3, 4), 1, -1),
     "slice.Tensor": lambda d: ember.slice(t(d, 10, 2), 0, 1, 8, 3),
     "narrow": lambda d: ember.narrow(t(d, 5, 4), 1, 1, 2),
