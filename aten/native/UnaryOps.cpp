@@ -230,7 +230,7 @@ Tensor erfc_out(const Tensor& self, const Tensor& out) {
   return float_unary_vectorized<Erfc>(self, out, "erfc", cpu::sleef_floats(cpu::SleefUnary::Erfc), kReal);
 }
 Tensor erfinv_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Erfinv>(self, out, "erfinv", cpu::sleef_floats(cpu::SleefUnary::Erfinv), kReal);
+  return float_unary_vectorized<Erfinv>(self, out, "erfinv", &cpu::erfinv_floats, kReal);
 }
 Tensor reciprocal_out(const Tensor& self, const Tensor& out) { return float_unary<Reciprocal>(self, out, "reciprocal"); }
 Tensor silu_out(const Tensor& self, const Tensor& out) {

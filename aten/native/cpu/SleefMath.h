@@ -13,7 +13,6 @@ namespace ember::native::cpu {
 enum class SleefUnary {
   Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Atanh,
   Exp2, Expm1, Log, Log2, Log10, Log1p, Erfc, Lgamma,
-  Erfinv,  // composed of SLEEF's log, sqrt, erf, erfc and exp
   kCount
 };
 

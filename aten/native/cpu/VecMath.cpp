@@ -22,6 +22,7 @@ struct Kernels {
   decltype(&cpu::sigmoid_floats) sigmoid_floats;
   decltype(&cpu::silu_floats) silu_floats;
   decltype(&cpu::erf_floats) erf_floats;
+  decltype(&cpu::erfinv_floats) erfinv_floats;
   decltype(&cpu::gelu_floats) gelu_floats;
   decltype(&cpu::gelu_backward_floats) gelu_backward_floats;
   decltype(&cpu::gelu_tanh_floats) gelu_tanh_floats;
@@ -110,6 +111,10 @@ const Kernels& kernels() {
 
 void exp_floats(const float* x, float* y, int64_t n) {
   kernels().exp_floats(x, y, n);
+}
+
+void erfinv_floats(const float* x, float* y, int64_t n) {
+  kernels().erfinv_floats(x, y, n);
 }
 
 void tanh_floats(const float* x, float* y, int64_t n) {
