@@ -95,7 +95,7 @@ Tensor elu_out(const Tensor& self, const Scalar& alpha, const Scalar& scale, con
   check_floating(iter, "elu_cpu");
   const double neg = alpha.toDouble() * scale.toDouble(), pos = scale.toDouble(), in_scale = input_scale.toDouble();
   if (uses_float_kernels(iter)) {
-    const auto expm1 = cpu::sleef_floats(cpu::SleefUnary::Expm1);
+    const auto expm1 = &cpu::expm1_floats;
     const float fneg = float(neg), fpos = float(pos), fin = float(in_scale);
     in_float_blocks<1>(
         iter, [fin](float x) { return std::min(x, 0.0f) * fin; }, [expm1](float* t, int64_t m) { expm1(t, t, m); },

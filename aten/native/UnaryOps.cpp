@@ -175,7 +175,7 @@ Tensor log1p_out(const Tensor& self, const Tensor& out) {
   return float_unary_vectorized<Log1p>(self, out, "log1p", cpu::sleef_floats(cpu::SleefUnary::Log1p));
 }
 Tensor expm1_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Expm1>(self, out, "expm1", cpu::sleef_floats(cpu::SleefUnary::Expm1));
+  return float_unary_vectorized<Expm1>(self, out, "expm1", &cpu::expm1_floats);
 }
 Tensor sqrt_out(const Tensor& self, const Tensor& out) { return float_unary<Sqrt>(self, out, "sqrt"); }
 Tensor rsqrt_out(const Tensor& self, const Tensor& out) { return float_unary<Rsqrt>(self, out, "rsqrt"); }

@@ -18,6 +18,7 @@ namespace {
 // One instruction set's copy of every kernel.
 struct Kernels {
   decltype(&cpu::exp_floats) exp_floats;
+  decltype(&cpu::expm1_floats) expm1_floats;
   decltype(&cpu::tanh_floats) tanh_floats;
   decltype(&cpu::sigmoid_floats) sigmoid_floats;
   decltype(&cpu::silu_floats) silu_floats;
@@ -115,6 +116,10 @@ void exp_floats(const float* x, float* y, int64_t n) {
 
 void erfinv_floats(const float* x, float* y, int64_t n) {
   kernels().erfinv_floats(x, y, n);
+}
+
+void expm1_floats(const float* x, float* y, int64_t n) {
+  kernels().expm1_floats(x, y, n);
 }
 
 void tanh_floats(const float* x, float* y, int64_t n) {

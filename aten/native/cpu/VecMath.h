@@ -9,6 +9,8 @@ namespace ember::native::cpu {
 
 // y[i] = exp(x[i]); within 2 ulp on [-87, 88], inf/0 beyond, NaN kept.
 void exp_floats(const float* x, float* y, int64_t n);
+// y[i] = expm1(x[i]); within 2 ulp, small x keep their relative accuracy.
+void expm1_floats(const float* x, float* y, int64_t n);
 void tanh_floats(const float* x, float* y, int64_t n);
 void sigmoid_floats(const float* x, float* y, int64_t n);
 void silu_floats(const float* x, float* y, int64_t n);
