@@ -5,9 +5,11 @@
 #include <aten/generated/NativeFunctions.h>
 #include <aten/native/TensorIterator.h>
 #include <c10/util/TypeCast.h>
+#include <c10/util/bit_cast.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -17,9 +19,43 @@ using c10::maybe_wrap_dim;
 
 namespace {
 
+// Puts the first k of items[0, n) in the strict order `before` (which breaks
+// ties by position, so any sort is the stable one) sorted in items[0, k): a
+// sort for all, one insertion scan for a few of many (on random data all but
+// about k log(n / k) items take one comparison), else a selection and a sort
+// of the selected (n + k log k).
+constexpr int64_t kScanLimit = 64;
+
+template <typename Item, typename Before>
+void first_k(Item* items, int64_t n, int64_t k, Before before) {
+  if (k == n) {
+    std::sort(items, items + n, before);
+  } else if (k <= kScanLimit && k * 8 <= n) {
+    std::sort(items, items + k, before);
+    for (int64_t i = k; i < n; ++i) {
+      const Item item = items[i];
+      if (!before(item, items[k - 1])) continue;
+      int64_t q = k - 1;
+      for (; q > 0 && before(item, items[q - 1]); --q) items[q] = items[q - 1];
+      items[q] = item;
+    }
+  } else {
+    std::nth_element(items, items + (k - 1), items + n, before);
+    std::sort(items, items + k, before);
+  }
+}
+
+// A float's place in the order as an unsigned integer (NaN largest, -0 equal
+// to 0; reversed for descending), packed above its position: one integer
+// comparison orders (value, position).
+uint64_t packed_float_key(float v, uint32_t position, bool descending) {
+  uint32_t bits = c10::bit_cast<uint32_t>(v == 0.0f ? 0.0f : v);
+  bits = std::isnan(v) ? 0xffffffffu : bits ^ ((bits >> 31) ? 0xffffffffu : 0x80000000u);
+  return (static_cast<uint64_t>(descending ? ~bits : bits) << 32) | position;
+}
+
 // The first k of each slice along dim in sorted order (NaN largest, equal
-// keys in their original order), with their indices: a stable sort for the
-// whole slice, a partial sort on (value, index) for fewer (topk: n log k).
+// keys in their original order), with their indices.
 std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& self, int64_t dim, bool descending, int64_t k) {
   EMBER_CHECK(!self.is_complex(), "sort(): complex tensors are not supported");
   const int64_t nd = std::max<int64_t>(self.dim(), 1);
@@ -44,26 +80,39 @@ std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& self, int64_t dim, bool d
       T* vo = static_cast<T*>(values.data_ptr());
       int64_t* io = indices.data_ptr<int64_t>();
       parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
-        std::vector<int64_t> perm(n);
+        std::vector<int64_t> perm;
+        std::vector<uint64_t> keys;
         for (int64_t r = b; r < e; ++r) {
           const T* row = in + r * n;
-          std::iota(perm.begin(), perm.end(), 0);
-          // NaN sorts as the largest value, as in torch.
-          auto key_less = [&](int64_t i, int64_t j) {
-            const float a = static_cast<float>(row[i]), c = static_cast<float>(row[j]);
-            if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
-              if (std::isnan(a) || std::isnan(c)) return !std::isnan(a) && std::isnan(c);
+          if constexpr (std::is_same_v<T, float>) {
+            if (n <= std::numeric_limits<uint32_t>::max()) {
+              keys.resize(n);
+              for (int64_t i = 0; i < n; ++i) keys[i] = packed_float_key(row[i], static_cast<uint32_t>(i), descending);
+              first_k(keys.data(), n, k, std::less<uint64_t>());
+              for (int64_t q = 0; q < k; ++q) {
+                const int64_t i = static_cast<int64_t>(keys[q] & 0xffffffffu);
+                vo[r * k + q] = row[i];
+                io[r * k + q] = i;
+              }
+              continue;
             }
+          }
+          // NaN sorts as the largest value, as in torch.
+          auto is_nan = [](T v) {
+            if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
+              return std::isnan(static_cast<float>(v));
+            } else {
+              return false;
+            }
+          };
+          auto key_less = [&](int64_t i, int64_t j) {
+            if (is_nan(row[i]) || is_nan(row[j])) return !is_nan(row[i]) && is_nan(row[j]);
             return row[i] < row[j];
           };
           auto before = [&](int64_t i, int64_t j) { return descending ? key_less(j, i) : key_less(i, j); };
-          if (k == n) {
-            std::stable_sort(perm.begin(), perm.end(), before);
-          } else {  // ties broken by index: the stable order, without sorting the rest
-            std::partial_sort(perm.begin(), perm.begin() + k, perm.end(), [&](int64_t i, int64_t j) {
-              return before(i, j) || (!before(j, i) && i < j);
-            });
-          }
+          perm.resize(n);
+          std::iota(perm.begin(), perm.end(), 0);
+          first_k(perm.data(), n, k, [&](int64_t i, int64_t j) { return before(i, j) || (!before(j, i) && i < j); });
           for (int64_t q = 0; q < k; ++q) {
             vo[r * k + q] = row[perm[q]];
             io[r * k + q] = perm[q];
