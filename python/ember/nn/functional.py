@@ -937,42 +937,65 @@ def _source_positions(in_size, out_size, scale, align_corners):
 
 
 _ANTIALIAS_HALF_WIDTH = {"bilinear": 1.0, "bicubic": 2.0, "lanczos": 3.0}
+# Weight matrices up to this many entries (64 MiB of float32) are applied as a matrix product.
+_DENSE_RESAMPLING_LIMIT = 1 << 24
 
 
 def _antialias_filter(mode, x):
-    """The resampling kernel: a triangle for bilinear, Keys' cubic with a = -0.5 for bicubic,
-    sinc(x) sinc(x / 3) for lanczos."""
-    x = abs(x)
+    """The resampling kernel at the float64 array x: a triangle for bilinear, Keys' cubic with a = -0.5
+    for bicubic, sinc(x) sinc(x / 3) for lanczos."""
+    import numpy as np
+
+    x = np.abs(x)
     if mode == "bilinear":
-        return max(0.0, 1.0 - x)
+        return np.maximum(0.0, 1.0 - x)
     if mode == "lanczos":
-        if x >= 3:
-            return 0.0
-        return 1.0 if x == 0 else 3 * math.sin(math.pi * x) * math.sin(math.pi * x / 3) / (math.pi * x) ** 2
+        return np.where(x < 3, np.sinc(x) * np.sinc(x / 3), 0.0)
     a = -0.5
-    if x < 1:
-        return ((a + 2) * x - (a + 3)) * x * x + 1
-    return (((x - 5) * x + 8) * x - 4) * a if x < 2 else 0.0
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = (((x - 5) * x + 8) * x - 4) * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0.0))
 
 
 def _antialiased_resize(x, dim, in_size, out_size, scale, mode):
     """Resampling along one dim with the kernel stretched by the scale when shrinking (so every input
-    pixel contributes and nothing aliases), each output's weights normalized to sum to 1: a matrix of
-    out_size x in_size weights applied by a matrix product (which also gives the gradient)."""
+    pixel contributes and nothing aliases), each output's weights normalized to sum to 1. Output i reads
+    the taps first[i] .. first[i] + taps - 1 (weight 0 past its window), applied as a matrix product or,
+    for very large sizes, as a gather of out_size x taps positions, a product and a sum (either gives
+    the gradient)."""
+    import numpy as np
+
     half_width = _ANTIALIAS_HALF_WIDTH[mode]
     support = half_width * scale if scale >= 1 else half_width
     stretch = 1.0 / scale if scale >= 1 else 1.0
-    rows = []
-    for i in range(out_size):
-        center = scale * (i + 0.5)
-        first, last = max(int(center - support + 0.5), 0), min(int(center + support + 0.5), in_size)
-        taps = [_antialias_filter(mode, (j - center + 0.5) * stretch) for j in range(first, last)]
-        total = sum(taps)
-        row = [0.0] * in_size
-        row[first:last] = [t / total for t in taps] if total else taps
-        rows.append(row)
-    weights = ember.tensor(rows, dtype=x.dtype if x.is_floating_point() else ember.float32, device=x.device)
-    return (x.movedim(dim, -1) @ weights.t()).movedim(-1, dim)
+    center = scale * (np.arange(out_size, dtype=np.float64) + 0.5)
+    first = np.maximum((center - support + 0.5).astype(np.int64), 0)
+    last = np.minimum((center + support + 0.5).astype(np.int64), in_size)
+    taps = int(max((last - first).max(), 1))
+    position = first[:, None] + np.arange(taps)[None, :]
+    weight = _antialias_filter(mode, (position - center[:, None] + 0.5) * stretch) * (position < last[:, None])
+    total = weight.sum(1, keepdims=True)
+    weight = np.divide(weight, total, out=weight, where=total != 0)
+    dtype = x.dtype if x.is_floating_point() else ember.float32
+    position = np.minimum(position, in_size - 1)
+    if scale >= 1 and out_size * in_size <= _DENSE_RESAMPLING_LIMIT:
+        # Shrinking (wide windows): one matrix product with the out_size x in_size weights, at BLAS's
+        # speed; enlarging reads 2 to 6 taps an output, which the gather below does in fewer operations.
+        dense = np.zeros((out_size, in_size))
+        np.add.at(dense, (np.repeat(np.arange(out_size), taps), position.reshape(-1)), weight.reshape(-1))
+        dense = ember.from_numpy(dense).to(device=x.device, dtype=dtype)
+        if dim == x.dim() - 1:
+            return x @ dense.t()
+        return (dense @ x.movedim(dim, -2)).movedim(-2, dim)
+    # One gather along dim itself per tap (copies of whole contiguous runs below dim), weighted and summed.
+    rest = [1] * (x.dim() - dim - 1)
+    out = None
+    for t in range(taps):
+        picked = x.index_select(dim, ember.from_numpy(np.ascontiguousarray(position[:, t])).to(x.device))
+        term = picked * ember.from_numpy(np.ascontiguousarray(weight[:, t])).to(device=x.device, dtype=dtype).reshape(
+            out_size, *rest)
+        out = term if out is None else out + term
+    return out
 
 
 def _linear_resize(x, dim, in_size, out_size, scale, align_corners):
