@@ -30,8 +30,8 @@ class LKJCholesky(Distribution):
         # correlations toward +-1; the test checks the marginal variance 1 / (2c + D - 1) of every entry.
         rows = ember.arange(dim, dtype=self.concentration.dtype).clamp(min=1)
         marginal = self.concentration + 0.5 * (dim - 2)
-        self._beta = Beta(0.5 * rows, marginal.unsqueeze(-1) - 0.5 * (rows - 1))
         super().__init__(batch_shape, ember.Size((dim, dim)), validate_args=validate_args)
+        self._beta = Beta(0.5 * rows, marginal.unsqueeze(-1) - 0.5 * (rows - 1), validate_args=False)
 
     def expand(self, batch_shape, _instance=None):
         return LKJCholesky(self.dim, self.concentration.expand(batch_shape), validate_args=False)

@@ -129,11 +129,11 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 
 @autocast_op("lu")
 def lu(A, pivot=True, get_infos=False, out=None):
-    """LU, pivots (and infos with get_infos=True, which also keeps a singular matrix from raising):
-    linalg.lu_factor's factorization in torch.lu's older form."""
+    """LU, pivots (and infos with get_infos=True): linalg.lu_factor_ex's factorization in torch.lu's older
+    form, which reports a singular matrix in infos rather than raising, as torch.lu does."""
     from . import lu_factor_ex
 
-    LU, pivots, infos = lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    LU, pivots, infos = lu_factor_ex(A, pivot=pivot)
     return (LU, pivots, infos) if get_infos else (LU, pivots)
 
 

@@ -883,6 +883,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         raise ValueError("Lanczos mode requires antialias=True")
     if mode == "lanczos" and align_corners:
         raise ValueError("Lanczos mode does not support align_corners=True")
+    if antialias and not input.is_floating_point():
+        raise NotImplementedError(f"\"compute_index_ranges_weights\" not implemented for "
+                                  f"'{input.dtype._legacy_name[:-len('Tensor')]}'")
     spatial = input.dim() - 2
     if mode in _INTERPOLATING_MODES and _INTERPOLATING_MODES[mode] != spatial:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs "
