@@ -279,36 +279,8 @@ class _CorrCholesky(Constraint):
         return _LowerCholesky().check(value) & unit_rows
 
 
-class _Cat(Constraint):
-    """Constraints for consecutive slices of ``lengths`` (default 1 each) along ``dim``."""
-
-    def __init__(self, cseq, dim=0, lengths=None):
-        self.cseq = list(cseq)
-        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
-        if len(self.lengths) != len(self.cseq):
-            raise ValueError(f"cat: {len(self.cseq)} constraints but {len(self.lengths)} lengths")
-        self.dim = dim
-
-    @property
-    def is_discrete(self):
-        return any(c.is_discrete for c in self.cseq)
-
-    @property
-    def event_dim(self):
-        return max(c.event_dim for c in self.cseq)
-
-    def check(self, value):
-        if not -value.dim() <= self.dim < value.dim():
-            raise ValueError(f"cat: dim {self.dim} is out of range for a {value.dim()}-D value")
-        pieces = value.split(self.lengths, self.dim)
-        return ember.cat([c.check(piece) for c, piece in zip(self.cseq, pieces)], self.dim)
-
-    def __repr__(self):
-        return "Cat()"
-
-
-class _Stack(Constraint):
-    """One constraint per index of ``dim``."""
+class _AlongDim(Constraint):
+    """Constraints for parts of a value along ``dim`` (Cat's slices, Stack's indices)."""
 
     def __init__(self, cseq, dim=0):
         self.cseq = list(cseq)
@@ -318,14 +290,43 @@ class _Stack(Constraint):
     def is_discrete(self):
         return any(c.is_discrete for c in self.cseq)
 
+    def _check_dim(self, value):
+        if not -value.dim() <= self.dim < value.dim():
+            raise ValueError(f"{repr(self)[:-2].lower()}: dim {self.dim} is out of range for a {value.dim()}-D value")
+
+
+class _Cat(_AlongDim):
+    """Constraints for consecutive slices of ``lengths`` (default 1 each) along ``dim``."""
+
+    def __init__(self, cseq, dim=0, lengths=None):
+        super().__init__(cseq, dim)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise ValueError(f"cat: {len(self.cseq)} constraints but {len(self.lengths)} lengths")
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        self._check_dim(value)
+        pieces = value.split(self.lengths, self.dim)
+        return ember.cat([c.check(piece) for c, piece in zip(self.cseq, pieces)], self.dim)
+
+    def __repr__(self):
+        return "Cat()"
+
+
+class _Stack(_AlongDim):
+    """One constraint per index of ``dim``."""
+
     @property
     def event_dim(self):
         event_dim = max(c.event_dim for c in self.cseq)
         return event_dim + 1 if self.dim + event_dim < 0 else event_dim
 
     def check(self, value):
-        if not -value.dim() <= self.dim < value.dim():
-            raise ValueError(f"stack: dim {self.dim} is out of range for a {value.dim()}-D value")
+        self._check_dim(value)
         return ember.stack([c.check(value.select(self.dim, i)) for i, c in enumerate(self.cseq)], self.dim)
 
     def __repr__(self):

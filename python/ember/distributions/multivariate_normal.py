@@ -26,6 +26,26 @@ def _precision_to_scale_tril(precision):
     return ember.linalg.solve_triangular(inverse_transpose, identity, upper=False)
 
 
+def _the_matrix_given(covariance_matrix, precision_matrix, scale_tril):
+    """The one of the three forms of a covariance that was given (checked to be one, at least 2-D)."""
+    if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
+        raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
+    given = next(m for m in (scale_tril, covariance_matrix, precision_matrix) if m is not None)
+    if given.dim() < 2:
+        raise ValueError("scale_tril, covariance_matrix or precision_matrix must be at least two-dimensional, "
+                         "with optional leading batch dimensions")
+    return given
+
+
+def _scale_tril_of(covariance_matrix, precision_matrix, scale_tril):
+    """The lower Cholesky factor of the covariance, from whichever form was given."""
+    if scale_tril is not None:
+        return scale_tril
+    if covariance_matrix is not None:
+        return ember.linalg.cholesky(covariance_matrix)
+    return _precision_to_scale_tril(precision_matrix)
+
+
 class MultivariateNormal(CenteredAtLoc, Distribution):
     """The normal distribution over vectors of the last dimension of loc, given by exactly one of its
     covariance_matrix, precision_matrix or lower Cholesky factor scale_tril."""
@@ -38,12 +58,7 @@ class MultivariateNormal(CenteredAtLoc, Distribution):
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-        given = next(m for m in (scale_tril, covariance_matrix, precision_matrix) if m is not None)
-        if given.dim() < 2:
-            raise ValueError("scale_tril, covariance_matrix or precision_matrix must be at least two-dimensional, "
-                             "with optional leading batch dimensions")
+        given = _the_matrix_given(covariance_matrix, precision_matrix, scale_tril)
         batch_shape = ember.broadcast_shapes(tuple(given.shape[:-2]), tuple(loc.shape[:-1]))
         matrix_shape = tuple(batch_shape) + (-1, -1)
         if scale_tril is not None:
@@ -54,12 +69,7 @@ class MultivariateNormal(CenteredAtLoc, Distribution):
             self.precision_matrix = precision_matrix.expand(matrix_shape)
         self.loc = loc.expand(tuple(batch_shape) + (-1,))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        if scale_tril is not None:
-            self._unbroadcasted_scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = ember.linalg.cholesky(covariance_matrix)
-        else:
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(covariance_matrix, precision_matrix, scale_tril)
 
     @lazy_property
     def scale_tril(self):

@@ -4,7 +4,7 @@ import ember
 
 from . import constraints
 from .distribution import Distribution
-from .multivariate_normal import _precision_to_scale_tril
+from .multivariate_normal import _scale_tril_of, _the_matrix_given
 from .utils import lazy_property
 
 
@@ -31,12 +31,7 @@ class Wishart(Distribution):
     has_rsample = True
 
     def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
-        if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
-            raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-        given = next(m for m in (scale_tril, covariance_matrix, precision_matrix) if m is not None)
-        if given.dim() < 2:
-            raise ValueError("scale_tril, covariance_matrix or precision_matrix must be at least two-dimensional, "
-                             "with optional leading batch dimensions")
+        given = _the_matrix_given(covariance_matrix, precision_matrix, scale_tril)
         p = given.shape[-1]
         if isinstance(df, (int, float)):
             df = ember.tensor(float(df), dtype=given.dtype, device=given.device)
@@ -45,13 +40,11 @@ class Wishart(Distribution):
         matrix_shape = tuple(batch_shape) + (p, p)
         if scale_tril is not None:
             self.scale_tril = scale_tril.expand(matrix_shape)
-            self._unbroadcasted_scale_tril = scale_tril
         elif covariance_matrix is not None:
             self.covariance_matrix = covariance_matrix.expand(matrix_shape)
-            self._unbroadcasted_scale_tril = ember.linalg.cholesky(covariance_matrix)
         else:
             self.precision_matrix = precision_matrix.expand(matrix_shape)
-            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+        self._unbroadcasted_scale_tril = _scale_tril_of(covariance_matrix, precision_matrix, scale_tril)
         # df must exceed p - 1: the bound depends on the event, so the constraint is set per instance.
         self.arg_constraints = dict(self.arg_constraints, df=constraints.greater_than(p - 1))
         super().__init__(batch_shape, ember.Size((p, p)), validate_args=validate_args)
