@@ -133,7 +133,7 @@ for _name in ("adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "av
         globals()[_name] = getattr(_F, _name)
 del _name
 from . import distributions, testing  # noqa: E402,F401
-from ._storage import TypedStorage, UntypedStorage  # noqa: E402,F401
+from ._storage import LEGACY_STORAGES as _LEGACY_STORAGES, TypedStorage, UntypedStorage  # noqa: E402,F401
 from ._toplevel import *  # noqa: E402,F401,F403  (torch's other top-level spellings)
 from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402,F401
 
@@ -212,4 +212,5 @@ def is_storage(obj):
 
 
 globals().update(_LEGACY_TYPES)  # ember.FloatTensor, ember.LongTensor, ...
+globals().update(_LEGACY_STORAGES)  # ember.FloatStorage, ember.LongStorage, ...
 from .utils.backend_registration import _register_device_module  # noqa: E402,F401

@@ -5,7 +5,7 @@ import ember
 
 from . import _C
 
-__all__ = ["TypedStorage", "UntypedStorage"]
+__all__ = ["TypedStorage", "UntypedStorage", "LEGACY_STORAGES"]
 
 
 class UntypedStorage:
@@ -168,3 +168,36 @@ def untyped_storage(self):
 def storage(self):
     """The storage seen as elements of this tensor's dtype (torch's legacy TypedStorage)."""
     return TypedStorage(untyped_storage(self), self.dtype)
+
+
+class _LegacyStorageType(type):
+    """The metaclass: a TypedStorage of the class's dtype is an instance (``t.storage()`` of a float
+    tensor is a FloatStorage, as in torch)."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, TypedStorage) and obj.dtype == cls.dtype
+
+
+def _legacy_storage(dtype):
+    def __init__(self, *args, device=None):
+        if len(args) == 1 and isinstance(args[0], int):
+            elements = ember.zeros(args[0], dtype=dtype, device=device)
+        elif len(args) == 1:
+            elements = ember.tensor(list(args[0]), dtype=dtype, device=device)
+        elif not args:
+            elements = ember.empty(0, dtype=dtype, device=device)
+        else:
+            raise TypeError(f"{name}(): expected a size or a sequence of values, got {len(args)} arguments")
+        TypedStorage.__init__(self, untyped_storage(elements), dtype)
+
+    name = dtype._legacy_name.replace("Tensor", "Storage")
+    return _LegacyStorageType(name, (TypedStorage,), {"__init__": __init__, "dtype": dtype, "__module__": "ember"})
+
+
+# ember.FloatStorage, ember.LongStorage, ...: one per dtype with a legacy name, as the tensor types.
+LEGACY_STORAGES = {cls.__name__: cls for cls in (_legacy_storage(d) for d in _C._all_dtypes)}
+
+
+def storage_type(self):
+    """The legacy storage class of this tensor's dtype (ember.FloatStorage for float32)."""
+    return LEGACY_STORAGES[self.dtype._legacy_name.replace("Tensor", "Storage")]

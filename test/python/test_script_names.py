@@ -305,3 +305,14 @@ def test_conv_weight_memory_format_and_convert_parameters():
     vector = ember.nn.utils.convert_parameters.parameters_to_vector(model.parameters())
     assert vector.shape == (sum(p.numel() for p in model.parameters()),)
     assert ember.nn.UninitializedParameter is ember.nn.parameter.UninitializedParameter
+
+
+def test_legacy_storage_classes_match_torch():
+    for name in ("FloatStorage", "LongStorage", "BoolStorage", "DoubleStorage"):
+        ours, theirs = getattr(ember, name), getattr(torch, name)
+        assert ours([1, 0, 2]).tolist() == theirs([1, 0, 2]).tolist()
+        assert len(ours(4)) == len(theirs(4)) == 4
+    assert ember.ones(2).storage_type() is ember.FloatStorage and torch.ones(2).storage_type() is torch.FloatStorage
+    assert ember.ones(2, dtype=ember.int64).storage_type().__name__ == torch.ones(2, dtype=torch.int64).storage_type().__name__
+    assert isinstance(ember.ones(2).storage(), ember.FloatStorage)
+    assert not isinstance(ember.ones(2).storage(), ember.LongStorage)
