@@ -267,16 +267,8 @@ memory_cached = memory_reserved
 max_memory_cached = max_memory_reserved
 
 
-def reset_max_memory_allocated(device=None):
-    reset_peak_memory_stats(device)
-
-
-def reset_max_memory_cached(device=None):
-    reset_peak_memory_stats(device)
-
-
-def reset_accumulated_memory_stats(device=None):
-    reset_peak_memory_stats(device)
+# The caching allocator keeps peaks only: each of torch's resets is that one.
+reset_max_memory_allocated = reset_max_memory_cached = reset_accumulated_memory_stats = reset_peak_memory_stats
 
 
 def set_per_process_memory_fraction(fraction, device=None):

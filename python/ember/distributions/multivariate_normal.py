@@ -27,14 +27,16 @@ def _precision_to_scale_tril(precision):
 
 
 def _the_matrix_given(covariance_matrix, precision_matrix, scale_tril):
-    """The one of the three forms of a covariance that was given (checked to be one, at least 2-D)."""
+    """(name, matrix) of the one of the three forms of a covariance that was given (checked to be one, at
+    least 2-D); the distribution keeps it, broadcast, under that name, and derives the others lazily."""
     if (covariance_matrix is not None) + (scale_tril is not None) + (precision_matrix is not None) != 1:
         raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril may be specified.")
-    given = next(m for m in (scale_tril, covariance_matrix, precision_matrix) if m is not None)
+    name, given = next((n, m) for n, m in (("scale_tril", scale_tril), ("covariance_matrix", covariance_matrix),
+                                           ("precision_matrix", precision_matrix)) if m is not None)
     if given.dim() < 2:
         raise ValueError("scale_tril, covariance_matrix or precision_matrix must be at least two-dimensional, "
                          "with optional leading batch dimensions")
-    return given
+    return name, given
 
 
 def _scale_tril_of(covariance_matrix, precision_matrix, scale_tril):
@@ -58,15 +60,9 @@ class MultivariateNormal(CenteredAtLoc, Distribution):
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
         if loc.dim() < 1:
             raise ValueError("loc must be at least one-dimensional.")
-        given = _the_matrix_given(covariance_matrix, precision_matrix, scale_tril)
+        name, given = _the_matrix_given(covariance_matrix, precision_matrix, scale_tril)
         batch_shape = ember.broadcast_shapes(tuple(given.shape[:-2]), tuple(loc.shape[:-1]))
-        matrix_shape = tuple(batch_shape) + (-1, -1)
-        if scale_tril is not None:
-            self.scale_tril = scale_tril.expand(matrix_shape)
-        elif covariance_matrix is not None:
-            self.covariance_matrix = covariance_matrix.expand(matrix_shape)
-        else:
-            self.precision_matrix = precision_matrix.expand(matrix_shape)
+        setattr(self, name, given.expand(tuple(batch_shape) + (-1, -1)))
         self.loc = loc.expand(tuple(batch_shape) + (-1,))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
         self._unbroadcasted_scale_tril = _scale_tril_of(covariance_matrix, precision_matrix, scale_tril)

@@ -31,19 +31,13 @@ class Wishart(Distribution):
     has_rsample = True
 
     def __init__(self, df, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
-        given = _the_matrix_given(covariance_matrix, precision_matrix, scale_tril)
+        name, given = _the_matrix_given(covariance_matrix, precision_matrix, scale_tril)
         p = given.shape[-1]
         if isinstance(df, (int, float)):
             df = ember.tensor(float(df), dtype=given.dtype, device=given.device)
         batch_shape = ember.broadcast_shapes(tuple(given.shape[:-2]), tuple(df.shape))
         self.df = df.expand(batch_shape)
-        matrix_shape = tuple(batch_shape) + (p, p)
-        if scale_tril is not None:
-            self.scale_tril = scale_tril.expand(matrix_shape)
-        elif covariance_matrix is not None:
-            self.covariance_matrix = covariance_matrix.expand(matrix_shape)
-        else:
-            self.precision_matrix = precision_matrix.expand(matrix_shape)
+        setattr(self, name, given.expand(tuple(batch_shape) + (p, p)))
         self._unbroadcasted_scale_tril = _scale_tril_of(covariance_matrix, precision_matrix, scale_tril)
         # df must exceed p - 1: the bound depends on the event, so the constraint is set per instance.
         self.arg_constraints = dict(self.arg_constraints, df=constraints.greater_than(p - 1))
