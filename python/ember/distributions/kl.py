@@ -17,7 +17,7 @@ from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
-from .gumbel import Gumbel
+from .gumbel import _EULER_GAMMA, Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
@@ -208,7 +208,7 @@ def _kl_geometric_geometric(p, q):
 def _kl_gumbel_gumbel(p, q):
     # E_p[exp(-(x - loc_q) / scale_q)] = exp((loc_q - loc_p) / scale_q) Gamma(1 + scale_p / scale_q).
     ratio = p.scale / q.scale
-    return (ember.log(q.scale / p.scale) - 1 - _EULER * (1 - ratio) + (p.loc - q.loc) / q.scale
+    return (ember.log(q.scale / p.scale) - 1 - _EULER_GAMMA * (1 - ratio) + (p.loc - q.loc) / q.scale
             + ember.exp((q.loc - p.loc) / q.scale + ember.lgamma(1 + ratio)))
 
 
@@ -254,6 +254,5 @@ def _kl_exponential_family_exponential_family(p, q):
     return result
 
 
-_EULER = 0.57721566490153286061
 
 from . import kl_cross  # noqa: E402,F401  (registers the pairs of different families)

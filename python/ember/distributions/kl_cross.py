@@ -14,7 +14,7 @@ from .binomial import Binomial
 from .continuous_bernoulli import ContinuousBernoulli
 from .exponential import Exponential
 from .gamma import Gamma
-from .gumbel import Gumbel
+from .gumbel import _EULER_GAMMA, Gumbel
 from .kl import register_kl
 from .laplace import Laplace
 from .normal import Normal
@@ -23,7 +23,6 @@ from .poisson import Poisson
 from .uniform import Uniform
 
 _INF = math.inf
-_EULER = 0.57721566490153286061
 
 
 def _xlogx(x):
@@ -50,7 +49,7 @@ def _mean_log(p):
     if isinstance(p, Beta):
         return ember.digamma(p.concentration1) - ember.digamma(p.concentration1 + p.concentration0)
     if isinstance(p, Exponential):
-        return -_EULER - p.rate.log()
+        return -_EULER_GAMMA - p.rate.log()
     if isinstance(p, Gamma):
         return ember.digamma(p.concentration) - p.rate.log()
     if isinstance(p, Pareto):

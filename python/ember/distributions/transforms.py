@@ -567,6 +567,11 @@ class PositiveDefiniteTransform(Transform):
 identity_transform = ComposeTransform([])
 
 
+def _shifted_right(x):
+    """x moved one place along the last dim, a 1 in front: inclusive cumulative results made exclusive."""
+    return ember.cat([ember.ones_like(x[..., :1]), x[..., :-1]], -1)
+
+
 class CorrCholeskyTransform(Transform):
     """Unconstrained vectors of D(D-1)/2 reals onto Cholesky factors L of D x D correlation matrices.
     Each x becomes a partial correlation tanh(x) in (-1, 1), placed row by row in the strict lower
@@ -582,15 +587,13 @@ class CorrCholeskyTransform(Transform):
         r = vec_to_tril_matrix(ember.tanh(x), diag=-1)
         n = r.shape[-1]
         # sqrt(1 - sum_{k<j} L[i,k]^2) = prod_{k<j} sqrt(1 - r[i,k]^2): exclusive cumulative products.
-        remaining = (1 - r * r).sqrt().cumprod(-1)
-        remaining = ember.cat([ember.ones_like(remaining[..., :1]), remaining[..., :-1]], -1)
+        remaining = _shifted_right((1 - r * r).sqrt().cumprod(-1))
         eye = ember.eye(n, dtype=x.dtype, device=x.device)
         return (r + eye) * remaining
 
     def _inverse(self, y):
         # What is left of each row's norm before column j: 1 - sum_{k<j} y[i,k]^2.
-        left = 1 - (y * y).cumsum(-1)
-        left = ember.cat([ember.ones_like(left[..., :1]), left[..., :-1]], -1)
+        left = _shifted_right(1 - (y * y).cumsum(-1))
         r = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left, diag=-1).sqrt()
         eps = ember.finfo(y.dtype).eps
         return ember.atanh(r.clamp(-1 + eps, 1 - eps))
