@@ -287,13 +287,15 @@ def _record_stream(self, stream):
     raise RuntimeError(f"record_stream: expected a tensor on an accelerator, but it is on {self.device}")
 
 
-def _copying_inplace(name):
-    def method(self, *args, **kwargs):
-        return self.copy_(getattr(Tensor, name)(self, *args, **kwargs))
+def inplace_by_copy(function, name):
+    """``name``(input, ...): function(input, ...) written back into input (torch's in-place spellings of
+    ops without an in-place kernel; Tensor methods and ember.* functions alike)."""
+    def inplace(input, *args, **kwargs):
+        return input.copy_(function(input, *args, **kwargs))
 
-    method.__name__ = name + "_"
-    method.__doc__ = f"In-place version of :meth:`Tensor.{name}`."
-    return method
+    inplace.__name__ = name
+    inplace.__doc__ = f"In-place version of {name[:-1]}."
+    return inplace
 
 
 def _functional(name):
@@ -324,8 +326,8 @@ Tensor.unsafe_split = lambda self, split_size, dim=0: self.split(split_size, dim
 Tensor.unsafe_split_with_sizes = lambda self, split_sizes, dim=0: self.split(list(split_sizes), dim)
 Tensor.const_data_ptr = lambda self: self.data_ptr()
 Tensor.isreal = lambda self: (_C.imag(self) == 0) if self.is_complex() else _C.ones_like(self, dtype=_C.bool)
-for _name in ("cumprod", "ldexp", "mvlgamma"):
-    setattr(Tensor, _name + "_", _copying_inplace(_name))
+for _name in ("cumprod", "mvlgamma"):  # ldexp_: with ldexp, in _toplevel.py
+    setattr(Tensor, _name + "_", inplace_by_copy(getattr(Tensor, _name), _name + "_"))
 for _name in ("hardshrink", "prelu"):
     setattr(Tensor, _name, _functional(_name))
 # Devices and layouts Ember does not have.

@@ -9,6 +9,7 @@ import itertools as _itertools
 import math as _math
 
 import ember as _e
+from ember._tensor import inplace_by_copy
 from ember.functional import _into
 from ember.amp._python_ops import autocast_op
 
@@ -542,16 +543,12 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
 
 
 def _inplace_of(function, name):
-    def inplace(input, *args, **kwargs):
-        return input.copy_(function(input, *args, **kwargs))
-
-    inplace.__name__ = name
     __all__.append(name)
-    return inplace
+    return inplace_by_copy(function, name)
 
 
 i0_ = _inplace_of(lambda x: _e.special.i0(x), "i0_")
-ldexp_ = _inplace_of(ldexp, "ldexp_")
+ldexp_ = _e.Tensor.ldexp_ = _inplace_of(ldexp, "ldexp_")
 rrelu_ = _inplace_of(lambda x, *a, **k: _F().rrelu(x, *a, **k), "rrelu_")
 alpha_dropout_ = _inplace_of(lambda x, p, train: _F().alpha_dropout(x, p, train), "alpha_dropout_")
 feature_alpha_dropout_ = _inplace_of(lambda x, p, train: _F().feature_alpha_dropout(x, p, train),

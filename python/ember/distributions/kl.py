@@ -254,5 +254,4 @@ def _kl_exponential_family_exponential_family(p, q):
     return result
 
 
-
 from . import kl_cross  # noqa: E402,F401  (registers the pairs of different families)
