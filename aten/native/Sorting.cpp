@@ -1,4 +1,4 @@
-// sort, argsort and topk: stable sorts along one dim, NaN largest as in torch.
+// sort, argsort, topk and the selection kthvalue/median read: stable orders along one dim, NaN largest as in torch.
 
 #include <aten/Functions.h>
 #include <aten/Parallel.h>
@@ -54,31 +54,17 @@ uint64_t packed_float_key(float v, uint32_t position, bool descending) {
   return (static_cast<uint64_t>(descending ? ~bits : bits) << 32) | position;
 }
 
-// The first k of each slice along dim in sorted order (NaN largest, equal
-// keys in their original order), with their indices.
-std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& self, int64_t dim, bool descending, int64_t k) {
-  EMBER_CHECK(!self.is_complex(), "sort(): complex tensors are not supported");
-  const int64_t nd = std::max<int64_t>(self.dim(), 1);
-  dim = maybe_wrap_dim(dim, nd);
-  std::vector<int64_t> out_shape = self.dim() == 0 ? std::vector<int64_t>{1} : self.sizes().vec();
-  out_shape[dim] = k;
-  // Results are contiguous in the input's dim order, as the CPU loop writes them.
-  if (self.is_meta() || self.numel() == 0 || k == 0) {
-    const std::vector<int64_t> shape = self.dim() == 0 ? std::vector<int64_t>{} : out_shape;
-    return {ember::empty(shape, self.dtype(), self.device()), ember::empty(shape, ScalarType::Long, self.device())};
-  }
-  const Tensor x = (self.dim() == 0 ? self.reshape({1}) : self).transpose(dim, nd - 1).contiguous();
-  std::vector<int64_t> rows_shape = x.sizes().vec();
-  rows_shape.back() = k;
-  Tensor values = ember::empty(rows_shape, self.dtype(), self.device());
-  Tensor indices = ember::empty(rows_shape, ScalarType::Long, self.device());
-  const int64_t n = x.size(-1), rows = x.numel() / n;
-  c10::visit_scalar_type(self.dtype(), [&](auto tag) {
+// Calls order(items, n, before, index_of) for each of the `rows` contiguous
+// rows of n values of x: items[0, n) stand for the row's elements, `before`
+// orders them stably ascending or descending (NaN largest, as in torch) and
+// index_of(item) is the element's position in the row. Floats are packed
+// integer keys (one integer comparison each), other types positions.
+template <typename Order>
+void order_rows(const Tensor& x, int64_t rows, int64_t n, bool descending, Order order) {
+  c10::visit_scalar_type(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!c10::is_complex_v<T>) {
       const T* in = static_cast<const T*>(x.data_ptr());
-      T* vo = static_cast<T*>(values.data_ptr());
-      int64_t* io = indices.data_ptr<int64_t>();
       parallel_for(0, rows, 1, [&](int64_t b, int64_t e) {
         std::vector<int64_t> perm;
         std::vector<uint64_t> keys;
@@ -88,16 +74,11 @@ std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& self, int64_t dim, bool d
             if (n <= std::numeric_limits<uint32_t>::max()) {
               keys.resize(n);
               for (int64_t i = 0; i < n; ++i) keys[i] = packed_float_key(row[i], static_cast<uint32_t>(i), descending);
-              first_k(keys.data(), n, k, std::less<uint64_t>());
-              for (int64_t q = 0; q < k; ++q) {
-                const int64_t i = static_cast<int64_t>(keys[q] & 0xffffffffu);
-                vo[r * k + q] = row[i];
-                io[r * k + q] = i;
-              }
+              order(r, row, keys.data(), std::less<uint64_t>(),
+                    [](uint64_t key) { return static_cast<int64_t>(key & 0xffffffffu); });
               continue;
             }
           }
-          // NaN sorts as the largest value, as in torch.
           auto is_nan = [](T v) {
             if constexpr (std::is_floating_point_v<T> || c10::is_reduced_float_v<T>) {
               return std::isnan(static_cast<float>(v));
@@ -112,13 +93,48 @@ std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& self, int64_t dim, bool d
           auto before = [&](int64_t i, int64_t j) { return descending ? key_less(j, i) : key_less(i, j); };
           perm.resize(n);
           std::iota(perm.begin(), perm.end(), 0);
-          first_k(perm.data(), n, k, [&](int64_t i, int64_t j) { return before(i, j) || (!before(j, i) && i < j); });
-          for (int64_t q = 0; q < k; ++q) {
-            vo[r * k + q] = row[perm[q]];
-            io[r * k + q] = perm[q];
-          }
+          order(r, row, perm.data(), [&](int64_t i, int64_t j) { return before(i, j) || (!before(j, i) && i < j); },
+                [](int64_t i) { return i; });
         }
       });
+    }
+  });
+}
+
+// self with dim moved last and made contiguous (a 0-dim tensor as one
+// element), as rows for order_rows.
+Tensor as_rows(const Tensor& self, int64_t dim) {
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  return (self.dim() == 0 ? self.reshape({1}) : self).transpose(dim, nd - 1).contiguous();
+}
+
+// The first k of each slice along dim in sorted order (NaN largest, equal
+// keys in their original order), with their indices.
+std::tuple<Tensor, Tensor> sorted_prefix(const Tensor& self, int64_t dim, bool descending, int64_t k) {
+  EMBER_CHECK(!self.is_complex(), "sort(): complex tensors are not supported");
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  dim = maybe_wrap_dim(dim, nd);
+  std::vector<int64_t> out_shape = self.dim() == 0 ? std::vector<int64_t>{1} : self.sizes().vec();
+  out_shape[dim] = k;
+  // Results are contiguous in the input's dim order, as the CPU loop writes them.
+  if (self.is_meta() || self.numel() == 0 || k == 0) {
+    const std::vector<int64_t> shape = self.dim() == 0 ? std::vector<int64_t>{} : out_shape;
+    return {ember::empty(shape, self.dtype(), self.device()), ember::empty(shape, ScalarType::Long, self.device())};
+  }
+  const Tensor x = as_rows(self, dim);
+  std::vector<int64_t> rows_shape = x.sizes().vec();
+  rows_shape.back() = k;
+  Tensor values = ember::empty(rows_shape, self.dtype(), self.device());
+  Tensor indices = ember::empty(rows_shape, ScalarType::Long, self.device());
+  const int64_t n = x.size(-1), rows = x.numel() / n;
+  int64_t* io = indices.data_ptr<int64_t>();
+  order_rows(x, rows, n, descending, [&](int64_t r, const auto* row, auto* items, auto before, auto index_of) {
+    auto* vo = static_cast<std::remove_cv_t<std::remove_reference_t<decltype(*row)>>*>(values.data_ptr());
+    first_k(items, n, k, before);
+    for (int64_t q = 0; q < k; ++q) {
+      const int64_t i = index_of(items[q]);
+      vo[r * k + q] = row[i];
+      io[r * k + q] = i;
     }
   });
   values = values.transpose(dim, nd - 1);
@@ -154,16 +170,47 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
   return sorted_prefix(self, dim, largest, k);
 }
 
+Tensor sorted_index_at(const Tensor& self, int64_t dim, const Tensor& position) {
+  EMBER_CHECK(!self.is_complex(), "sort(): complex tensors are not supported");
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  dim = maybe_wrap_dim(dim, nd);
+  std::vector<int64_t> slices = self.dim() == 0 ? std::vector<int64_t>{1} : self.sizes().vec();
+  const int64_t n = slices[dim];
+  slices[dim] = 1;
+  EMBER_CHECK(position.scalar_type() == ScalarType::Long && position.sizes() == IntArrayRef(slices),
+              "_sorted_index_at(): position must be a long tensor of shape {}, got {} of shape {}",
+              IntArrayRef(slices), c10::toString(position.scalar_type()), position.sizes());
+  if (self.is_meta() || self.numel() == 0) return ember::empty(position.sizes(), ScalarType::Long, self.device());
+  const Tensor x = as_rows(self, dim);
+  const Tensor wanted = as_rows(position, dim);
+  Tensor indices = ember::empty(wanted.sizes(), ScalarType::Long, self.device());
+  const int64_t* at = wanted.data_ptr<int64_t>();
+  int64_t* io = indices.data_ptr<int64_t>();
+  for (int64_t r = 0; r < wanted.numel(); ++r) {
+    EMBER_CHECK_INDEX(at[r] >= 0 && at[r] < n, "_sorted_index_at(): position {} out of range for a slice of {}",
+                      at[r], n);
+  }
+  order_rows(x, x.numel() / n, n, false, [&](int64_t r, const auto*, auto* items, auto before, auto index_of) {
+    std::nth_element(items, items + at[r], items + n, before);
+    io[r] = index_of(items[at[r]]);
+  });
+  return indices.transpose(dim, nd - 1).reshape(position.sizes()).contiguous();
+}
+
 // ---- order statistics and unique, from sort ---------------------------------------------
 
 namespace {
 
 // The values and indices at `position` (one per slice, shaped like the
-// slices with dim kept) of self sorted along dim.
+// slices with dim kept) of self sorted along dim: a selection per slice.
 std::tuple<Tensor, Tensor> pick_sorted(const Tensor& self, int64_t dim, const Tensor& position, bool keepdim) {
-  auto [values, indices] = ember::sort(self, dim, false);
-  Tensor v = values.gather(dim, position), i = indices.gather(dim, position);
-  if (!keepdim && self.dim() > 0) v = v.squeeze(dim), i = i.squeeze(dim);
+  const Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
+  std::vector<int64_t> slices = x.sizes().vec();
+  slices[dim] = 1;
+  Tensor i = ember::_sorted_index_at(x, dim, position.reshape(slices));
+  Tensor v = x.gather(dim, i);
+  if (self.dim() == 0) return {v.reshape({}), i.reshape({})};
+  if (!keepdim) v = v.squeeze(dim), i = i.squeeze(dim);
   return {v, i};
 }
 
@@ -192,7 +239,7 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim)
     const Tensor nans = self.isnan().sum(IntArrayRef({dim}), /*keepdim=*/true);
     position = ember::where(ember::gt(nans, Scalar(0)), ember::rsub(nans, Scalar(size)), position);
   }
-  return pick_sorted(self, dim, self.dim() == 0 ? position.reshape({1}) : position, keepdim);
+  return pick_sorted(self, dim, position, keepdim);
 }
 
 Tensor median(const Tensor& self) {

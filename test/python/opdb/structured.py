@@ -1888,6 +1888,26 @@ def ref_kthvalue(a, k, dim=-1, keepdim=False):
     return values, idx
 
 
+def sorted_index_at_samples(d):
+    rng = np.random.default_rng(5)
+    ties = rng.integers(0, 4, (3, 7)).astype(d)  # equal values: the stable order picks the first
+    w = rng.permutation(21).reshape(3, 7).astype(d)
+    if d == "float32":
+        w[0, 2] = w[2, 5] = w[2, 1] = np.nan  # NaN sorts last, in position order
+    pos = Arr(np.array([[0], [3], [6]]), "int64")
+    return [
+        Sample((Arr(ties, d), 1, pos), desc="ties"),
+        Sample((Arr(w, d), 1, pos), desc="nan_last"),
+        Sample((Arr(w, d), 0, Arr(np.array([[2, 0, 1, 2, 0, 1, 2]]), "int64")), desc="dim0"),
+        Sample((Arr(w.T.copy(), d, view="T"), 0, Arr(np.array([[6, 5, 0]]), "int64")), desc="transposed"),
+    ]
+
+
+def ref_sorted_index_at(a, dim, position):
+    order = np.argsort(a, axis=dim, kind="stable")  # NaN last, as Ember and torch sort
+    return np.take_along_axis(order, position, axis=dim)
+
+
 def median_samples(d, reduce_all=True):
     v = np.random.default_rng(1).permutation(24).reshape(4, 6).astype(d)
     w = v.copy()
@@ -2908,6 +2928,8 @@ OPS = [
        fn=lambda lib, a, b, da, db: lib.tensordot(a, b, dims=(da, db)), grad=(0, 1)),
     Op("kthvalue", order_stat_samples, ("int64", "float32", "float64"), ref_kthvalue, method=True,
        named=("values", "indices"), grad=(0,)),
+    Op("_sorted_index_at", sorted_index_at_samples, ("int64", "float32", "float64"), ref_sorted_index_at,
+       torch_fn=lambda a, dim, position: torch.sort(a, dim=dim, stable=True).indices.gather(dim, position)),
     Op("median", median_samples, ("int64", "float32", "float64"), ref_median, method=True, grad=(0,)),
     Op("median_dim", lambda d: median_samples(d, reduce_all=False), ("int64", "float32", "float64"), ref_median,
        aten="median", method=True, named=("values", "indices"), grad=(0,)),
