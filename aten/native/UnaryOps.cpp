@@ -143,68 +143,83 @@ struct BitwiseNot { template <typename T> static constexpr bool supports = std::
 }  // namespace
 
 // Contiguous float32, and bfloat16/float16 through staging buffers, go
-// through the vectorized loop; everything else through the generic kernel of Op.
+// through the vectorized loop, contiguous float64 through `doubles` where
+// given; everything else through the generic kernel of Op.
 template <typename Op>
 Tensor float_unary_vectorized(const Tensor& self, const Tensor& out, const char* name,
-                              void (*floats)(const float*, float*, int64_t), unsigned mask = kNumber) {
+                              void (*floats)(const float*, float*, int64_t), cpu::DoublesFn doubles = nullptr,
+                              unsigned mask = kNumber) {
   auto iter = TensorIterator::unary_float_op(out, self, name);
   if (cpu::float_kernel_pays(iter)) {
     cpu::for_each_as_floats<1>(iter, [floats](const auto& in, float* y, int64_t n) { floats(in[0], y, n); });
+    return iter.output();
+  }
+  if (doubles != nullptr && iter.is_contiguous() && iter.dtype(0) == ScalarType::Double &&
+      iter.dtype(1) == ScalarType::Double) {
+    iter.for_each([doubles](char** data, const int64_t*, int64_t n) {
+      doubles(reinterpret_cast<const double*>(data[1]), reinterpret_cast<double*>(data[0]), n);
+    });
     return iter.output();
   }
   apply_same_type<Op>(iter, name, mask);
   return iter.output();
 }
 
+// SLEEF's loops of f for both widths.
+template <typename Op>
+Tensor sleef_unary(const Tensor& self, const Tensor& out, const char* name, cpu::SleefUnary f) {
+  return float_unary_vectorized<Op>(self, out, name, cpu::sleef_floats(f), cpu::sleef_doubles(f));
+}
+
 Tensor exp_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Exp>(self, out, "exp", &cpu::exp_floats);
+  return float_unary_vectorized<Exp>(self, out, "exp", &cpu::exp_floats, cpu::sleef_doubles(cpu::SleefUnary::Exp));
 }
 Tensor exp2_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Exp2>(self, out, "exp2", cpu::sleef_floats(cpu::SleefUnary::Exp2));
+  return sleef_unary<Exp2>(self, out, "exp2", cpu::SleefUnary::Exp2);
 }
 Tensor log_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Log>(self, out, "log", cpu::sleef_floats(cpu::SleefUnary::Log));
+  return sleef_unary<Log>(self, out, "log", cpu::SleefUnary::Log);
 }
 Tensor log2_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Log2>(self, out, "log2", cpu::sleef_floats(cpu::SleefUnary::Log2));
+  return sleef_unary<Log2>(self, out, "log2", cpu::SleefUnary::Log2);
 }
 Tensor log10_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Log10>(self, out, "log10", cpu::sleef_floats(cpu::SleefUnary::Log10));
+  return sleef_unary<Log10>(self, out, "log10", cpu::SleefUnary::Log10);
 }
 Tensor log1p_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Log1p>(self, out, "log1p", cpu::sleef_floats(cpu::SleefUnary::Log1p));
+  return sleef_unary<Log1p>(self, out, "log1p", cpu::SleefUnary::Log1p);
 }
 Tensor expm1_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Expm1>(self, out, "expm1", &cpu::expm1_floats);
+  return float_unary_vectorized<Expm1>(self, out, "expm1", &cpu::expm1_floats, cpu::sleef_doubles(cpu::SleefUnary::Expm1));
 }
 Tensor sqrt_out(const Tensor& self, const Tensor& out) { return float_unary<Sqrt>(self, out, "sqrt"); }
 Tensor rsqrt_out(const Tensor& self, const Tensor& out) { return float_unary<Rsqrt>(self, out, "rsqrt"); }
 Tensor sin_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Sin>(self, out, "sin", cpu::sleef_floats(cpu::SleefUnary::Sin));
+  return sleef_unary<Sin>(self, out, "sin", cpu::SleefUnary::Sin);
 }
 Tensor cos_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Cos>(self, out, "cos", cpu::sleef_floats(cpu::SleefUnary::Cos));
+  return sleef_unary<Cos>(self, out, "cos", cpu::SleefUnary::Cos);
 }
 Tensor tan_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Tan>(self, out, "tan", cpu::sleef_floats(cpu::SleefUnary::Tan));
+  return sleef_unary<Tan>(self, out, "tan", cpu::SleefUnary::Tan);
 }
 Tensor asin_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Asin>(self, out, "asin", cpu::sleef_floats(cpu::SleefUnary::Asin));
+  return sleef_unary<Asin>(self, out, "asin", cpu::SleefUnary::Asin);
 }
 Tensor acos_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Acos>(self, out, "acos", cpu::sleef_floats(cpu::SleefUnary::Acos));
+  return sleef_unary<Acos>(self, out, "acos", cpu::SleefUnary::Acos);
 }
 Tensor atan_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Atan>(self, out, "atan", cpu::sleef_floats(cpu::SleefUnary::Atan));
+  return sleef_unary<Atan>(self, out, "atan", cpu::SleefUnary::Atan);
 }
 Tensor sinh_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Sinh>(self, out, "sinh", cpu::sleef_floats(cpu::SleefUnary::Sinh));
+  return sleef_unary<Sinh>(self, out, "sinh", cpu::SleefUnary::Sinh);
 }
 Tensor cosh_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Cosh>(self, out, "cosh", cpu::sleef_floats(cpu::SleefUnary::Cosh));
+  return sleef_unary<Cosh>(self, out, "cosh", cpu::SleefUnary::Cosh);
 }
 Tensor tanh_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Tanh>(self, out, "tanh", &cpu::tanh_floats);
+  return float_unary_vectorized<Tanh>(self, out, "tanh", &cpu::tanh_floats, cpu::sleef_doubles(cpu::SleefUnary::Tanh));
 }
 Tensor sigmoid_out(const Tensor& self, const Tensor& out) {
   return float_unary_vectorized<Sigmoid>(self, out, "sigmoid", &cpu::sigmoid_floats);
@@ -212,7 +227,7 @@ Tensor sigmoid_out(const Tensor& self, const Tensor& out) {
 Tensor asinh_out(const Tensor& self, const Tensor& out) { return float_unary<Asinh>(self, out, "asinh"); }
 Tensor acosh_out(const Tensor& self, const Tensor& out) { return float_unary<Acosh>(self, out, "acosh"); }
 Tensor atanh_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Atanh>(self, out, "atanh", cpu::sleef_floats(cpu::SleefUnary::Atanh));
+  return sleef_unary<Atanh>(self, out, "atanh", cpu::SleefUnary::Atanh);
 }
 Tensor sinc_out(const Tensor& self, const Tensor& out) { return float_unary<Sinc>(self, out, "sinc"); }
 Tensor deg2rad_out(const Tensor& self, const Tensor& out) {
@@ -224,13 +239,13 @@ Tensor rad2deg_out(const Tensor& self, const Tensor& out) {
   return float_unary<Rad2deg>(self, out, "rad2deg", kReal);
 }
 Tensor erf_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Erf>(self, out, "erf", &cpu::erf_floats, kReal);
+  return float_unary_vectorized<Erf>(self, out, "erf", &cpu::erf_floats, nullptr, kReal);
 }
 Tensor erfc_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Erfc>(self, out, "erfc", cpu::sleef_floats(cpu::SleefUnary::Erfc), kReal);
+  return float_unary_vectorized<Erfc>(self, out, "erfc", cpu::sleef_floats(cpu::SleefUnary::Erfc), nullptr, kReal);
 }
 Tensor erfinv_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Erfinv>(self, out, "erfinv", &cpu::erfinv_floats, kReal);
+  return float_unary_vectorized<Erfinv>(self, out, "erfinv", &cpu::erfinv_floats, nullptr, kReal);
 }
 Tensor reciprocal_out(const Tensor& self, const Tensor& out) { return float_unary<Reciprocal>(self, out, "reciprocal"); }
 Tensor silu_out(const Tensor& self, const Tensor& out) {

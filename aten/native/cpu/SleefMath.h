@@ -14,7 +14,7 @@ namespace ember::native::cpu {
 
 enum class SleefUnary {
   Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Atanh,
-  Exp2, Expm1, Log, Log2, Log10, Log1p, Erfc, Lgamma,
+  Exp2, Expm1, Log, Log2, Log10, Log1p, Erfc, Lgamma, Exp, Tanh,
   kCount
 };
 
@@ -24,15 +24,20 @@ enum class SleefBinary { Atan2, Hypot, Pow, Fmod, Remainder, FloorDivide, Logadd
 
 using FloatsFn = void (*)(const float* x, float* y, int64_t n);
 using FloatsFn2 = void (*)(const float* a, const float* b, float* y, int64_t n);
+using DoublesFn = void (*)(const double* x, double* y, int64_t n);
 
 // y[i] = f(x[i]) (f(a[i], b[i])) for i < n, at this CPU's width.
 FloatsFn sleef_floats(SleefUnary f);
 FloatsFn2 sleef_floats(SleefBinary f);
+// The same for double (SLEEF's double functions, within 1 ulp, as torch's),
+// or null where the C library's scalar function stays: sinh and cosh (SLEEF
+// 3.5 overflows early), erfc and lgamma.
+DoublesFn sleef_doubles(SleefUnary f);
 
 // The loops of one instruction set, indexed by SleefUnary (defined in the
 // file compiled for it; called only where the CPU has it).
-namespace sleef_avx512 { extern const FloatsFn kLoops[]; extern const FloatsFn2 kLoops2[]; }
-namespace sleef_avx2 { extern const FloatsFn kLoops[]; extern const FloatsFn2 kLoops2[]; }
-namespace sleef_scalar { extern const FloatsFn kLoops[]; extern const FloatsFn2 kLoops2[]; }
+namespace sleef_avx512 { extern const FloatsFn kLoops[]; extern const FloatsFn2 kLoops2[]; extern const DoublesFn kLoopsD[]; }
+namespace sleef_avx2 { extern const FloatsFn kLoops[]; extern const FloatsFn2 kLoops2[]; extern const DoublesFn kLoopsD[]; }
+namespace sleef_scalar { extern const FloatsFn kLoops[]; extern const FloatsFn2 kLoops2[]; extern const DoublesFn kLoopsD[]; }
 
 }  // namespace ember::native::cpu

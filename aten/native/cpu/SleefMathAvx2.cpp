@@ -12,6 +12,9 @@ using Vec = __m256;
 inline Vec load(const float* p) { return _mm256_loadu_ps(p); }
 inline void store(float* p, Vec v) { _mm256_storeu_ps(p, v); }
 inline Vec splat(float f) { return _mm256_set1_ps(f); }
+using VecD = __m256d;
+inline VecD load(const double* p) { return _mm256_loadu_pd(p); }
+inline void store(double* p, VecD v) { _mm256_storeu_pd(p, v); }
 inline bool any_subnormal(Vec v) {
   const Vec magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
   const Vec tiny = _mm256_and_ps(_mm256_cmp_ps(magnitude, _mm256_set1_ps(1.17549435e-38f), _CMP_LT_OQ),
@@ -29,5 +32,6 @@ inline Vec fused(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
 #define EMBER_SLEEF_NAMESPACE sleef_avx2
 #define EMBER_SLEEF(f, ulp) Sleef_##f##f8_##ulp##avx2
 #define EMBER_SLEEF_EXACT(name) Sleef_##name##f8_avx2
+#define EMBER_SLEEF_D(f, ulp) Sleef_##f##d4_##ulp##avx2
 #define EMBER_SLEEF_LANES 8
 #include "SleefMathKernels.inc"

@@ -13,6 +13,9 @@ using Vec = __m512;
 inline Vec load(const float* p) { return _mm512_loadu_ps(p); }
 inline void store(float* p, Vec v) { _mm512_storeu_ps(p, v); }
 inline Vec splat(float f) { return _mm512_set1_ps(f); }
+using VecD = __m512d;
+inline VecD load(const double* p) { return _mm512_loadu_pd(p); }
+inline void store(double* p, VecD v) { _mm512_storeu_pd(p, v); }
 inline bool any_subnormal(Vec v) {
   const __m512 magnitude = _mm512_abs_ps(v);
   return (_mm512_cmp_ps_mask(magnitude, _mm512_set1_ps(1.17549435e-38f), _CMP_LT_OQ) &
@@ -28,5 +31,6 @@ inline Vec fused(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
 #define EMBER_SLEEF_NAMESPACE sleef_avx512
 #define EMBER_SLEEF(f, ulp) Sleef_##f##f16_##ulp##avx512f
 #define EMBER_SLEEF_EXACT(name) Sleef_##name##f16_avx512f
+#define EMBER_SLEEF_D(f, ulp) Sleef_##f##d8_##ulp##avx512f
 #define EMBER_SLEEF_LANES 16
 #include "SleefMathKernels.inc"
