@@ -290,6 +290,23 @@ def test_float_sin_cos_are_within_one_and_a_half_ulp_with_special_values_kept():
         np.testing.assert_array_equal(np.signbit(got[got == 0]), np.signbit(want[want == 0]), err_msg=name)
 
 
+def test_float_log_is_within_an_ulp_with_special_values_kept():
+    """float32 log of normal positive floats is ours (Cephes' polynomial after scaling the mantissa into
+    [sqrt(1/2), sqrt(2))); vectors with zeros, negatives, subnormals, inf or NaN go to SLEEF."""
+    rng = np.random.default_rng(7)
+    x = np.concatenate([np.exp(rng.uniform(-87, 88, 200001)), rng.uniform(0.5, 2, 200001),
+                        np.float32(2.0) ** np.arange(-126, 128)]).astype(np.float32)
+    exact = np.log(x.astype(np.float64))
+    got = ember.log(ember.tensor(x)).numpy().astype(np.float64)
+    ulps = np.abs(got - exact) / np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+    assert ulps.max() <= 1.0, (x[ulps.argmax()], got[ulps.argmax()], exact[ulps.argmax()])
+    assert ulps[-254:].max() <= 0.5  # powers of two: e ln 2 from ln 2's two parts
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, -1.0, 1.0] * 4, np.float32)
+    with np.errstate(all="ignore"):
+        want = np.log(special)
+    np.testing.assert_array_equal(ember.log(ember.tensor(special)).numpy(), want)
+
+
 @pytest.mark.parametrize("name", ["exp", "expm1", "exp2", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "tanh",
                                   "asin", "acos", "atan", "atanh"])
 def test_float64_transcendentals_on_vector_loops_stay_within_an_ulp(name):

@@ -17,8 +17,8 @@ inline VecD load(const double* p) { return *p; }
 inline void store(double* p, VecD v) { *p = v; }
 inline bool any_subnormal(Vec v) { return v != 0.0f && __builtin_fabsf(v) < 1.17549435e-38f; }
 inline bool any_beyond(Vec v, float limit) { return __builtin_fabsf(v) > limit; }
-inline bool any_nan(Vec v) { return v != v; }
 inline Vec fused(Vec a, Vec b, Vec c) { return __builtin_fmaf(a, b, c); }
+inline bool any_outside(Vec v, float lo, float hi) { return !(lo <= v && v <= hi); }
 }  // namespace
 
 #define EMBER_SLEEF_NAMESPACE sleef_scalar

@@ -25,8 +25,12 @@ inline bool any_beyond(Vec v, float limit) {
   const Vec magnitude = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
   return _mm256_movemask_ps(_mm256_cmp_ps(magnitude, _mm256_set1_ps(limit), _CMP_GT_OQ)) != 0;
 }
-inline bool any_nan(Vec v) { return _mm256_movemask_ps(_mm256_cmp_ps(v, v, _CMP_UNORD_Q)) != 0; }
 inline Vec fused(Vec a, Vec b, Vec c) { return _mm256_fmadd_ps(a, b, c); }
+inline bool any_outside(Vec v, float lo, float hi) {
+  const Vec inside = _mm256_and_ps(_mm256_cmp_ps(v, _mm256_set1_ps(lo), _CMP_GE_OQ),
+                                   _mm256_cmp_ps(v, _mm256_set1_ps(hi), _CMP_LE_OQ));
+  return _mm256_movemask_ps(inside) != 0xff;
+}
 }  // namespace
 
 #define EMBER_SLEEF_NAMESPACE sleef_avx2

@@ -24,8 +24,11 @@ inline bool any_subnormal(Vec v) {
 inline bool any_beyond(Vec v, float limit) {
   return _mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(limit), _CMP_GT_OQ) != 0;
 }
-inline bool any_nan(Vec v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q) != 0; }
 inline Vec fused(Vec a, Vec b, Vec c) { return _mm512_fmadd_ps(a, b, c); }
+inline bool any_outside(Vec v, float lo, float hi) {
+  return (_mm512_cmp_ps_mask(v, _mm512_set1_ps(lo), _CMP_GE_OQ) & _mm512_cmp_ps_mask(v, _mm512_set1_ps(hi), _CMP_LE_OQ)) !=
+         0xffff;
+}
 }  // namespace
 
 #define EMBER_SLEEF_NAMESPACE sleef_avx512
