@@ -168,11 +168,19 @@ std::vector<R> long_row_partials(int64_t inner, const F& f) {
   return partial;
 }
 
+// acc[j] += x[r stride + j] for r < rows, j < n (float32 directly, 16-bit
+// floats through float chunks a row at a time).
 template <typename T>
-void add_run(const T* x, int64_t n, double* acc) {
-  cpu::for_each_float_chunk(x, n, [&](const float* v, int64_t offset, int64_t m) {
-    cpu::accumulate_row_floats(v, acc + offset, m);
-  });
+void add_rows(const T* x, int64_t stride, int64_t rows, int64_t n, double* acc) {
+  if constexpr (std::is_same_v<T, float>) {
+    cpu::accumulate_rows_floats(x, stride, rows, acc, n);
+  } else {
+    for (int64_t r = 0; r < rows; ++r) {
+      cpu::for_each_float_chunk(x + r * stride, n, [&](const float* v, int64_t offset, int64_t m) {
+        cpu::accumulate_rows_floats(v, 0, 1, acc + offset, m);
+      });
+    }
+  }
 }
 
 template <typename T>
@@ -188,7 +196,7 @@ void float_sum(const T* data, T* o, const Plan& plan, double scale) {
     const int64_t rows = plan.inner, cols = plan.outer;
     parallel_for(0, cols, std::max<int64_t>(256, 32768 / rows), [&](int64_t b, int64_t e) {
       std::vector<double> acc(static_cast<size_t>(e - b), 0.0);
-      for (int64_t i = 0; i < rows; ++i) add_run(data + i * cols + b, e - b, acc.data());
+      add_rows(data + b, cols, rows, e - b, acc.data());
       for (int64_t j = b; j < e; ++j) o[j] = static_cast<T>(static_cast<float>(acc[j - b] * scale));
     });
     return;

@@ -39,7 +39,7 @@ struct Kernels {
   decltype(&cpu::online_softmax_rows_floats) online_softmax_rows_floats;
   decltype(&cpu::exp_minus_rows_floats) exp_minus_rows_floats;
   decltype(&cpu::adam_step_floats) adam_step_floats;
-  decltype(&cpu::accumulate_row_floats) accumulate_row_floats;
+  decltype(&cpu::accumulate_rows_floats) accumulate_rows_floats;
   decltype(&cpu::bfloat16_to_floats) bfloat16_to_floats;
   decltype(&cpu::floats_to_bfloat16) floats_to_bfloat16;
   decltype(&cpu::sum_squared_deviations_floats) sum_squared_deviations_floats;
@@ -212,8 +212,8 @@ void extreme_columns_floats(const float* x, int64_t stride, float* out, int64_t 
   kernels().extreme_columns_floats(x, stride, out, rows, cols, is_max);
 }
 
-void accumulate_row_floats(const float* x, double* acc, int64_t n) {
-  kernels().accumulate_row_floats(x, acc, n);
+void accumulate_rows_floats(const float* x, int64_t stride, int64_t rows, double* acc, int64_t n) {
+  kernels().accumulate_rows_floats(x, stride, rows, acc, n);
 }
 
 void bfloat16_to_floats(const uint16_t* x, float* y, int64_t n) {

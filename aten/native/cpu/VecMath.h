@@ -57,8 +57,9 @@ void adam_step_floats(float* param, const float* grad, float* exp_avg, float* ex
 // is NaN.
 void extreme_rows_floats(const float* x, float* out, int64_t rows, int64_t n, bool is_max);
 void extreme_columns_floats(const float* x, int64_t stride, float* out, int64_t rows, int64_t cols, bool is_max);
-// acc[j] += x[j] for j < n: column sums, row by row, in double.
-void accumulate_row_floats(const float* x, double* acc, int64_t n);
+// acc[j] += x[r stride + j] for r < rows, j < n: column sums into double
+// accumulators.
+void accumulate_rows_floats(const float* x, int64_t stride, int64_t rows, double* acc, int64_t n);
 
 // Layer norm, one row of n floats at a time. Moments: the mean and
 // 1 / sqrt(biased variance + eps), in two passes (no cancellation).
