@@ -76,7 +76,7 @@ from .amp.autocast_mode import (  # noqa: F401  (torch's per-device spellings)
     get_autocast_cpu_dtype, get_autocast_gpu_dtype, is_autocast_cpu_enabled, set_autocast_cpu_dtype,
     set_autocast_cpu_enabled,
 )
-from . import compiler, cpu, random  # noqa: F401
+from . import compiler, cpu, futures, random  # noqa: F401
 from .random import get_rng_state, set_rng_state  # noqa: F401
 from ._precision import (  # noqa: F401
     are_deterministic_algorithms_enabled,

@@ -23,11 +23,13 @@ import warnings
 
 import ember
 
+from .. import futures as _futures
 from .._C import _distributed as _backend
 from ._store import FileStore, HashStore, PrefixStore, Store, TCPStore
 
 __all__ = [
-    "Backend", "DistBackendError", "DistError", "FileStore", "GroupMember", "HashStore", "P2POp", "PrefixStore",
+    "Backend", "DistBackendError", "DistError", "FileStore", "GradBucket", "GroupMember", "HashStore", "P2POp",
+    "PrefixStore",
     "ProcessGroup", "ReduceOp", "Store", "TCPStore", "Work", "all_gather", "all_gather_into_tensor",
     "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier", "batch_isend_irecv",
     "broadcast", "broadcast_object_list", "destroy_process_group", "gather", "gather_object", "get_backend",
@@ -135,10 +137,12 @@ class Work:
     """The handle an ``async_op=True`` call returns: ``wait()`` blocks until the operation is done (and
     raises its error); ``is_completed()`` polls."""
 
-    def __init__(self, work, finish=None):
+    def __init__(self, work, finish=None, outputs=None):
         self._work = work
         self._finish = finish
         self._finished = False
+        self._outputs = outputs
+        self._future = None
 
     def wait(self, timeout=None):
         seconds = timeout.total_seconds() if isinstance(timeout, datetime.timedelta) else (timeout or 0.0)
@@ -162,7 +166,58 @@ class Work:
         return self._work._source_rank()
 
     def get_future(self):
-        raise NotImplementedError("Work.get_future: futures are not supported by Ember's process groups yet")
+        """An ember.futures.Future completed with the operation's output tensors (a list) when it is done;
+        waiting on it (or on a Future chained with then()) waits for the operation."""
+        if self._outputs is None:
+            raise RuntimeError("Work.get_future: only all_reduce, broadcast, reduce and all_gather_into_tensor "
+                               "give a Future of their output tensors")
+        if self._future is None:
+            self._future = _WorkFuture(self)
+        return self._future
+
+
+class GradBucket:
+    """What a DistributedDataParallel communication hook gets: one bucket of gradients, flattened in
+    ``buffer()`` (the tensor the hook reduces and whose averages its Future gives back)."""
+
+    def __init__(self, index, buffer, parameters, offsets, is_last):
+        self._index, self._buffer, self._parameters, self._offsets = index, buffer, parameters, offsets
+        self._is_last = is_last
+
+    def index(self):
+        return self._index
+
+    def buffer(self):
+        return self._buffer
+
+    def set_buffer(self, buffer):
+        self._buffer = buffer
+
+    def parameters(self):
+        return list(self._parameters)
+
+    def gradients(self):
+        """Views of buffer() shaped as each parameter."""
+        return [self._buffer[o:o + p.numel()].view(p.shape) for p, o in zip(self._parameters, self._offsets)]
+
+    def is_last(self):
+        return self._is_last
+
+
+class _WorkFuture(_futures.Future):
+    def __init__(self, work):
+        super().__init__()
+        self._work = work
+
+    def _complete(self):
+        if self.done():
+            return
+        try:
+            self._work.wait()
+        except Exception as error:
+            self.set_exception(error)
+        else:
+            self.set_result(list(self._work._outputs))
 
 
 _state = {"default": None, "store": None, "groups": 0, "timeout": _DEFAULT_TIMEOUT}
@@ -345,8 +400,8 @@ def _unflatten_into(flat, tensors):
         offset += t.numel()
 
 
-def _result(work, async_op, finish=None):
-    handle = Work(work, finish)
+def _result(work, async_op, finish=None, outputs=None):
+    handle = Work(work, finish, outputs)
     if async_op:
         return handle
     handle.wait()
@@ -463,7 +518,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
         return None
     op = _check_op(op, "all_reduce")
     _check_same_call(g, "all_reduce", tensor, op)
-    return _result(g._pg.allreduce(tensor, op), async_op)
+    return _result(g._pg.allreduce(tensor, op), async_op, outputs=[tensor])
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -475,7 +530,7 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     root = _peer(g, dst, group_dst, "dst")
     op = _check_op(op, "reduce")
     _check_same_call(g, "reduce", tensor, op)
-    return _result(g._pg.reduce(tensor, root, op), async_op)
+    return _result(g._pg.reduce(tensor, root, op), async_op, outputs=[tensor])
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
@@ -485,7 +540,7 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     if g is None:
         return None
     _check_same_call(g, "broadcast", tensor)
-    return _result(g._pg.broadcast(tensor, _peer(g, src, group_src, "src")), async_op)
+    return _result(g._pg.broadcast(tensor, _peer(g, src, group_src, "src")), async_op, outputs=[tensor])
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -496,7 +551,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if g is None:
         return None
     _check_same_call(g, "all_gather_into_tensor", input_tensor)
-    return _result(g._pg.allgather(output_tensor, input_tensor), async_op)
+    return _result(g._pg.allgather(output_tensor, input_tensor), async_op, outputs=[output_tensor])
 
 
 def _check_list(tensors, size, name, what):

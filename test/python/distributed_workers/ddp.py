@@ -74,10 +74,11 @@ close(ddp.module.weight.grad, ember.full((2, 4), expected))
 class TwoHeads(nn.Module):
     def __init__(self):
         super().__init__()
-        self.used, self.unused = nn.Linear(3, 3), nn.Linear(3, 3)
+        self.used, self.unused, self.sometimes = nn.Linear(3, 3), nn.Linear(3, 3), nn.Linear(3, 3)
 
-    def forward(self, x):
-        return self.used(x)
+    def forward(self, x, use_sometimes=False):
+        y = self.used(x)
+        return y + self.sometimes(x) if use_sometimes else y
 
 
 ddp = nn.parallel.DistributedDataParallel(TwoHeads())
@@ -87,12 +88,18 @@ try:
     raise AssertionError("no error")
 except RuntimeError as error:
     assert "find_unused_parameters=True" in str(error) and "Parameter indices which did not receive grad" in str(error)
+# As torch: a parameter no rank used keeps its gradient (None after zero_grad), one some rank used gets the
+# average over all ranks.
 ddp = nn.parallel.DistributedDataParallel(TwoHeads(), find_unused_parameters=True)
 for _ in range(2):
     ddp.zero_grad()
-    ddp(ember.ones(2, 3) * (rank + 1)).sum().backward()
+    ddp(ember.ones(2, 3) * (rank + 1), rank == 0).sum().backward()
 close(ddp.module.used.bias.grad, ember.full((3,), 2.0))
-close(ddp.module.unused.weight.grad, ember.zeros(3, 3))
+assert ddp.module.unused.weight.grad is None
+close(ddp.module.sometimes.bias.grad, ember.full((3,), 2.0 / world))
+ddp.zero_grad(set_to_none=False)
+ddp(ember.ones(2, 3)).sum().backward()
+close(ddp.module.sometimes.bias.grad, ember.zeros(3))
 
 # 4. state_dict keys as torch's ("module." prefix), and eval forward without gradients needs no sync.
 ddp = nn.parallel.DistributedDataParallel(nn.Linear(2, 2))
@@ -100,6 +107,49 @@ assert sorted(ddp.state_dict()) == ["module.bias", "module.weight"]
 with ember.no_grad():
     ddp(ember.ones(1, 2))
 ddp(ember.ones(1, 2)).sum().backward()
+
+# 5. Communication hooks: allreduce_hook trains as the built-in reduction does; the fp16/bf16 compression
+# hooks give the averages to their precision; a custom hook sees each bucket (index, is_last, parameters)
+# and its Future's value lands in the gradients; a second registration is refused.
+from ember.distributed.algorithms.ddp_comm_hooks import default_hooks  # noqa: E402
+
+for hook, tol in ((default_hooks.allreduce_hook, 1e-5), (default_hooks.fp16_compress_hook, 2e-3),
+                  (default_hooks.bf16_compress_hook, 2e-2)):
+    plain = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=0.0005)
+    hooked = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=0.0005)
+    hooked.register_comm_hook(None, hook)
+    x, y = data[0]
+    part = slice(rank * 8, (rank + 1) * 8)
+    F.cross_entropy(plain(x[part]), y[part]).backward()
+    F.cross_entropy(hooked(x[part]), y[part]).backward()
+    for p, q in zip(plain.module.parameters(), hooked.module.parameters()):
+        close(q.grad, p.grad, tol)
+seen = []
+
+
+def doubling_hook(state, bucket):
+    seen.append((bucket.index(), bucket.is_last(), len(bucket.parameters()), len(bucket.gradients())))
+    assert state == "state"
+    fut = dist.all_reduce(bucket.buffer(), async_op=True).get_future()
+    return fut.then(lambda f: f.value()[0] * (2.0 / world))
+
+
+plain = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=0.0005)
+hooked = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=0.0005)
+hooked.register_comm_hook("state", doubling_hook)
+x, y = data[1]
+part = slice(rank * 8, (rank + 1) * 8)
+F.cross_entropy(plain(x[part]), y[part]).backward()
+F.cross_entropy(hooked(x[part]), y[part]).backward()
+for p, q in zip(plain.module.parameters(), hooked.module.parameters()):
+    close(q.grad, 2 * p.grad)
+assert [s[0] for s in seen] == list(range(len(hooked._buckets))) and seen[-1][1] and not seen[0][1]
+assert sum(s[2] for s in seen) == len(list(hooked.module.parameters()))
+try:
+    hooked.register_comm_hook(None, default_hooks.allreduce_hook)
+    raise AssertionError("a second hook was accepted")
+except RuntimeError as error:
+    assert "can only be called once" in str(error)
 
 dist.barrier()
 dist.destroy_process_group()

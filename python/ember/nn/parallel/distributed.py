@@ -101,6 +101,9 @@ class DistributedDataParallel(Module):
         object.__setattr__(self, "_hooks", [p.register_post_accumulate_grad_hook(self._gradient_ready)
                                             for p in params])
         self._ready = None  # None: no reduction expected; else the set of parameters reduced this iteration
+        self._comm_hook = None
+        self._backward_ran = False
+        self._locally_unused = set()
 
     def _make_buckets(self, params):
         # The first bucket (the gradients backward produces first) is small, so that communication starts
@@ -133,7 +136,13 @@ class DistributedDataParallel(Module):
         # Launch full buckets in index order only, so that every rank issues the same collectives.
         while self._next_bucket < len(self._buckets) and self._buckets[self._next_bucket].pending == 0:
             launched = self._buckets[self._next_bucket]
-            launched.work = dist.all_reduce(launched.flat, group=self.process_group, async_op=True)
+            if self._comm_hook is None:
+                launched.work = dist.all_reduce(launched.flat, group=self.process_group, async_op=True)
+            else:
+                state, hook = self._comm_hook
+                grad_bucket = dist.GradBucket(self._next_bucket, launched.flat, launched.params, launched.offsets,
+                                              self._next_bucket == len(self._buckets) - 1)
+                launched.work = hook(state, grad_bucket)
             self._next_bucket += 1
         if len(self._ready) == len(self._params):
             self._finish()
@@ -144,14 +153,27 @@ class DistributedDataParallel(Module):
         self._mark_ready(param, param.grad)
 
     def _finish(self):
+        self._backward_ran = True
         # The buckets hold sums: the average's division rides on the write-back, one pass over the gradients.
-        scale = 1.0 / dist.get_world_size(self.process_group)
+        # A communication hook's Future gives the averages themselves.
+        scale = 1.0 / dist.get_world_size(self.process_group) if self._comm_hook is None else 1.0
+        results = [bucket.work.wait() for bucket in self._buckets]
+        # After the buckets: every rank issues its collectives in the same order.
+        unused_everywhere = self._globally_unused() if self.find_unused_parameters else set()
         with ember.no_grad():
-            for bucket in self._buckets:
-                bucket.work.wait()
-                if self.gradient_as_bucket_view:
+            for bucket, result in zip(self._buckets, results):
+                if self._comm_hook is not None:
+                    if not isinstance(result, ember.Tensor) or result.shape != bucket.flat.shape:
+                        raise RuntimeError("DistributedDataParallel: a communication hook's Future must give one "
+                                           f"tensor of the bucket's shape {tuple(bucket.flat.shape)}, got "
+                                           f"{type(result).__name__}")
+                    if result is not bucket.flat:
+                        bucket.flat.copy_(result)
+                if self.gradient_as_bucket_view and scale != 1.0:
                     bucket.flat.mul_(scale)
                 for i, p in enumerate(bucket.params):
+                    if id(p) in unused_everywhere:
+                        continue  # as torch: a parameter no rank used keeps its gradient (None after zero_grad)
                     if self.gradient_as_bucket_view:
                         p.grad = bucket.slot(i)
                     elif p.grad is None:
@@ -159,6 +181,26 @@ class DistributedDataParallel(Module):
                     else:
                         ember.mul(bucket.slot(i), scale, out=p.grad)
         self._ready = None
+
+    def register_comm_hook(self, state, hook):
+        """Reduces each bucket with hook(state, bucket) instead of the built-in all-reduce: the hook gets
+        a dist.GradBucket and returns an ember.futures.Future of the bucket's averaged gradients (one
+        tensor of the bucket's shape). ember.distributed.algorithms.ddp_comm_hooks.default_hooks has
+        torch's allreduce, fp16 and bf16 compression hooks. Once, before the first backward."""
+        if not callable(hook):
+            raise TypeError(f"register_comm_hook(): hook must be callable, got {type(hook).__name__}")
+        if self._comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
+        if self._backward_ran:
+            raise RuntimeError("register_comm_hook must be called before the first backward of this "
+                               "DistributedDataParallel module")
+        self._comm_hook = (state, hook)
+
+    def _globally_unused(self):
+        """The parameters no rank's forward reached this iteration (one small all-reduce of usage flags)."""
+        used = ember.tensor([0 if id(p) in self._locally_unused else 1 for p in self._params], dtype=ember.int32)
+        dist.all_reduce(used, group=self.process_group)
+        return {id(p) for p, count in zip(self._params, used.tolist()) if count == 0}
 
     # ---- forward -----------------------------------------------------------------------------------------
 
@@ -176,7 +218,9 @@ class DistributedDataParallel(Module):
 
     def _unused(self, output):
         """The parameters the autograd graph of `output` does not reach."""
-        seen, reached, stack = set(), set(), []
+        # The visited nodes stay referenced: a node's Python object is the same on every access while it
+        # lives, but a freed one's id can come back for another node, which `seen` would then skip.
+        seen, reached, stack, visited = set(), set(), [], []
         for t in _tensors(output):
             if t.grad_fn is not None:
                 stack.append(t.grad_fn)
@@ -187,6 +231,7 @@ class DistributedDataParallel(Module):
             if node is None or id(node) in seen:
                 continue
             seen.add(id(node))
+            visited.append(node)
             variable = getattr(node, "variable", None)
             if variable is not None:
                 reached.add(id(variable))
@@ -203,7 +248,9 @@ class DistributedDataParallel(Module):
                 _coalesced_broadcast(buffers, self.process_group)
         output = self.module(*inputs, **kwargs)
         if syncing and self.find_unused_parameters:
-            for p in self._unused(output):
+            unused = self._unused(output)
+            self._locally_unused = {id(p) for p in unused}
+            for p in unused:
                 self._mark_ready(p, None)
         return output
 
