@@ -151,6 +151,39 @@ try:
 except RuntimeError as error:
     assert "can only be called once" in str(error)
 
+# 6. Uneven inputs under Join: rank r trains 3 + r steps; the ranks that finish early answer the others'
+# collectives with zero gradients (averaged over the whole world), and at the end every rank holds the
+# model of the rank that joined last, equal to the reference that knows every rank's steps.
+from ember.distributed.algorithms import Join  # noqa: E402
+
+ember.manual_seed(7)
+inputs = [ember.randn(4, 5) for _ in range(3 + world - 1)]
+ember.manual_seed(8)
+base = nn.Linear(5, 2)
+reference = copy.deepcopy(base)
+ddp = nn.parallel.DistributedDataParallel(copy.deepcopy(base), bucket_cap_mb=0.00001)
+opt = ember.optim.SGD(ddp.parameters(), lr=0.1)
+with Join([ddp]):
+    for i in range(3 + rank):
+        opt.zero_grad()
+        ddp(inputs[i] * (rank + 1)).pow(2).sum().backward()
+        opt.step()
+ref_opt = ember.optim.SGD(reference.parameters(), lr=0.1)
+for i in range(3 + world - 1):
+    ref_opt.zero_grad()
+    sum(reference(inputs[i] * (r + 1)).pow(2).sum() for r in range(world) if i < 3 + r).div(world).backward()
+    ref_opt.step()
+for p, rp in zip(ddp.module.parameters(), reference.parameters()):
+    close(p, rp)
+try:
+    with ddp.join(throw_on_early_termination=True):
+        for i in range(1 + rank):
+            ddp(inputs[i]).sum().backward()
+    raise AssertionError("no rank raised")
+except RuntimeError as error:
+    assert ("exhausted all inputs" in str(error)) == (rank == 0), str(error)
+    assert rank == 0 or "Detected at least one rank that exhausted inputs" in str(error), str(error)
+
 dist.barrier()
 dist.destroy_process_group()
 print(f"rank {rank}: ddp checks passed", flush=True)

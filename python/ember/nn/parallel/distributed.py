@@ -13,6 +13,7 @@ import contextlib
 
 import ember
 import ember.distributed as dist
+from ember.distributed.algorithms.join import Join, Joinable, JoinHook, _JoinConfig
 
 from ..modules.module import Module
 
@@ -48,19 +49,55 @@ class _Bucket:
         return self.flat[self.offsets[i]:self.offsets[i] + p.numel()].view(p.shape)
 
 
-def _coalesced_broadcast(tensors, group):
-    """Rank 0's values into every rank's tensors, one broadcast per dtype."""
+def _coalesced_broadcast(tensors, group, src=0):
+    """Group rank src's values into every rank's tensors, one broadcast per dtype."""
     by_dtype = {}
     for t in tensors:
         by_dtype.setdefault(t.dtype, []).append(t)
     with ember.no_grad():
         for same in by_dtype.values():
             flat = ember.cat([t.detach().reshape(-1) for t in same])
-            dist.broadcast(flat, src=dist.get_global_rank(group, 0), group=group)
+            dist.broadcast(flat, src=dist.get_global_rank(group, src), group=group)
             dist._unflatten_into(flat, same)
 
 
-class DistributedDataParallel(Module):
+class _DDPJoinHook(JoinHook):
+    """While this rank has joined: each iteration the others run, the collectives of a forward and a
+    backward with zero gradients (so the averages count this rank's share as zero, over the whole
+    world size, as torch's default divide_by_initial_world_size does). Once all have joined: every rank
+    takes the parameters and buffers of a rank that joined last, which took every step."""
+
+    def __init__(self, ddp):
+        self.ddp = ddp
+
+    def main_hook(self):
+        ddp = self.ddp
+        group = ddp.process_group
+        if ddp.broadcast_buffers:
+            buffers = list(ddp.module.buffers())
+            if buffers:
+                _coalesced_broadcast(buffers, group)
+        with ember.no_grad():
+            for index, bucket in enumerate(ddp._buckets):
+                bucket.flat.zero_()
+                if ddp._comm_hook is None:
+                    dist.all_reduce(bucket.flat, group=group)
+                else:
+                    state, hook = ddp._comm_hook
+                    hook(state, dist.GradBucket(index, bucket.flat, bucket.params, bucket.offsets,
+                                                index == len(ddp._buckets) - 1)).wait()
+        if ddp.find_unused_parameters:
+            dist.all_reduce(ember.zeros(len(ddp._params), dtype=ember.int32), group=group)
+
+    def post_hook(self, is_last_joiner):
+        ddp = self.ddp
+        group = ddp.process_group
+        source = ember.tensor([dist.get_rank(group) if is_last_joiner else -1])
+        dist.all_reduce(source, op=dist.ReduceOp.MAX, group=group)
+        _coalesced_broadcast(list(ddp.module.parameters()) + list(ddp.module.buffers()), group, int(source.item()))
+
+
+class DistributedDataParallel(Module, Joinable):
     def __init__(self, module, device_ids=None, output_device=None, dim=0, broadcast_buffers=True,
                  process_group=None, bucket_cap_mb=None, find_unused_parameters=False, check_reduction=False,
                  gradient_as_bucket_view=False, static_graph=False, delay_all_reduce_named_params=None,
@@ -104,6 +141,8 @@ class DistributedDataParallel(Module):
         self._comm_hook = None
         self._backward_ran = False
         self._locally_unused = set()
+        self._join_config = _JoinConfig.construct_disabled_join_config()
+        self._join_count = None
 
     def _make_buckets(self, params):
         # The first bucket (the gradients backward produces first) is small, so that communication starts
@@ -157,6 +196,9 @@ class DistributedDataParallel(Module):
         # The buckets hold sums: the average's division rides on the write-back, one pass over the gradients.
         # A communication hook's Future gives the averages themselves.
         scale = 1.0 / dist.get_world_size(self.process_group) if self._comm_hook is None else 1.0
+        if self._join_count is not None:
+            self._join_count.wait()
+            self._join_count = None
         results = [bucket.work.wait() for bucket in self._buckets]
         # After the buckets: every rank issues its collectives in the same order.
         unused_everywhere = self._globally_unused() if self.find_unused_parameters else set()
@@ -195,6 +237,26 @@ class DistributedDataParallel(Module):
             raise RuntimeError("register_comm_hook must be called before the first backward of this "
                                "DistributedDataParallel module")
         self._comm_hook = (state, hook)
+
+    # ---- uneven inputs (ember.distributed.algorithms.Join) --------------------------------------------------
+
+    def join(self, divide_by_initial_world_size=True, enable=True, throw_on_early_termination=False):
+        """torch's DDP.join(): a Join context over this module alone."""
+        if not divide_by_initial_world_size:
+            raise NotImplementedError("DistributedDataParallel.join: only divide_by_initial_world_size=True "
+                                      "(the average over the whole world size) is supported")
+        return Join([self], enable, throw_on_early_termination)
+
+    def join_hook(self, **kwargs):
+        return _DDPJoinHook(self)
+
+    @property
+    def join_device(self):
+        return ember.device("cpu")
+
+    @property
+    def join_process_group(self):
+        return self.process_group
 
     def _globally_unused(self):
         """The parameters no rank's forward reached this iteration (one small all-reduce of usage flags)."""
@@ -242,6 +304,7 @@ class DistributedDataParallel(Module):
         syncing = ember.is_grad_enabled() and self.require_backward_grad_sync
         if syncing:
             self._prepare()
+            self._join_count = Join.notify_join_context(self)
         if self.broadcast_buffers:
             buffers = list(self.module.buffers())
             if buffers:
