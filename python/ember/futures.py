@@ -74,7 +74,7 @@ class Future:
 
     def then(self, callback):
         """A new Future completed with callback(self) (or its exception) once this Future completes."""
-        chained = _Chained(self)
+        chained = _Dependent([self])
 
         def run(done):
             try:
@@ -88,21 +88,22 @@ class Future:
         return chained
 
 
-class _Chained(Future):
-    """A Future from then(): waiting on it drives the Future it follows."""
+class _Dependent(Future):
+    """A Future completed from others (then(), collect_all): waiting on it drives the ones it follows."""
 
-    def __init__(self, source):
+    def __init__(self, sources):
         super().__init__()
-        self._source = source
+        self._sources = sources
 
     def _complete(self):
-        self._source._complete()
+        for source in self._sources:
+            source._complete()
 
 
 def collect_all(futures):
     """A Future completed with the list of `futures` once all of them have completed."""
     futures = list(futures)
-    combined = _Collected(futures)
+    combined = _Dependent(futures)
     remaining = [len(futures)]
     lock = threading.Lock()
 
@@ -118,16 +119,6 @@ def collect_all(futures):
     for f in futures:
         f.add_done_callback(one_done)
     return combined
-
-
-class _Collected(Future):
-    def __init__(self, futures):
-        super().__init__()
-        self._futures = futures
-
-    def _complete(self):
-        for f in self._futures:
-            f._complete()
 
 
 def wait_all(futures):
