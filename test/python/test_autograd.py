@@ -2570,10 +2570,14 @@ class TestSavedTensorsHooks:
         outcome = {}
         for m in MODULES:
             try:
-                outcome[m] = ("ok", npy(f(m)).tolist())
+                outcome[m] = ("ok", npy(f(m)))
             except RuntimeError as e:
                 outcome[m] = ("error", msg(m, e)[:60])
-        assert outcome[ember] == outcome[torch]
+        assert outcome[ember][0] == outcome[torch][0]
+        if outcome[torch][0] == "ok":  # cos within float32 rounding of torch's (its SLEEF and ours differ by an ulp)
+            np.testing.assert_allclose(outcome[ember][1], outcome[torch][1], rtol=2e-7)
+        else:
+            assert outcome[ember] == outcome[torch]
 
     def test_pack_hook_under_no_grad_not_called(self):
         for m in MODULES:
