@@ -9,7 +9,7 @@ import contextlib
 import warnings
 
 from .. import _C
-from . import graph  # noqa: F401
+from . import forward_ad, graph  # noqa: F401
 from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly  # noqa: F401
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .grad_mode import (  # noqa: F401
