@@ -85,14 +85,8 @@ def unpack_dual(tensor, *, level=None):
         return UnpackedDualTensor(tensor.detach(), duals[id(tensor)][1])
     if not isinstance(tensor, ember.Tensor) or tensor.grad_fn is None or not duals:
         return UnpackedDualTensor(tensor, None)
-    sources = [dual for dual, _ in duals.values()]
+    from ember.func._transforms import _pushforward  # ember.func imports autograd: here, not at the top
+
     with ember.enable_grad():
-        probe = ember.zeros_like(tensor).requires_grad_()
-        pulled = ember.autograd.grad(tensor, sources, probe, create_graph=True, allow_unused=True)
-        used = [(p, duals[id(s)][1]) for p, s in zip(pulled, sources) if p is not None and p.requires_grad]
-        if not used:
-            return UnpackedDualTensor(tensor.detach(), None)
-        (tangent,) = ember.autograd.grad([p for p, _ in used], probe, [t for _, t in used], allow_unused=True)
-    if tangent is None:
-        return UnpackedDualTensor(tensor.detach(), None)
-    return UnpackedDualTensor(tensor.detach(), tangent.detach())
+        (tangent,) = _pushforward([tensor], [d for d, _ in duals.values()], [t for _, t in duals.values()])
+    return UnpackedDualTensor(tensor.detach(), None if tangent is None else tangent.detach())

@@ -75,6 +75,18 @@ def _grads(outputs, inputs, grad_outputs, create_graph, retain_graph=None):
     return [ember.zeros_like(x) if g is None else g for g, x in zip(got, inputs)]
 
 
+def _pushforward(outputs, inputs, tangents, create_graph=False):
+    """J t for each output (None where no input reaches it), from the recorded graph: J^T u is linear in
+    u, so differentiating <J^T u, t> with respect to u gives J t."""
+    dummies = [ember.zeros_like(o).requires_grad_() for o in outputs]
+    pulled = _grads(outputs, inputs, dummies, create_graph=True)
+    used = [(p, t) for p, t in zip(pulled, tangents) if p.requires_grad]
+    if not used:
+        return [None] * len(outputs)
+    return list(ember.autograd.grad([p for p, _ in used], dummies, [t for _, t in used], create_graph=create_graph,
+                                    allow_unused=True))
+
+
 def _detached(tree, keep):
     return tree if keep else tree_map(lambda t: t.detach() if isinstance(t, ember.Tensor) else t, tree)
 
@@ -178,15 +190,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
         out, aux = _split_aux(func(*args), has_aux, "jvp")
         out_leaves, out_spec = tree_flatten(out)
         in_leaves = tree_flatten(tuple(picked))[0]
-        # J^T u is linear in u; differentiating <J^T u, t> w.r.t. u gives J t.
-        dummies = [ember.zeros_like(_check_tensor(o)).requires_grad_() for o in out_leaves]
-        pulled = _grads(out_leaves, in_leaves, dummies, create_graph=True)
-        used = [(p, t) for p, t in zip(pulled, in_tangents) if p.requires_grad]
-        if used:
-            got = ember.autograd.grad([p for p, _ in used], dummies, [t for _, t in used], create_graph=nested,
-                                      allow_unused=True)
-        else:
-            got = [None] * len(dummies)
+        got = _pushforward([_check_tensor(o) for o in out_leaves], in_leaves, in_tangents, nested)
         pushed = [ember.zeros_like(o) if g is None else g for g, o in zip(got, out_leaves)]
     result = (_detached(out, nested), _detached(tree_unflatten(pushed, out_spec), nested))
     return result + (_detached(aux, nested),) if has_aux else result
