@@ -242,7 +242,7 @@ Tensor erf_out(const Tensor& self, const Tensor& out) {
   return float_unary_vectorized<Erf>(self, out, "erf", &cpu::erf_floats, nullptr, kReal);
 }
 Tensor erfc_out(const Tensor& self, const Tensor& out) {
-  return float_unary_vectorized<Erfc>(self, out, "erfc", cpu::sleef_floats(cpu::SleefUnary::Erfc), nullptr, kReal);
+  return float_unary_vectorized<Erfc>(self, out, "erfc", &cpu::erfc_floats, nullptr, kReal);
 }
 Tensor erfinv_out(const Tensor& self, const Tensor& out) {
   return float_unary_vectorized<Erfinv>(self, out, "erfinv", &cpu::erfinv_floats, nullptr, kReal);

@@ -23,6 +23,7 @@ struct Kernels {
   decltype(&cpu::sigmoid_floats) sigmoid_floats;
   decltype(&cpu::silu_floats) silu_floats;
   decltype(&cpu::erf_floats) erf_floats;
+  decltype(&cpu::erfc_floats) erfc_floats;
   decltype(&cpu::erfinv_floats) erfinv_floats;
   decltype(&cpu::gelu_floats) gelu_floats;
   decltype(&cpu::gelu_backward_floats) gelu_backward_floats;
@@ -136,6 +137,10 @@ void silu_floats(const float* x, float* y, int64_t n) {
 
 void erf_floats(const float* x, float* y, int64_t n) {
   kernels().erf_floats(x, y, n);
+}
+
+void erfc_floats(const float* x, float* y, int64_t n) {
+  kernels().erfc_floats(x, y, n);
 }
 
 void gelu_floats(const float* x, float* y, int64_t n) {

@@ -17,6 +17,8 @@ void silu_floats(const float* x, float* y, int64_t n);
 // erf within 2.5 ulp; gelu (exact form) and its gradient, from a normal
 // tail approximation with full relative accuracy for negative inputs.
 void erf_floats(const float* x, float* y, int64_t n);
+// erfc within about half an ulp, evaluated in double.
+void erfc_floats(const float* x, float* y, int64_t n);
 // erfinv within about half an ulp, evaluated in double.
 void erfinv_floats(const float* x, float* y, int64_t n);
 void gelu_floats(const float* x, float* y, int64_t n);
