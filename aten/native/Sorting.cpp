@@ -180,16 +180,17 @@ Tensor sorted_index_at(const Tensor& self, int64_t dim, const Tensor& position) 
   EMBER_CHECK(position.scalar_type() == ScalarType::Long && position.sizes() == IntArrayRef(slices),
               "_sorted_index_at(): position must be a long tensor of shape {}, got {} of shape {}",
               IntArrayRef(slices), c10::toString(position.scalar_type()), position.sizes());
-  if (self.is_meta() || self.numel() == 0) return ember::empty(position.sizes(), ScalarType::Long, self.device());
-  const Tensor x = as_rows(self, dim);
+  if (self.is_meta()) return ember::empty(position.sizes(), ScalarType::Long, self.device());
   const Tensor wanted = as_rows(position, dim);
-  Tensor indices = ember::empty(wanted.sizes(), ScalarType::Long, self.device());
   const int64_t* at = wanted.data_ptr<int64_t>();
-  int64_t* io = indices.data_ptr<int64_t>();
   for (int64_t r = 0; r < wanted.numel(); ++r) {
     EMBER_CHECK_INDEX(at[r] >= 0 && at[r] < n, "_sorted_index_at(): position {} out of range for a slice of {}",
                       at[r], n);
   }
+  Tensor indices = ember::empty(wanted.sizes(), ScalarType::Long, self.device());
+  if (wanted.numel() == 0) return indices.transpose(dim, nd - 1).reshape(position.sizes()).contiguous();
+  const Tensor x = as_rows(self, dim);
+  int64_t* io = indices.data_ptr<int64_t>();
   order_rows(x, x.numel() / n, n, false, [&](int64_t r, const auto*, auto* items, auto before, auto index_of) {
     std::nth_element(items, items + at[r], items + n, before);
     io[r] = index_of(items[at[r]]);
