@@ -226,7 +226,7 @@ Tensor slice_position(const Tensor& self, int64_t dim, int64_t k) {
 std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
   dim = maybe_wrap_dim(dim, std::max<int64_t>(self.dim(), 1));
   const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
-  EMBER_CHECK_INDEX(k >= 1 && k <= size, "kthvalue(): selected number k out of range for dimension {}", dim);
+  EMBER_CHECK(k >= 1 && k <= size, "kthvalue(): selected number k out of range for dimension {}", dim);
   return pick_sorted(self, dim, slice_position(self, dim, k - 1), keepdim);
 }
 

@@ -644,3 +644,17 @@ def test_exception_hierarchy():
     assert issubclass(NotImplementedError, RuntimeError)
     with pytest.raises(RuntimeError):
         ember.rand(1, dtype=ember.int32)
+
+
+class TestSelectionErrors(ErrorTestCase):
+    def test_sorted_index_at_positions_are_checked(self):
+        """Ember's internal selection op (kthvalue/median's): positions outside the slice, empty slices included,
+        raise instead of reading past it or returning uninitialized indices."""
+        for x, position in ((ember.randn(3, 4), ember.tensor([[4], [0], [1]])),
+                            (ember.randn(3, 0), ember.zeros(3, 1, dtype=ember.long))):
+            with self.assertRaisesRegex(IndexError, "out of range for a slice of"):
+                ember._sorted_index_at(x, 1, position)
+        with self.assertRaisesRegex(RuntimeError, "position must be a long tensor of shape"):
+            ember._sorted_index_at(ember.randn(3, 4), 1, ember.zeros(2, 1, dtype=ember.long))
+        self.assertExpectedInline(self.raises(lambda m: m.kthvalue(m.tensor([3.0, 1.0]), 3), RuntimeError),
+                                  """kthvalue(): selected number k out of range for dimension 0""")

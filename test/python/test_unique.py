@@ -27,7 +27,7 @@ def test_unique_flags_match_torch(return_inverse, return_counts):
 def test_unique_errors():
     with pytest.raises(TypeError, match="unique"):
         ember.unique([1, 2])
-    with pytest.raises(IndexError, match="kthvalue\\(\\): selected number k out of range"):
+    with pytest.raises(RuntimeError, match="kthvalue\\(\\): selected number k out of range"):  # as torch
         ember.kthvalue(ember.ones(3), 4)
     with pytest.raises(IndexError, match="median\\(\\): Expected reduction dim 0 to have non-zero size"):
         ember.median(ember.ones(0, 2), 0)
