@@ -500,8 +500,7 @@ bool is_whole_float_reduction(const Tensor& self, IntArrayRef dim) {
       self.numel() == 0 || self.dim() == 0) {
     return false;
   }
-  std::vector<bool> reduced(self.dim(), dim.empty());
-  for (int64_t d : dim) reduced[c10::maybe_wrap_dim(d, self.dim())] = true;
+  const std::vector<bool> reduced = reduced_mask(self, dim, "norm");
   return std::all_of(reduced.begin(), reduced.end(), [](bool r) { return r; });
 }
 

@@ -188,13 +188,14 @@ Tensor sorted_index_at(const Tensor& self, int64_t dim, const Tensor& position) 
                       at[r], n);
   }
   Tensor indices = ember::empty(wanted.sizes(), ScalarType::Long, self.device());
-  if (wanted.numel() == 0) return indices.transpose(dim, nd - 1).reshape(position.sizes()).contiguous();
-  const Tensor x = as_rows(self, dim);
-  int64_t* io = indices.data_ptr<int64_t>();
-  order_rows(x, x.numel() / n, n, false, [&](int64_t r, const auto*, auto* items, auto before, auto index_of) {
-    std::nth_element(items, items + at[r], items + n, before);
-    io[r] = index_of(items[at[r]]);
-  });
+  if (wanted.numel() > 0) {
+    const Tensor x = as_rows(self, dim);
+    int64_t* io = indices.data_ptr<int64_t>();
+    order_rows(x, x.numel() / n, n, false, [&](int64_t r, const auto*, auto* items, auto before, auto index_of) {
+      std::nth_element(items, items + at[r], items + n, before);
+      io[r] = index_of(items[at[r]]);
+    });
+  }
   return indices.transpose(dim, nd - 1).reshape(position.sizes()).contiguous();
 }
 
