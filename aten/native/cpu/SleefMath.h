@@ -1,6 +1,6 @@
 #pragma once
 // Elementwise float functions from SLEEF's vector math library (the one
-// torch's CPU kernels use; within 1 ulp, erfc 1.5), for dense float arrays,
+// torch's CPU kernels use; within 1 ulp), for dense float arrays,
 // at the widest width cpu_capability() allows: 16 lanes on AVX-512 and 8 on
 // AVX2 (SleefMathKernels.inc, compiled once per instruction set), SLEEF's
 // scalar functions otherwise. For what VecMath.h does not write itself.
@@ -27,7 +27,8 @@ using FloatsFn = void (*)(const float* x, float* y, int64_t n);
 using FloatsFn2 = void (*)(const float* a, const float* b, float* y, int64_t n);
 using DoublesFn = void (*)(const double* x, double* y, int64_t n);
 
-// y[i] = f(x[i]) (f(a[i], b[i])) for i < n, at this CPU's width.
+// y[i] = f(x[i]) (f(a[i], b[i])) for i < n, at this CPU's width; null for
+// expm1, erfc, exp and tanh, whose float kernels are VecMath.h's.
 FloatsFn sleef_floats(SleefUnary f);
 FloatsFn2 sleef_floats(SleefBinary f);
 // The same for double (SLEEF's double functions, within 1 ulp, as torch's),
