@@ -11,21 +11,17 @@ import ember.distributed as dist
 __all__ = ["allreduce_hook", "fp16_compress_hook", "bf16_compress_hook"]
 
 
-def _group_size(group):
-    return dist.get_world_size(group)
-
-
 def allreduce_hook(process_group, bucket):
     """All-reduces the bucket's gradients and divides by the group's size."""
     group = process_group
-    tensor = bucket.buffer().div_(_group_size(group))
+    tensor = bucket.buffer().div_(dist.get_world_size(group))
     return dist.all_reduce(tensor, group=group, async_op=True).get_future().then(lambda fut: fut.value()[0])
 
 
 def _compress_hook(dtype, process_group, bucket):
     group = process_group
     buffer = bucket.buffer()
-    compressed = buffer.to(dtype).div_(_group_size(group))
+    compressed = buffer.to(dtype).div_(dist.get_world_size(group))
 
     def decompress(fut):
         decompressed = fut.value()[0]
