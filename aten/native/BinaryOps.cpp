@@ -8,6 +8,7 @@
 #include <aten/native/cpu/Loops.h>
 
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 namespace ember::native {
@@ -534,6 +535,30 @@ Tensor clamp_out(const Tensor& self, const std::optional<Tensor>& min, const std
 
 Tensor clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
                  const Tensor& out) {
+  // A floating tensor between real, non-NaN number bounds (clamp(x, -1, 1),
+  // clamp(min=0)): the bounds are constants of the loop and each one is a
+  // single max or min instruction (a NaN x fails both comparisons and stays
+  // NaN). The general kernel below tests every bound for NaN on every
+  // element: 134 us against torch's 93 for 1M floats.
+  auto plain = [](const std::optional<Scalar>& s) {
+    return !s || (!s->isComplex() && !s->isBoolean() && !std::isnan(s->toDouble()));
+  };
+  if ((min || max) && plain(min) && plain(max) && c10::isFloatingType(self.scalar_type()) &&
+      (!out.defined() || out.scalar_type() == self.scalar_type())) {
+    auto iter = TensorIterator::unary_op(out, self, "clamp");
+    visit_supported<FloatingOnly>(iter, "clamp", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using M = opmath_t<T>;
+      const M lo = min ? M(min->toDouble()) : -std::numeric_limits<M>::infinity();
+      const M hi = max ? M(max->toDouble()) : std::numeric_limits<M>::infinity();
+      cpu::cpu_kernel(iter, [lo, hi](T x) -> T {
+        M v = M(x);
+        v = v < lo ? lo : v;
+        return static_cast<T>(v > hi ? hi : v);
+      });
+    });
+    return iter.output();
+  }
   auto as_tensor = [](const std::optional<Scalar>& s) -> std::optional<Tensor> {
     if (!s) return std::nullopt;
     return wrap(*s);

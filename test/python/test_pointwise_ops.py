@@ -380,3 +380,23 @@ def test_vectorized_float_binary_functions():
             scale = np.maximum(np.abs(want), operands if name == "logaddexp" else 0)
             ulps = np.abs(got[finite].astype(np.float64) - want[finite]) / np.spacing(scale[finite].astype(np.float32))
             assert ulps.max() <= 2, name
+
+
+# ---- clamp between number bounds (a loop of max/min with the bounds as constants)
+
+CLAMP_BOUNDS = [(-1, 1), (0, None), (None, 0.5), (2, -2), (-0.1, 0.1), (float("-inf"), float("inf")),
+                (float("nan"), 1), (0, float("nan"))]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("bounds", CLAMP_BOUNDS, ids=str)
+def test_clamp_between_numbers_matches_torch_bit_for_bit(dtype, bounds):
+    lo, hi = bounds
+    values = torch.cat([torch.randn(1000, generator=torch.Generator().manual_seed(0)) * 3,
+                        torch.tensor([float("nan"), float("inf"), float("-inf"), 0.0, -0.0, 1.0, -1.0, 0.1, -0.1])])
+    t = values.to(getattr(torch, dtype))
+    x = E(t.double()).to(getattr(ember, dtype))  # exact: t's values are in dtype
+    expected = torch.clamp(t, lo, hi)
+    for got in (ember.clamp(x, lo, hi), x.clone().clamp_(lo, hi), ember.clamp(x, lo, hi, out=ember.empty_like(x))):
+        assert got.dtype == x.dtype
+        assert np.array_equal(N(got.float()), expected.float().numpy(), equal_nan=True)
