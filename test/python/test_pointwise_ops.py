@@ -400,3 +400,16 @@ def test_clamp_between_numbers_matches_torch_bit_for_bit(dtype, bounds):
     for got in (ember.clamp(x, lo, hi), x.clone().clamp_(lo, hi), ember.clamp(x, lo, hi, out=ember.empty_like(x))):
         assert got.dtype == x.dtype
         assert np.array_equal(N(got.float()), expected.float().numpy(), equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("kwargs", [{}, {"nan": 1e39}, {"nan": -7.0, "posinf": 1e300, "neginf": float("-inf")},
+                                    {"posinf": 2.0, "neginf": -3.0}, {"nan": float("nan")}], ids=str)
+def test_nan_to_num_matches_torch_bit_for_bit(dtype, kwargs):
+    values = torch.cat([torch.randn(1000, generator=torch.Generator().manual_seed(1)) * 1e3,
+                        torch.tensor([float("nan"), float("inf"), float("-inf"), 0.0, -0.0, 3.0, -4.0])])
+    t = values.to(getattr(torch, dtype))
+    x = E(t.double()).to(getattr(ember, dtype))
+    expected = torch.nan_to_num(t, **kwargs)
+    for got in (ember.nan_to_num(x, **kwargs), x.clone().nan_to_num_(**kwargs)):
+        assert np.array_equal(N(got.double()), expected.double().numpy(), equal_nan=True)

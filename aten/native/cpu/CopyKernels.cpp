@@ -1,5 +1,6 @@
 #include <aten/native/cpu/CopyKernels.h>
 #include <aten/Parallel.h>
+#include <aten/native/cpu/Loops.h>
 #include <aten/native/cpu/StridedLoop.h>
 #include <aten/native/cpu/VecMath.h>
 #include <c10/util/TypeCast.h>
@@ -23,6 +24,13 @@ char* bytes(const Tensor& t) { return static_cast<char*>(t.data_ptr()); }
 template <typename T>
 T& at(char* base, int64_t byte_offset) {
   return *reinterpret_cast<T*>(base + byte_offset);
+}
+
+// A dense conversion, in the clones of Loops.h: compiled for baseline
+// x86-64 only it converted 4 floats to int32 at a time (1M: 148 us, torch 92).
+template <typename D, typename S>
+EMBER_VECTOR_CLONES void convert_dense(D* __restrict__ out, const S* __restrict__ in, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = c10::convert<D>(in[i]);
 }
 
 template <size_t Bytes>
@@ -103,10 +111,8 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
         } else if (s[0] == sizeof(D) && s[1] == sizeof(S) && std::is_same_v<D, c10::Half> &&
                    std::is_same_v<S, float>) {
           floats_to_half(reinterpret_cast<const float*>(p[1]), reinterpret_cast<uint16_t*>(p[0]), n);
-        } else if (s[0] == sizeof(D) && s[1] == sizeof(S)) {  // dense: a loop the compiler vectorizes
-          D* out = reinterpret_cast<D*>(p[0]);
-          const S* in = reinterpret_cast<const S*>(p[1]);
-          for (int64_t i = 0; i < n; ++i) out[i] = c10::convert<D>(in[i]);
+        } else if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
+          convert_dense(reinterpret_cast<D*>(p[0]), reinterpret_cast<const S*>(p[1]), n);
         } else {
           for (int64_t i = 0; i < n; ++i) at<D>(p[0], i * s[0]) = c10::convert<D>(at<S>(p[1], i * s[1]));
         }
