@@ -7,6 +7,8 @@
 #include <aten/Functions.h>
 #include <c10/core/GradMode.h>
 
+#include <deque>
+#include <functional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -105,7 +107,29 @@ variable_list call_function(Node& fn, variable_list inputs, bool keep_graph) {
   return fn.run_post_hooks(std::move(outputs), hook_inputs);
 }
 
+// The final callbacks of the backward passes running on this thread,
+// innermost last.
+thread_local std::vector<std::deque<std::function<void()>>> final_callbacks;
+
+struct FinalCallbacksScope {
+  FinalCallbacksScope() { final_callbacks.emplace_back(); }
+  ~FinalCallbacksScope() { final_callbacks.pop_back(); }
+  void run() {
+    // A callback may queue another onto this same list.
+    while (!final_callbacks.back().empty()) {
+      std::function<void()> callback = std::move(final_callbacks.back().front());
+      final_callbacks.back().pop_front();
+      callback();
+    }
+  }
+};
+
 }  // namespace
+
+void Engine::queue_callback(std::function<void()> callback) {
+  EMBER_CHECK(!final_callbacks.empty(), "Final callbacks can only be installed during backward pass.");
+  final_callbacks.back().push_back(std::move(callback));
+}
 
 variable_list Engine::execute(const edge_list& roots, const variable_list& grads, bool keep_graph, bool create_graph,
                               bool accumulate_grad, const edge_list& outputs) {
@@ -165,6 +189,7 @@ variable_list Engine::execute(const edge_list& roots, const variable_list& grads
   auto is_relevant = [&](Node* fn) { return !select || needed[fn] || captures.count(fn); };
 
   variable_list captured(outputs.size());
+  FinalCallbacksScope callbacks;
   c10::AutoGradMode grad_mode(create_graph);
   std::priority_queue<NodeTask, std::vector<NodeTask>, LaterFirst> ready;
   std::unordered_map<Node*, variable_list> pending;
@@ -200,6 +225,7 @@ variable_list Engine::execute(const edge_list& roots, const variable_list& grads
       }
     }
   }
+  callbacks.run();
   return captured;
 }
 

@@ -7,6 +7,7 @@
 #include <autograd/AnomalyMode.h>
 #include <autograd/Autograd.h>
 #include <autograd/CustomFunction.h>
+#include <autograd/Engine.h>
 #include <autograd/Variable.h>
 #include <autograd/functions/Basic.h>
 
@@ -317,6 +318,12 @@ void init_autograd(py::module_& m, TensorClass& cls) {
       py::arg("outputs"), py::arg("inputs"), py::arg("grad_outputs"), py::arg("retain_graph"),
       py::arg("create_graph"), py::arg("allow_unused"));
 
+  ag.def("queue_callback", [](py::function callback) {
+    autograd::Engine::queue_callback([fn = gil_safe(std::move(callback))] {
+      py::gil_scoped_acquire gil;
+      (*fn)();
+    });
+  });
   ag.def("is_grad_enabled", &c10::GradMode::is_enabled);
   ag.def("set_grad_enabled", &c10::GradMode::set_enabled);
   py::class_<PyInferenceMode>(ag, "_InferenceMode")

@@ -90,6 +90,16 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
+class _ExecutionEngine:
+    """torch.autograd.Variable._execution_engine: the engine's hooks for libraries."""
+
+    @staticmethod
+    def queue_callback(callback):
+        """Runs ``callback()`` once the running backward pass has finished all its nodes (DDP's
+        end-of-backward step). RuntimeError outside a backward pass."""
+        _ag.queue_callback(callback)
+
+
 class _VariableMeta(type):
     def __instancecheck__(cls, other):
         return isinstance(other, _Tensor)
@@ -98,6 +108,8 @@ class _VariableMeta(type):
 class Variable(metaclass=_VariableMeta):
     """The pre-1.0 wrapper, for old scripts: ``Variable(t, requires_grad=True)``
     is a new leaf over t's data, and every tensor is a Variable."""
+
+    _execution_engine = _ExecutionEngine()
 
     def __new__(cls, data, requires_grad=False, volatile=False):
         if volatile:
