@@ -184,6 +184,56 @@ except RuntimeError as error:
     assert ("exhausted all inputs" in str(error)) == (rank == 0), str(error)
     assert rank == 0 or "Detected at least one rank that exhausted inputs" in str(error), str(error)
 
+# 7. static_graph: a layer reused by two reentrant checkpoints fires its gradient hook twice per backward
+# and one layer is never used. The first backward counts the firings and reduces at its end; later ones
+# reduce at each parameter's last firing: training equals the full-batch reference, the unused layer keeps
+# no gradient. Without static_graph the second firing is torch's error.
+from ember.utils.checkpoint import checkpoint  # noqa: E402
+
+
+class SharedTwice(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shared = nn.Linear(5, 5)
+        self.unused = nn.Linear(5, 5)
+        self.head = nn.Linear(5, 2)
+
+    def forward(self, x):
+        h = checkpoint(self.shared, x, use_reentrant=True).tanh()
+        return self.head(checkpoint(self.shared, h, use_reentrant=True))
+
+
+ember.manual_seed(9)
+base = SharedTwice()
+reference = copy.deepcopy(base)
+ddp = nn.parallel.DistributedDataParallel(copy.deepcopy(base), static_graph=True, bucket_cap_mb=0.00001)
+assert len(ddp._buckets) > 1
+opt = ember.optim.SGD(ddp.parameters(), lr=0.1)
+ref_opt = ember.optim.SGD(reference.parameters(), lr=0.1)
+for x, _ in data[:3]:
+    x = x.clone().requires_grad_()
+    opt.zero_grad()
+    ddp(x[rank * 8:(rank + 1) * 8]).pow(2).sum().backward()
+    assert ddp.module.unused.weight.grad is None
+    opt.step()
+    ref_opt.zero_grad()
+    sum(reference(x[r * 8:(r + 1) * 8]).pow(2).sum() for r in range(world)).div(world).backward()
+    ref_opt.step()
+assert ddp._hook_counts[id(ddp.module.shared.weight)] == 2 and ddp._hook_counts[id(ddp.module.unused.weight)] == 0
+for p, rp in zip(ddp.module.parameters(), reference.parameters()):
+    close(p, rp)
+plain = nn.parallel.DistributedDataParallel(copy.deepcopy(base), find_unused_parameters=True)
+try:
+    plain(data[0][0][:8].clone().requires_grad_()).sum().backward()
+    raise AssertionError("a gradient accumulated twice was reduced")
+except RuntimeError as error:
+    assert "Expected to mark a variable ready only once" in str(error), str(error)
+# A second backward without a new forward is not synchronized (its hooks come after the reduction), as torch.
+plain = nn.parallel.DistributedDataParallel(nn.Linear(5, 2))
+loss = plain(data[0][0][:8]).sum()
+loss.backward(retain_graph=True)
+loss.backward()
+
 dist.barrier()
 dist.destroy_process_group()
 print(f"rank {rank}: ddp checks passed", flush=True)

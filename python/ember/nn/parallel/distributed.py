@@ -7,6 +7,11 @@ dtype. A hook after each gradient's accumulation copies it into its bucket; a fu
 asynchronous all-reduce (a sum) on the group's worker thread while backward goes on, buckets always
 in index order so that every rank issues the same collectives. The last gradient waits for the buckets
 and writes the averages back, so when backward() returns, every rank holds the same gradients.
+
+With static_graph=True the first backward only counts how often each gradient hook fires (a parameter
+used in two reentrant checkpoints fires twice; an unused one never) and reduces everything once the
+pass ends (an engine callback); later iterations reduce a parameter at its last firing, and the
+parameters that never fire are ready from the start, without walking the graph.
 """
 
 import contextlib
@@ -26,6 +31,17 @@ _UNFINISHED = ("Expected to have finished reduction in the prior iteration befor
                "participate in calculating loss. Parameter indices which did not receive grad for rank {rank}: "
                "{indices}")
 
+
+_GRAPH_CHANGED = ("Your training graph has changed in this iteration, e.g., one parameter is used in first "
+                  "iteration, but then got unused in the second iteration. this is not compatible with "
+                  "static_graph set to True.")
+
+_READY_TWICE = ("Expected to mark a variable ready only once: the gradient of parameter {index} arrived after "
+                "it had been reduced in this iteration (a parameter used outside forward, in several reentrant "
+                "backward passes such as two checkpoints of the same layer, or inside a checkpoint that "
+                "find_unused_parameters cannot see into). If the graph does not change "
+                "between iterations, construct DistributedDataParallel with static_graph=True (or call "
+                "_set_static_graph()).")
 
 _FIRST_BUCKET_BYTES = 1 << 20
 
@@ -86,7 +102,7 @@ class _DDPJoinHook(JoinHook):
                     state, hook = ddp._comm_hook
                     hook(state, dist.GradBucket(index, bucket.flat, bucket.params, bucket.offsets,
                                                 index == len(ddp._buckets) - 1)).wait()
-        if ddp.find_unused_parameters:
+        if ddp._tracks_usage():
             dist.all_reduce(ember.zeros(len(ddp._params), dtype=ember.int32), group=group)
 
     def post_hook(self, is_last_joiner):
@@ -143,6 +159,9 @@ class DistributedDataParallel(Module, Joinable):
         self._locally_unused = set()
         self._join_config = _JoinConfig.construct_disabled_join_config()
         self._join_count = None
+        self._hook_counts = None  # static graph: id(param) -> firings per backward, once the first has run
+        self._fired = {}
+        self._reduced = False  # the running backward pass has reduced this iteration's gradients
 
     def _make_buckets(self, params):
         # The first bucket (the gradients backward produces first) is small, so that communication starts
@@ -187,9 +206,45 @@ class DistributedDataParallel(Module, Joinable):
             self._finish()
 
     def _gradient_ready(self, param):
-        if self._ready is None or id(param) in self._ready:
+        if self._ready is None:
+            if self._reduced:  # the reduction this pass made would leave this gradient out
+                raise RuntimeError(_READY_TWICE.format(index=self._index(param)))
             return
+        if self.static_graph:
+            fired = self._fired[id(param)] = self._fired.get(id(param), 0) + 1
+            if self._hook_counts is None:
+                if fired == 1 and len(self._fired) == 1:
+                    ember.autograd.Variable._execution_engine.queue_callback(self._finish_first_static_backward)
+                return
+            if fired > self._hook_counts[id(param)]:
+                raise RuntimeError(_GRAPH_CHANGED)
+            if fired < self._hook_counts[id(param)]:
+                return
+        elif id(param) in self._ready:
+            raise RuntimeError(_READY_TWICE.format(index=self._index(param)))
         self._mark_ready(param, param.grad)
+
+    def _index(self, param):
+        return next(i for i, p in enumerate(self._params) if p is param)
+
+    def _finish_first_static_backward(self):
+        """The end of the first backward under static_graph: each parameter's hook count is known; every
+        gradient is reduced now."""
+        self._hook_counts = {id(p): self._fired.get(id(p), 0) for p in self._params}
+        self._locally_unused = {id(p) for p in self._params if self._hook_counts[id(p)] == 0}
+        for p in self._params:
+            if id(p) not in self._ready:
+                self._mark_ready(p, None if id(p) in self._locally_unused else p.grad)
+
+    def _tracks_usage(self):
+        """Whether each iteration agrees on the parameters no rank used (their gradients stay as they were)."""
+        return self.find_unused_parameters or self.static_graph
+
+    def _set_static_graph(self):
+        """torch's DDP._set_static_graph(): static_graph=True after construction, before the first backward."""
+        if self._backward_ran:
+            raise RuntimeError("DistributedDataParallel._set_static_graph must be called before the first backward")
+        self.static_graph = True
 
     def _finish(self):
         self._backward_ran = True
@@ -201,7 +256,7 @@ class DistributedDataParallel(Module, Joinable):
             self._join_count = None
         results = [bucket.work.wait() for bucket in self._buckets]
         # After the buckets: every rank issues its collectives in the same order.
-        unused_everywhere = self._globally_unused() if self.find_unused_parameters else set()
+        unused_everywhere = self._globally_unused() if self._tracks_usage() else set()
         with ember.no_grad():
             for bucket, result in zip(self._buckets, results):
                 if self._comm_hook is not None:
@@ -223,6 +278,16 @@ class DistributedDataParallel(Module, Joinable):
                     else:
                         ember.mul(bucket.slot(i), scale, out=p.grad)
         self._ready = None
+        # Until this backward pass ends, a gradient that still arrives is torch's error; in a later
+        # pass without a new forward it only accumulates locally, as in torch.
+        self._reduced = True
+        try:
+            ember.autograd.Variable._execution_engine.queue_callback(self._end_of_reduced_pass)
+        except RuntimeError:  # reduced in forward (every parameter unused): no pass to wait for
+            pass
+
+    def _end_of_reduced_pass(self):
+        self._reduced = False
 
     def register_comm_hook(self, state, hook):
         """Reduces each bucket with hook(state, bucket) instead of the built-in all-reduce: the hook gets
@@ -273,6 +338,7 @@ class DistributedDataParallel(Module, Joinable):
             self._ready = None
             raise RuntimeError(_UNFINISHED.format(rank=rank, indices=missing))
         self._ready = set()
+        self._fired = {}
         self._next_bucket = 0
         for bucket in self._buckets:
             bucket.pending = len(bucket.params)
@@ -302,6 +368,7 @@ class DistributedDataParallel(Module, Joinable):
 
     def forward(self, *inputs, **kwargs):
         syncing = ember.is_grad_enabled() and self.require_backward_grad_sync
+        self._reduced = False
         if syncing:
             self._prepare()
             self._join_count = Join.notify_join_context(self)
@@ -310,7 +377,12 @@ class DistributedDataParallel(Module, Joinable):
             if buffers:
                 _coalesced_broadcast(buffers, self.process_group)
         output = self.module(*inputs, **kwargs)
-        if syncing and self.find_unused_parameters:
+        if syncing and self.static_graph:
+            if self._hook_counts is not None:  # the first backward told which parameters are unused
+                for p in self._params:
+                    if self._hook_counts[id(p)] == 0:
+                        self._mark_ready(p, None)
+        elif syncing and self.find_unused_parameters:
             unused = self._unused(output)
             self._locally_unused = {id(p) for p in unused}
             for p in unused:
