@@ -175,6 +175,23 @@ for i in range(3 + world - 1):
     ref_opt.step()
 for p, rp in zip(ddp.module.parameters(), reference.parameters()):
     close(p, rp)
+# divide_by_initial_world_size=False: each iteration's average is over the ranks still training.
+ddp = nn.parallel.DistributedDataParallel(copy.deepcopy(base), bucket_cap_mb=0.00001)
+reference = copy.deepcopy(base)
+opt = ember.optim.SGD(ddp.parameters(), lr=0.1)
+with ddp.join(divide_by_initial_world_size=False):
+    for i in range(3 + rank):
+        opt.zero_grad()
+        ddp(inputs[i] * (rank + 1)).pow(2).sum().backward()
+        opt.step()
+ref_opt = ember.optim.SGD(reference.parameters(), lr=0.1)
+for i in range(3 + world - 1):
+    ref_opt.zero_grad()
+    active = [r for r in range(world) if i < 3 + r]
+    sum(reference(inputs[i] * (r + 1)).pow(2).sum() for r in active).div(len(active)).backward()
+    ref_opt.step()
+for p, rp in zip(ddp.module.parameters(), reference.parameters()):
+    close(p, rp)
 try:
     with ddp.join(throw_on_early_termination=True):
         for i in range(1 + rank):

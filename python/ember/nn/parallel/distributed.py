@@ -159,6 +159,7 @@ class DistributedDataParallel(Module, Joinable):
         self._locally_unused = set()
         self._join_config = _JoinConfig.construct_disabled_join_config()
         self._join_count = None
+        self._divide_by_initial_world_size = True
         self._hook_counts = None  # static graph: id(param) -> firings per backward, once the first has run
         self._fired = {}
         self._reduced = False  # the running backward pass has reduced this iteration's gradients
@@ -250,10 +251,13 @@ class DistributedDataParallel(Module, Joinable):
         self._backward_ran = True
         # The buckets hold sums: the average's division rides on the write-back, one pass over the gradients.
         # A communication hook's Future gives the averages themselves.
-        scale = 1.0 / dist.get_world_size(self.process_group) if self._comm_hook is None else 1.0
+        divisor = dist.get_world_size(self.process_group)
         if self._join_count is not None:
-            self._join_count.wait()
+            count = self._join_count.get_future().wait()[0]  # the ranks still training this iteration
+            if not self._divide_by_initial_world_size:
+                divisor = int(count.item())
             self._join_count = None
+        scale = 1.0 / divisor if self._comm_hook is None else 1.0
         results = [bucket.work.wait() for bucket in self._buckets]
         # After the buckets: every rank issues its collectives in the same order.
         unused_everywhere = self._globally_unused() if self._tracks_usage() else set()
@@ -306,10 +310,10 @@ class DistributedDataParallel(Module, Joinable):
     # ---- uneven inputs (ember.distributed.algorithms.Join) --------------------------------------------------
 
     def join(self, divide_by_initial_world_size=True, enable=True, throw_on_early_termination=False):
-        """torch's DDP.join(): a Join context over this module alone."""
-        if not divide_by_initial_world_size:
-            raise NotImplementedError("DistributedDataParallel.join: only divide_by_initial_world_size=True "
-                                      "(the average over the whole world size) is supported")
+        """torch's DDP.join(): a Join context over this module alone. Gradients are averaged over the whole
+        world size (the joined ranks count as zeros), or with divide_by_initial_world_size=False over the
+        ranks still training in each iteration."""
+        self._divide_by_initial_world_size = divide_by_initial_world_size
         return Join([self], enable, throw_on_early_termination)
 
     def join_hook(self, **kwargs):
