@@ -175,3 +175,27 @@ def test_zero_dim_inputs_raise_instead_of_crashing(call):
     # Found by the fuzz smoke: a 0-d input indexed past the dims' table.
     with pytest.raises(IndexError, match="[Dd]imension"):
         call(ember.randn([]))
+
+
+# Large enough (32K+ output elements) to be shared out over the threads: whole transforms per thread
+# where the batch allows, else one pass per dimension (the last one's lines split over the threads).
+THREADED = [((256, 256), None), ((3, 128, 96), None), ((96, 40, 36), None), ((2, 200, 180), (1, 2)),
+            ((300, 140), (0,)), ((64, 48, 40), (0, 2))]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape,dim", THREADED, ids=str)
+@pytest.mark.parametrize("name", ["fftn", "ifftn", "rfftn", "irfftn", "hfftn"])
+def test_transforms_shared_over_threads_match_torch(name, shape, dim, threads):
+    before = ember.get_num_threads()
+    ember.set_num_threads(threads)
+    try:
+        a = values(shape, "complex64" if name in ("fftn", "ifftn", "irfftn", "hfftn") else "float32")
+        check(*both(name, a, dim=dim), tol=2e-3)
+        # a transposed input: the passes run on the output's own strides
+        t = np.ascontiguousarray(a.T).T
+        got = getattr(ember.fft, name)(ember.tensor(np.ascontiguousarray(a.T)).permute(*reversed(range(a.ndim))),
+                                        dim=dim)
+        check(got, getattr(torch.fft, name)(torch.tensor(t), dim=dim), tol=2e-3)
+    finally:
+        ember.set_num_threads(before)

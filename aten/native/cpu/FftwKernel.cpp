@@ -10,6 +10,7 @@
 // machine. Large signals and huge batches are planned by estimate
 // (kMaxMeasuredSignal).
 
+#include <aten/Functions.h>
 #include <aten/Parallel.h>
 #include <aten/native/SpectralOps.h>
 #include <c10/util/CacheDir.h>
@@ -20,6 +21,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <complex>
+#include <memory>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -233,23 +237,13 @@ PlanCache<R>& plan_cache() {
 constexpr int64_t kMaxMeasuredSignal = int64_t{1} << 16;
 constexpr int64_t kMaxMeasuredElements = int64_t{1} << 22;
 
+using IoDims = std::vector<fftw_iodim64>;
+
+// The cached plan for one FFTW call on these arrays (they fix its alignment
+// and whether it runs in place), made on first use.
 template <typename R>
-void run_fft(FftKind kind, bool forward, const Tensor& input, const Tensor& output, IntArrayRef transform_dims) {
-  // Strides in elements of each array's own type (complex or real).
-  const Tensor& logical = kind == FftKind::C2R ? output : input;
-  std::vector<bool> is_transform(input.dim(), false);
-  std::vector<fftw_iodim64> dims, batch;
-  for (int64_t d : transform_dims) {
-    is_transform[d] = true;
-    dims.push_back({logical.size(d), input.stride(d), output.stride(d)});
-  }
-  for (int64_t d = 0; d < input.dim(); ++d) {
-    if (!is_transform[d]) batch.push_back({input.size(d), input.stride(d), output.stride(d)});
-  }
-  void* in = input.data_ptr();
-  void* out = output.data_ptr();
-  const int64_t work = output.numel();
-  const int threads = work >= (int64_t{1} << 15) ? std::max(1, get_num_threads()) : 1;
+typename Fftw<R>::plan plan_for(FftKind kind, bool forward, void* in, void* out, const IoDims& dims,
+                                const IoDims& batch, int threads) {
   const PlanKey key{kind,
                     forward,
                     std::is_same_v<R, double>,
@@ -265,18 +259,19 @@ void run_fft(FftKind kind, bool forward, const Tensor& input, const Tensor& outp
   const size_t in_element = kind == FftKind::R2C ? sizeof(R) : sizeof(C);
   const size_t out_element = kind == FftKind::C2R ? sizeof(R) : sizeof(C);
   const int64_t in_extent = extent(dims, batch, true), out_extent = extent(dims, batch, false);
-  // Measured on scratch arrays aligned as FFTW aligns (as Ember's allocator does).
+  // Measured on scratch arrays aligned as FFTW aligns (as Ember's allocator
+  // does); one array stands for both when the transform runs in place.
   int64_t signal = 1;
   for (const fftw_iodim64& d : dims) signal *= d.n;
-  const bool measure = !key.in_place && signal <= kMaxMeasuredSignal &&
-                       std::max(in_extent, out_extent) <= kMaxMeasuredElements;
-  auto plan = plan_cache<R>().get(key, measure, [&](unsigned flags) {
+  const bool measure = signal <= kMaxMeasuredSignal && std::max(in_extent, out_extent) <= kMaxMeasuredElements;
+  return plan_cache<R>().get(key, measure, [&](unsigned flags) {
     std::optional<Scratch<R>> scratch_in, scratch_out;
     void* plan_in = in;
     void* plan_out = out;
     if (measure) {
-      plan_in = scratch_in.emplace(static_cast<size_t>(in_extent) * in_element, in).p;
-      plan_out = scratch_out.emplace(static_cast<size_t>(out_extent) * out_element, out).p;
+      plan_in = scratch_in.emplace(static_cast<size_t>(std::max(in_extent, key.in_place ? out_extent : 0)) *
+                                       std::max(in_element, out_element), in).p;
+      plan_out = key.in_place ? plan_in : scratch_out.emplace(static_cast<size_t>(out_extent) * out_element, out).p;
     }
     switch (kind) {
       case FftKind::C2C:
@@ -291,10 +286,115 @@ void run_fft(FftKind kind, bool forward, const Tensor& input, const Tensor& outp
     }
     return typename Fftw<R>::plan{};
   });
+}
+
+template <typename R>
+void execute(FftKind kind, typename Fftw<R>::plan plan, void* in, void* out) {
   switch (kind) {
     case FftKind::C2C: Fftw<R>::run_c2c(plan, in, out); break;
     case FftKind::R2C: Fftw<R>::run_r2c(plan, in, out); break;
     case FftKind::C2R: Fftw<R>::run_c2r(plan, in, out); break;
+  }
+}
+
+// The transforms of `batch` shared out over `threads` threads by cutting its
+// longest dimension, each part a single-threaded plan. FFTW's own threads
+// split a multi-dimensional transform poorly and unpredictably: a 256x256
+// fft2 took 150 us on one thread and 134 to 346 on two (as its planner's
+// measurements fell), against 138-143 as run_fft's passes.
+template <typename R>
+void run_parts(FftKind kind, bool forward, char* in, char* out, const IoDims& dims, const IoDims& batch,
+               int threads) {
+  const size_t cut = static_cast<size_t>(
+      std::max_element(batch.begin(), batch.end(), [](const auto& a, const auto& b) { return a.n < b.n; }) -
+      batch.begin());
+  const int64_t n = batch[cut].n;
+  const int parts = static_cast<int>(std::min<int64_t>(threads, n));
+  using C = typename Fftw<R>::complex;
+  const int64_t in_element = kind == FftKind::R2C ? sizeof(R) : sizeof(C);
+  const int64_t out_element = kind == FftKind::C2R ? sizeof(R) : sizeof(C);
+  struct Part {
+    char* in;
+    char* out;
+    typename Fftw<R>::plan plan;
+  };
+  std::vector<Part> plans;
+  for (int p = 0; p < parts; ++p) {
+    const int64_t start = n * p / parts;
+    IoDims part = batch;
+    part[cut].n = n * (p + 1) / parts - start;
+    char* part_in = in + start * batch[cut].is * in_element;
+    char* part_out = out + start * batch[cut].os * out_element;
+    plans.push_back({part_in, part_out, plan_for<R>(kind, forward, part_in, part_out, dims, part, 1)});
+  }
+  parallel_for(0, parts, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) execute<R>(kind, plans[p].plan, plans[p].in, plans[p].out);
+  });
+}
+
+template <typename R>
+void run_fft(FftKind kind, bool forward, const Tensor& input, const Tensor& output, IntArrayRef transform_dims) {
+  // Strides in elements of each array's own type (complex or real).
+  const Tensor& logical = kind == FftKind::C2R ? output : input;
+  std::vector<bool> is_transform(input.dim(), false);
+  IoDims dims, batch;
+  for (int64_t d : transform_dims) {
+    is_transform[d] = true;
+    dims.push_back({logical.size(d), input.stride(d), output.stride(d)});
+  }
+  for (int64_t d = 0; d < input.dim(); ++d) {
+    if (!is_transform[d]) batch.push_back({input.size(d), input.stride(d), output.stride(d)});
+  }
+  char* in = static_cast<char*>(input.data_ptr());
+  char* out = static_cast<char*>(output.data_ptr());
+  const int threads = output.numel() >= (int64_t{1} << 15) ? std::max(1, get_num_threads()) : 1;
+  const bool whole_per_thread =
+      std::any_of(batch.begin(), batch.end(), [&](const fftw_iodim64& d) { return d.n >= threads; });
+  // One-dimensional transforms, a C2R of several dimensions over too small
+  // a batch and single-threaded work: one FFTW plan (FFTW's threads share
+  // out one-dimensional work well). Several dimensions: whole transforms per
+  // thread where the batch allows, else passes.
+  if (threads == 1 || dims.size() == 1 || (kind == FftKind::C2R && !whole_per_thread)) {
+    execute<R>(kind, plan_for<R>(kind, forward, in, out, dims, batch, threads), in, out);
+  } else if (whole_per_thread) {
+    run_parts<R>(kind, forward, in, out, dims, batch, threads);
+  } else {
+    // One pass per transformed dimension, first along the one whose lines
+    // are contiguous (an R2C's real one: the last), its lines shared out
+    // over the threads; each later pass reads the previous one's array and
+    // writes the other, so that the last pass writes the output. The later
+    // (strided) passes are single-threaded: FFTW's plans for part of their
+    // lines ran 3x slower than for all of them, and its threaded plans took
+    // 80 to 280 us for a 256x256 array's columns as its planner's
+    // measurements fell (single-threaded: 100).
+    std::vector<int64_t> order(transform_dims.begin(), transform_dims.end());
+    if (kind == FftKind::C2C) {
+      std::iter_swap(order.end() - 1, std::min_element(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+                       return std::abs(output.stride(a)) < std::abs(output.stride(b));
+                     }));
+    }
+    const int64_t first = order.back();
+    const size_t passes = order.size();
+    Tensor scratch = ember::empty_strided(output.sizes(), output.strides(), output.scalar_type());
+    char* buffers[2] = {out, static_cast<char*>(scratch.data_ptr())};
+    IoDims others;
+    for (int64_t d = 0; d < input.dim(); ++d) {
+      if (d != first) others.push_back({input.size(d), input.stride(d), output.stride(d)});
+    }
+    char* written = buffers[(passes - 1) % 2];
+    run_parts<R>(kind, forward, in, written, {{logical.size(first), input.stride(first), output.stride(first)}},
+                 others, threads);
+    for (size_t i = passes - 1; i-- > 0;) {
+      const int64_t along = order[i];
+      IoDims rest;
+      for (int64_t d = 0; d < output.dim(); ++d) {
+        if (d != along) rest.push_back({output.size(d), output.stride(d), output.stride(d)});
+      }
+      const fftw_iodim64 line{output.size(along), output.stride(along), output.stride(along)};
+      char* target = buffers[i % 2];
+      execute<R>(FftKind::C2C, plan_for<R>(FftKind::C2C, forward, written, target, {line}, rest, 1), written, target);
+      written = target;
+    }
   }
 }
 
