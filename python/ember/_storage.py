@@ -165,6 +165,80 @@ def untyped_storage(self):
     return UntypedStorage._over(_C._storage_bytes(self))
 
 
+def set_(self, source=None, storage_offset=None, size=None, stride=None):
+    """torch's Tensor.set_: this tensor (same object, version bumped) takes the memory of ``source``
+    (a tensor: its storage, sizes, strides and offset; a storage: all of it as one dimension), or of
+    that memory with the given storage_offset, size and stride (checked against the storage's size);
+    ``set_()`` makes it empty. The dtype stays: a source of another dtype is an error."""
+    if ember.is_grad_enabled() and self.requires_grad:
+        if self.is_leaf:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError("set_: this tensor is part of the autograd graph (it has a grad_fn); call set_ on a "
+                           "tensor outside it (under ember.no_grad(), or on a detached tensor)")
+    geometry = (storage_offset, size, stride)
+    if source is None:
+        if any(g is not None for g in geometry):
+            raise TypeError("set_(): storage_offset, size and stride need a source tensor or storage")
+        target = ember.empty(0, dtype=self.dtype, device=self.device)
+    else:
+        if isinstance(source, ember.Tensor):
+            dtype, untyped = source.dtype, untyped_storage(source)
+            whole = source if all(g is None for g in geometry) else None
+            # As torch: a tensor source's storage_offset counts from the tensor's own.
+            geometry = (source.storage_offset() + (storage_offset or 0), size, stride)
+        elif isinstance(source, TypedStorage):
+            dtype, untyped, whole = source.dtype, source.untyped(), None
+        elif isinstance(source, UntypedStorage):
+            dtype, untyped, whole = self.dtype, source, None
+        else:
+            raise TypeError(f"set_(): source must be a Tensor or a storage, got {type(source).__name__}")
+        if dtype != self.dtype:
+            raise RuntimeError(f"Could not set tensor of type {_type_name(dtype)} to a tensor of type "
+                               f"{_type_name(self.dtype)}")
+        if untyped.device != self.device:
+            raise RuntimeError(f"set_(): expected a source on {self.device}, got one on {untyped.device}")
+        target = whole if whole is not None else _view_of_storage(untyped, self.dtype, *geometry)
+    self.data = target
+    self._bump_version()
+    return self
+
+
+_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+               "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+               "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+               "complex128": "c10::complex<double>"}
+
+
+def _type_name(dtype):
+    name = str(dtype).rsplit(".", 1)[-1]
+    return _TYPE_NAMES.get(name, name)
+
+
+def _view_of_storage(untyped, dtype, storage_offset, size, stride):
+    """The elements of `untyped` (as dtype) at this geometry; torch's bounds error outside them."""
+    itemsize = ember.empty(0, dtype=dtype).element_size()
+    count = untyped.nbytes() // itemsize
+    storage_offset = 0 if storage_offset is None else int(storage_offset)
+    size = [count - storage_offset] if size is None else [int(s) for s in size]
+    if stride is None:
+        stride, step = [0] * len(size), 1
+        for d in reversed(range(len(size))):
+            stride[d], step = step, step * max(size[d], 1)
+    stride = [int(s) for s in stride]
+    if len(stride) != len(size):
+        raise RuntimeError(f"set_(): size {size} and stride {stride} have different lengths")
+    if storage_offset < 0 or any(s < 0 for s in size) or any(s < 0 for s in stride):
+        raise RuntimeError(f"set_(): storage_offset, sizes and strides must not be negative, got offset "
+                           f"{storage_offset}, sizes {size}, strides {stride}")
+    extent = 0 if 0 in size else storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    if extent * itemsize > untyped.nbytes():
+        raise RuntimeError(f"setStorage: sizes {size}, strides {stride}, storage offset {storage_offset}, and itemsize "
+                           f"{itemsize} requiring a storage size of {extent * itemsize} are out of bounds for storage "
+                           f"of size {untyped.nbytes()}")
+    elements = untyped._bytes[:count * itemsize].view(dtype)
+    return elements.as_strided(size, stride, storage_offset)
+
+
 def storage(self):
     """The storage seen as elements of this tensor's dtype (torch's legacy TypedStorage)."""
     return TypedStorage(untyped_storage(self), self.dtype)

@@ -91,6 +91,7 @@ def _pin_memory(self, device=None):
 Tensor.pin_memory = _pin_memory
 Tensor.untyped_storage = _storage.untyped_storage
 Tensor.storage = _storage.storage
+Tensor.set_ = _storage.set_
 Tensor.storage_type = _storage.storage_type
 Tensor.is_pinned = lambda self, device=None: False
 

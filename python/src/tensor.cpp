@@ -228,7 +228,8 @@ void init_tensor(py::module_& m) {
       .def("untyped_storage_nbytes", [](const Tensor& self) { return self.storage().nbytes(); })
       .def("_is_view_of",
            [](const Tensor& self, const Tensor& other) { return self.is_alias_of(other); })
-      .def_property_readonly("_version", method<&Tensor::_version>());
+      .def_property_readonly("_version", method<&Tensor::_version>())
+      .def("_bump_version", [](const Tensor& self) { self.unsafeGetTensorImpl()->bump_version(); });
 
   // Type and place.
   cls.def_property_readonly("dtype", [](const Tensor& self) { return self.dtype(); })
