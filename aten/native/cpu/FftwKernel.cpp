@@ -21,9 +21,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
-#include <complex>
-#include <memory>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
