@@ -160,38 +160,34 @@ ember.manual_seed(7)
 inputs = [ember.randn(4, 5) for _ in range(3 + world - 1)]
 ember.manual_seed(8)
 base = nn.Linear(5, 2)
-reference = copy.deepcopy(base)
-ddp = nn.parallel.DistributedDataParallel(copy.deepcopy(base), bucket_cap_mb=0.00001)
-opt = ember.optim.SGD(ddp.parameters(), lr=0.1)
-with Join([ddp]):
-    for i in range(3 + rank):
-        opt.zero_grad()
-        ddp(inputs[i] * (rank + 1)).pow(2).sum().backward()
-        opt.step()
-ref_opt = ember.optim.SGD(reference.parameters(), lr=0.1)
-for i in range(3 + world - 1):
-    ref_opt.zero_grad()
-    sum(reference(inputs[i] * (r + 1)).pow(2).sum() for r in range(world) if i < 3 + r).div(world).backward()
-    ref_opt.step()
-for p, rp in zip(ddp.module.parameters(), reference.parameters()):
-    close(p, rp)
+
+
+def uneven_training(join_context, divide_by_active):
+    """Rank r trains 3 + r steps inside join_context(ddp); checks the result against the reference whose
+    step i averages over the whole world, or (divide_by_active) over the ranks still training."""
+    ddp = nn.parallel.DistributedDataParallel(copy.deepcopy(base), bucket_cap_mb=0.00001)
+    reference = copy.deepcopy(base)
+    opt = ember.optim.SGD(ddp.parameters(), lr=0.1)
+    with join_context(ddp):
+        for i in range(3 + rank):
+            opt.zero_grad()
+            ddp(inputs[i] * (rank + 1)).pow(2).sum().backward()
+            opt.step()
+    ref_opt = ember.optim.SGD(reference.parameters(), lr=0.1)
+    for i in range(3 + world - 1):
+        ref_opt.zero_grad()
+        active = [r for r in range(world) if i < 3 + r]
+        sum(reference(inputs[i] * (r + 1)).pow(2).sum() for r in active).div(
+            len(active) if divide_by_active else world).backward()
+        ref_opt.step()
+    for p, rp in zip(ddp.module.parameters(), reference.parameters()):
+        close(p, rp)
+    return ddp
+
+
+uneven_training(lambda ddp: Join([ddp]), divide_by_active=False)
 # divide_by_initial_world_size=False: each iteration's average is over the ranks still training.
-ddp = nn.parallel.DistributedDataParallel(copy.deepcopy(base), bucket_cap_mb=0.00001)
-reference = copy.deepcopy(base)
-opt = ember.optim.SGD(ddp.parameters(), lr=0.1)
-with ddp.join(divide_by_initial_world_size=False):
-    for i in range(3 + rank):
-        opt.zero_grad()
-        ddp(inputs[i] * (rank + 1)).pow(2).sum().backward()
-        opt.step()
-ref_opt = ember.optim.SGD(reference.parameters(), lr=0.1)
-for i in range(3 + world - 1):
-    ref_opt.zero_grad()
-    active = [r for r in range(world) if i < 3 + r]
-    sum(reference(inputs[i] * (r + 1)).pow(2).sum() for r in active).div(len(active)).backward()
-    ref_opt.step()
-for p, rp in zip(ddp.module.parameters(), reference.parameters()):
-    close(p, rp)
+ddp = uneven_training(lambda ddp: ddp.join(divide_by_initial_world_size=False), divide_by_active=True)
 try:
     with ddp.join(throw_on_early_termination=True):
         for i in range(1 + rank):
