@@ -31,7 +31,7 @@ ember.manual_seed(1234)
 data = [(ember.randn(8 * world, 5), ember.randint(0, 3, (8 * world,))) for _ in range(4)]
 
 # 1. Training: parameters equal on every rank, and equal to full-batch training, for several bucket sizes.
-for bucket_cap_mb, as_view in ((25, False), (0.0005, False), (0.0005, True)):
+for bucket_cap_mb, as_view in ((25, False), (0.0001, False), (0.0001, True)):
     ddp = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=bucket_cap_mb, gradient_as_bucket_view=as_view)
     if bucket_cap_mb < 1:
         assert len(ddp._buckets) > 1
@@ -115,8 +115,8 @@ from ember.distributed.algorithms.ddp_comm_hooks import default_hooks  # noqa: E
 
 for hook, tol in ((default_hooks.allreduce_hook, 1e-5), (default_hooks.fp16_compress_hook, 2e-3),
                   (default_hooks.bf16_compress_hook, 2e-2)):
-    plain = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=0.0005)
-    hooked = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=0.0005)
+    plain = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=0.0001)
+    hooked = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=0.0001)
     hooked.register_comm_hook(None, hook)
     x, y = data[0]
     part = slice(rank * 8, (rank + 1) * 8)
@@ -134,8 +134,8 @@ def doubling_hook(state, bucket):
     return fut.then(lambda f: f.value()[0] * (2.0 / world))
 
 
-plain = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=0.0005)
-hooked = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=0.0005)
+plain = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=0.0001)
+hooked = nn.parallel.DistributedDataParallel(model_(), bucket_cap_mb=0.0001)
 hooked.register_comm_hook("state", doubling_hook)
 x, y = data[1]
 part = slice(rank * 8, (rank + 1) * 8)
