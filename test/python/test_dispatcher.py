@@ -109,8 +109,8 @@ aten::unsqueeze
 aten::expand
 aten::threshold_backward
 aten::t
-aten::conj
 aten::mm
+aten::t
 aten::sum.dim_IntList
 aten::reshape
 aten::empty_like
