@@ -236,6 +236,13 @@ constexpr int64_t kMaxMeasuredElements = int64_t{1} << 22;
 
 using IoDims = std::vector<fftw_iodim64>;
 
+// Bytes of one element of a transform's input (output): real on the real
+// side of an R2C (C2R), complex otherwise.
+template <typename R>
+constexpr int64_t element_bytes(FftKind kind, bool input) {
+  return kind == (input ? FftKind::R2C : FftKind::C2R) ? sizeof(R) : sizeof(typename Fftw<R>::complex);
+}
+
 // The cached plan for one FFTW call on these arrays (they fix its alignment
 // and whether it runs in place), made on first use.
 template <typename R>
@@ -253,8 +260,7 @@ typename Fftw<R>::plan plan_for(FftKind kind, bool forward, void* in, void* out,
   const int rank = static_cast<int>(dims.size());
   const int batch_rank = static_cast<int>(batch.size());
   using C = typename Fftw<R>::complex;
-  const size_t in_element = kind == FftKind::R2C ? sizeof(R) : sizeof(C);
-  const size_t out_element = kind == FftKind::C2R ? sizeof(R) : sizeof(C);
+  const size_t in_element = element_bytes<R>(kind, true), out_element = element_bytes<R>(kind, false);
   const int64_t in_extent = extent(dims, batch, true), out_extent = extent(dims, batch, false);
   // Measured on scratch arrays aligned as FFTW aligns (as Ember's allocator
   // does); one array stands for both when the transform runs in place.
@@ -307,9 +313,7 @@ void run_parts(FftKind kind, bool forward, char* in, char* out, const IoDims& di
       batch.begin());
   const int64_t n = batch[cut].n;
   const int parts = static_cast<int>(std::min<int64_t>(threads, n));
-  using C = typename Fftw<R>::complex;
-  const int64_t in_element = kind == FftKind::R2C ? sizeof(R) : sizeof(C);
-  const int64_t out_element = kind == FftKind::C2R ? sizeof(R) : sizeof(C);
+  const int64_t in_element = element_bytes<R>(kind, true), out_element = element_bytes<R>(kind, false);
   struct Part {
     char* in;
     char* out;
