@@ -181,23 +181,24 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
             raise TypeError("set_(): storage_offset, size and stride need a source tensor or storage")
         target = ember.empty(0, dtype=self.dtype, device=self.device)
     else:
+        whole = None
         if isinstance(source, ember.Tensor):
-            dtype, untyped = source.dtype, untyped_storage(source)
+            typed = storage(source)
             whole = source if all(g is None for g in geometry) else None
             # As torch: a tensor source's storage_offset counts from the tensor's own.
             geometry = (source.storage_offset() + (storage_offset or 0), size, stride)
         elif isinstance(source, TypedStorage):
-            dtype, untyped, whole = source.dtype, source.untyped(), None
+            typed = source
         elif isinstance(source, UntypedStorage):
-            dtype, untyped, whole = self.dtype, source, None
+            typed = TypedStorage(source, self.dtype)
         else:
             raise TypeError(f"set_(): source must be a Tensor or a storage, got {type(source).__name__}")
-        if dtype != self.dtype:
-            raise RuntimeError(f"Could not set tensor of type {_type_name(dtype)} to a tensor of type "
+        if typed.dtype != self.dtype:
+            raise RuntimeError(f"Could not set tensor of type {_type_name(typed.dtype)} to a tensor of type "
                                f"{_type_name(self.dtype)}")
-        if untyped.device != self.device:
-            raise RuntimeError(f"set_(): expected a source on {self.device}, got one on {untyped.device}")
-        target = whole if whole is not None else _view_of_storage(untyped, self.dtype, *geometry)
+        if typed.device != self.device:
+            raise RuntimeError(f"set_(): expected a source on {self.device}, got one on {typed.device}")
+        target = whole if whole is not None else _view_of_storage(typed, *geometry)
     self.data = target
     self._bump_version()
     return self
@@ -214,10 +215,11 @@ def _type_name(dtype):
     return _TYPE_NAMES.get(name, name)
 
 
-def _view_of_storage(untyped, dtype, storage_offset, size, stride):
-    """The elements of `untyped` (as dtype) at this geometry; torch's bounds error outside them."""
-    itemsize = ember.empty(0, dtype=dtype).element_size()
-    count = untyped.nbytes() // itemsize
+def _view_of_storage(typed, storage_offset, size, stride):
+    """The elements of a TypedStorage at this geometry; torch's bounds error outside them."""
+    itemsize = typed.element_size()
+    elements = typed._elements()
+    count = elements.numel()
     storage_offset = 0 if storage_offset is None else int(storage_offset)
     size = [count - storage_offset] if size is None else [int(s) for s in size]
     if stride is None:
@@ -231,11 +233,10 @@ def _view_of_storage(untyped, dtype, storage_offset, size, stride):
         raise RuntimeError(f"set_(): storage_offset, sizes and strides must not be negative, got offset "
                            f"{storage_offset}, sizes {size}, strides {stride}")
     extent = 0 if 0 in size else storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
-    if extent * itemsize > untyped.nbytes():
+    if extent * itemsize > typed.nbytes():
         raise RuntimeError(f"setStorage: sizes {size}, strides {stride}, storage offset {storage_offset}, and itemsize "
                            f"{itemsize} requiring a storage size of {extent * itemsize} are out of bounds for storage "
-                           f"of size {untyped.nbytes()}")
-    elements = untyped._bytes[:count * itemsize].view(dtype)
+                           f"of size {typed.nbytes()}")
     return elements.as_strided(size, stride, storage_offset)
 
 
